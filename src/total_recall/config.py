@@ -1,0 +1,122 @@
+"""Where things live: the record's home, each harness's store roots, the sandbox guard.
+
+Precedence for a store root: an explicit root (tests, `--root`) > the environment override
+(`TOTAL_RECALL_<HARNESS>_ROOT`, non-empty) > the `$HOME`-derived default. An override that resolves to
+nothing usable is an error naming the path, never a silent fall-back to the live store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from total_recall.errors import ConfigError, SandboxError
+
+RECORD_FILE = "record.sqlite3"
+DEMO_RECORD_FILE = "demo.sqlite3"
+
+OVERRIDE_VARS: dict[str, str] = {
+    "claude-code": "TOTAL_RECALL_CLAUDE_ROOT",
+    "codex": "TOTAL_RECALL_CODEX_ROOT",
+    "opencode": "TOTAL_RECALL_OPENCODE_ROOT",
+    "vibe": "TOTAL_RECALL_VIBE_ROOT",
+    "openclaw": "TOTAL_RECALL_OPENCLAW_ROOT",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A folder a reader scans; `override` says it came from the user, not from `$HOME`."""
+
+    harness: str
+    path: Path
+    override: bool
+
+
+def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def sandbox_armed(env: Mapping[str, str] | None = None) -> bool:
+    return _env(env).get("TOTAL_RECALL_SANDBOX", "").strip() not in ("", "0", "false", "no")
+
+
+def record_home(env: Mapping[str, str] | None = None) -> Path:
+    """The folder that holds the record: `$TOTAL_RECALL_HOME`, else the XDG data dir."""
+    e = _env(env)
+    if value := e.get("TOTAL_RECALL_HOME", "").strip():
+        return Path(value).expanduser()
+    if xdg := e.get("XDG_DATA_HOME", "").strip():
+        return Path(xdg) / "total-recall"
+    return _home(e) / ".local" / "share" / "total-recall"
+
+
+def _split_paths(value: str) -> list[Path]:
+    return [Path(p.strip()).expanduser() for p in value.split(",") if p.strip()]
+
+
+def default_roots(harness: str, env: Mapping[str, str] | None = None) -> list[Path]:
+    """The live-store folders a harness writes to on this machine (they may not exist)."""
+    e = _env(env)
+    home = _home(e)
+    xdg_data = Path(e["XDG_DATA_HOME"]) if e.get("XDG_DATA_HOME") else home / ".local" / "share"
+    if harness == "claude-code":
+        if dirs := _split_paths(e.get("CLAUDE_CONFIG_DIR", "")):
+            return [d / "projects" for d in dirs]
+        xdg_config = Path(e["XDG_CONFIG_HOME"]) if e.get("XDG_CONFIG_HOME") else home / ".config"
+        return [home / ".claude" / "projects", xdg_config / "claude" / "projects"]
+    if harness == "codex":
+        homes = _split_paths(e.get("CODEX_HOME", "")) or [home / ".codex"]
+        return [h / sub for h in homes for sub in ("sessions", "archived_sessions")]
+    if harness == "opencode":
+        return [xdg_data / "opencode"]
+    if harness == "vibe":
+        vibe = Path(e["VIBE_HOME"]).expanduser() if e.get("VIBE_HOME") else home / ".vibe"
+        return [vibe / "logs" / "session"]
+    if harness == "openclaw":
+        if e.get("OPENCLAW_DIR"):
+            return [Path(e["OPENCLAW_DIR"]).expanduser() / "agents"]
+        homes = [".openclaw", ".clawdbot", ".moltbot", ".moldbot"]
+        return [home / h / "agents" for h in homes] + [home / ".pi" / "agent" / "sessions"]
+    raise ConfigError(f"unknown harness {harness!r}")
+
+
+def resolve_roots(
+    harness: str,
+    env: Mapping[str, str] | None = None,
+    explicit: Path | None = None,
+) -> list[Root]:
+    """The roots to scan for one harness.
+
+    Raises:
+        ConfigError: the override names a folder that does not exist or holds nothing.
+        SandboxError: the sandbox is armed and no override (or explicit root) was given.
+    """
+    e = _env(env)
+    var = OVERRIDE_VARS.get(harness)
+    if var is None:
+        raise ConfigError(f"unknown harness {harness!r}")
+    if explicit is not None:
+        return [_checked_override(harness, explicit, "the explicit root")]
+    if value := e.get(var, "").strip():
+        return [_checked_override(harness, Path(value).expanduser(), var)]
+    if sandbox_armed(e):
+        raise SandboxError(
+            f"TOTAL_RECALL_SANDBOX is set but {var} is not: refusing to read the live store. "
+            f"Point {var} at a fixture or scratch copy."
+        )
+    return [Root(harness, p, False) for p in default_roots(harness, e) if p.is_dir()]
+
+
+def _checked_override(harness: str, path: Path, origin: str) -> Root:
+    if not path.exists():
+        raise ConfigError(f"{origin} names {path}, which does not exist")
+    if path.is_dir() and not any(path.iterdir()):
+        raise ConfigError(f"{origin} names {path}, which is empty")
+    return Root(harness, path, True)

@@ -1,0 +1,36 @@
+"""One reader per harness; each discovers sources under a root and streams them read-only."""
+
+from __future__ import annotations
+
+import importlib
+
+from total_recall.errors import ConfigError
+from total_recall.readers.base import Checkpoint, Cursor, Item, Line, Reader, Source
+
+__all__ = ["READER_CLASSES", "Checkpoint", "Cursor", "Item", "Line", "Reader", "Source", "reader_for"]
+
+# harness name -> (module, class); imported lazily so one broken optional reader cannot stop the rest.
+READER_CLASSES: dict[str, tuple[str, str]] = {
+    "claude-code": ("total_recall.readers.claude_code", "ClaudeCodeReader"),
+    "codex": ("total_recall.readers.codex", "CodexReader"),
+    "opencode": ("total_recall.readers.opencode", "OpenCodeReader"),
+    "vibe": ("total_recall.readers.vibe", "VibeReader"),
+    "openclaw": ("total_recall.readers.openclaw", "OpenClawReader"),
+}
+
+
+def reader_for(harness: str) -> Reader:
+    """The reader of one harness.
+
+    Raises:
+        ConfigError: the harness name is unknown.
+    """
+    try:
+        module_name, class_name = READER_CLASSES[harness]
+    except KeyError:
+        raise ConfigError(
+            f"unknown harness {harness!r} (known: {', '.join(READER_CLASSES)})"
+        ) from None
+    cls = getattr(importlib.import_module(module_name), class_name)
+    reader: Reader = cls()
+    return reader

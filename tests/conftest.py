@@ -1,0 +1,26 @@
+"""Shared test fixtures: where ../shared lives, and an environment that never sees live stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SESSIONS = SHARED / "fixtures" / "sessions"
+PROMPT_CULT = SHARED / "fixtures" / "prompt_cult"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point HOME and the record at tmp, and arm the sandbox so no test can read a live store."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TOTAL_RECALL_HOME", str(tmp_path / "record"))
+    monkeypatch.setenv("TOTAL_RECALL_SANDBOX", "1")
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "VIBE_HOME", "OPENCLAW_DIR", "XDG_DATA_HOME",
+                "XDG_CONFIG_HOME", "TOTAL_RECALL_CLAUDE_ROOT", "TOTAL_RECALL_CODEX_ROOT",
+                "TOTAL_RECALL_OPENCODE_ROOT", "TOTAL_RECALL_VIBE_ROOT", "TOTAL_RECALL_OPENCLAW_ROOT"):
+        monkeypatch.delenv(var, raising=False)
