@@ -82,8 +82,8 @@ def default_roots(harness: str, env: Mapping[str, str] | None = None) -> list[Pa
     if harness == "openclaw":
         if e.get("OPENCLAW_DIR"):
             return [Path(e["OPENCLAW_DIR"]).expanduser() / "agents"]
-        homes = [".openclaw", ".clawdbot", ".moltbot", ".moldbot"]
-        return [home / h / "agents" for h in homes] + [home / ".pi" / "agent" / "sessions"]
+        names = [".openclaw", ".clawdbot", ".moltbot", ".moldbot"]
+        return [home / n / "agents" for n in names] + [home / ".pi" / "agent" / "sessions"]
     raise ConfigError(f"unknown harness {harness!r}")
 
 
@@ -120,3 +120,17 @@ def _checked_override(harness: str, path: Path, origin: str) -> Root:
     if path.is_dir() and not any(path.iterdir()):
         raise ConfigError(f"{origin} names {path}, which is empty")
     return Root(harness, path, True)
+
+
+def demo_roots() -> dict[str, Path]:
+    """The bundled demo store: realistic sessions in the native formats, shipped in the package."""
+    base = Path(__file__).resolve().parent / "demo" / "store"
+    return {"claude-code": base / "claude" / "projects", "codex": base / "codex" / "sessions"}
+
+
+def live_store_present(env: Mapping[str, str] | None = None) -> bool:
+    """Whether any harness has a store on this machine (or an override points at one)."""
+    e = _env(env)
+    if any(e.get(var, "").strip() for var in OVERRIDE_VARS.values()):
+        return True
+    return any(p.is_dir() for h in OVERRIDE_VARS for p in default_roots(h, e))

@@ -185,3 +185,4 @@ class SyncReport:
     per_harness: dict[str, dict[str, int]] = field(default_factory=dict)
     warnings: list[ReadWarning] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)

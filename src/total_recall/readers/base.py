@@ -113,7 +113,7 @@ def open_payload(path: Path) -> IO[bytes]:
         import zstandard
 
         reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)
-        return io.BufferedReader(reader, buffer_size=READ_CHUNK)  # type: ignore[arg-type]
+        return io.BufferedReader(reader, buffer_size=READ_CHUNK)
     return fh
 
 

@@ -1,0 +1,367 @@
+"""OpenClaw (ex-Clawdbot) and pi-coding-agent: JSONL transcripts in pi's SessionManager format.
+
+Layouts: `~/.openclaw/agents/<agent>/sessions/<sessionId>.jsonl` with a `sessions.json` store beside
+them (sessionKey -> {sessionId, label, displayName, ...}); archived `*.jsonl.deleted.<ms>` and
+`*.jsonl.reset.<iso>` files are read too (same header id -> same session, same keys -> no duplicates);
+pi's own `~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`.
+
+v3 (and v2) lines are `{type, id, parentId, timestamp}` tree nodes: entries carry them as
+`native_id`/`native_parent` and every node yields at least one entry so the tree stays connected.
+v1 files have no ids: entries are keyed by line and read in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
+from total_recall.readers.base import (
+    Cursor,
+    Item,
+    JsonlReader,
+    Line,
+    Source,
+    json_text,
+    open_payload,
+    stat_fingerprint,
+)
+
+STORE = "sessions.json"
+ARCHIVE_GLOBS = ("*.jsonl.deleted.*", "*.jsonl.reset.*")
+# pi names files `<ISO time with dashes>_<session uuid>.jsonl`.
+_PI_NAME = re.compile(r"^\d{4}-\d\d-\d\dT[\d-]+Z?_(?P<id>.+)$")
+# Store fields worth keeping on the session (the rest is token bookkeeping that changes every turn).
+_STORE_META = ("chatType", "label", "displayName", "compactionCount", "modelOverride", "thinkingLevel")
+_ENVELOPE = ("type", "id", "parentId", "timestamp")
+TRANSCRIPT_ONLY_MODELS = ("gateway-injected", "delivery-mirror")
+
+
+@dataclass(slots=True)
+class _Session:
+    native_id: str
+    store_title: bool = False
+
+
+_Piece = tuple[Author, Kind, str, dict[str, Any]]
+
+
+class OpenClawReader(JsonlReader):
+    harness = "openclaw"
+
+    def __init__(self) -> None:
+        # Session facts found by begin() for the lines of the same read, by source key.
+        self._open: dict[str, _Session] = {}
+
+    def sources(self, root: Path) -> Iterator[Source]:
+        if root.is_file():
+            if _is_transcript(root):
+                yield Source(self.harness, str(root), root, "jsonl")
+            return
+        if not root.is_dir():
+            return
+        paths = {p for pat in ("*.jsonl", *ARCHIVE_GLOBS) for p in root.rglob(pat)}
+        for p in sorted(paths):
+            if p.is_file() and _is_transcript(p):
+                yield Source(self.harness, str(p), p, "jsonl")
+
+    def fingerprint(self, source: Source) -> str:
+        # The store gives titles, so a change there is worth a (cheap, cursor-at-end) re-read.
+        return stat_fingerprint(source.path, source.path.parent / STORE)
+
+    def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
+        try:
+            yield from super().read(source, cursor)
+        finally:
+            self._open.pop(source.key, None)
+
+    def begin(self, source: Source, cursor: Cursor) -> Iterator[Item]:
+        header = _header(source.path)
+        native = _str(header.get("id")) or _stem_id(source.path)
+        draft = SessionDraft(native, cwd=_str(header.get("cwd")), started=_str(header.get("timestamp")))
+        parent_path = _str(header.get("parentSession")) or _str(header.get("branchedFrom"))
+        if parent_path is not None:
+            draft.parent_native = _stem_id(Path(parent_path.replace("\\", "/")))
+            draft.relation = "fork"
+        meta: dict[str, Any] = {}
+        if header:
+            meta["version"] = header.get("version", 1)
+            meta.update({k: header[k] for k in ("provider", "modelId", "thinkingLevel") if k in header})
+        store, warning = _load_store(source.path.parent / STORE)
+        if warning is not None:
+            yield warning
+        entry_key, entry = _store_entry(store, native, source.path.name)
+        if entry is not None:
+            draft.title = _str(entry.get("label")) or _str(entry.get("displayName"))
+            meta["session_key"] = entry_key
+            meta.update({k: entry[k] for k in _STORE_META if k in entry})
+            spawner = _str(entry.get("spawnedBy"))
+            if spawner is not None:
+                spawned = store.get(spawner)
+                draft.parent_native = _str(spawned.get("sessionId")) if isinstance(spawned, dict) else None
+                draft.relation = "subagent" if draft.parent_native else draft.relation
+        draft.meta = meta or None
+        self._open[source.key] = _Session(native, store_title=draft.title is not None)
+        yield draft
+
+    def parse(self, source: Source, line: Line) -> Iterator[Item]:
+        session = self._open.get(source.key)
+        if session is None:  # parse() called outside read(): the file name is all we know cheaply
+            session = _Session(_stem_id(source.path))
+        obj = line.obj
+        kind = obj.get("type")
+        if kind == "session":
+            return  # the header: begin() already turned it into the session draft
+        if kind == "session_info" and not session.store_title:
+            # The store's label wins (begin() gives it on every read, so resumed reads agree).
+            name = _str(obj.get("name"))
+            if name is not None:
+                yield SessionDraft(session.native_id, title=name)
+        node = _str(obj.get("id"))
+        if kind == "message" or (kind is None and "role" in obj):
+            message = obj.get("message") if kind == "message" else obj
+            if not isinstance(message, dict):
+                yield ReadWarning(str(source.path), "`message` is not a JSON object", line.number)
+                return
+            pieces = _message_pieces(message, node)
+        else:
+            pieces = _entry_pieces(obj)
+        base = node or f"L{line.number}"
+        parent = _str(obj.get("parentId"))
+        stamp = _timestamp(obj.get("timestamp"))
+        if stamp is None and isinstance(obj.get("message"), dict):
+            stamp = _timestamp(obj["message"].get("timestamp"))
+        for n, (author, entry_kind, text, extra) in enumerate(pieces):
+            yield EntryDraft(
+                session=session.native_id,
+                author=author,
+                kind=entry_kind,
+                text=text,
+                key=base if n == 0 else f"{base}:{n}",
+                raw=line.raw,
+                timestamp=stamp,
+                line=line.number,
+                native_id=node,
+                native_parent=parent,
+                **extra,
+            )
+
+
+def _message_pieces(msg: dict[str, Any], node: str | None) -> list[_Piece]:
+    """The entries of one pi `AgentMessage`, in block order."""
+    role = msg.get("role")
+    if role == "user":
+        return [("owner", "message", _blocks_text(msg.get("content")), {})]
+    if role == "assistant":
+        return _assistant_pieces(msg)
+    if role == "toolResult":
+        extra = {"tool": _str(msg.get("toolName")), "group": _str(msg.get("toolCallId"))}
+        return [("tool", "tool_result", _blocks_text(msg.get("content")), extra)]
+    if role == "bashExecution":
+        # A command the human ran with `!`: their words, then its output.
+        out = msg.get("output")
+        extra = {"tool": "bash", "group": node}
+        return [
+            ("owner", "tool_call", _str(msg.get("command")) or "", extra),
+            ("tool", "tool_result", out if isinstance(out, str) else json_text(out or ""), extra),
+        ]
+    if role == "system":
+        text = _blocks_text(msg.get("content"))
+        sections = msg.get("sections")
+        if not text and isinstance(sections, dict):  # pi ≥0.87 keeps the prompt in named sections
+            text = "\n\n".join(v for v in sections.values() if isinstance(v, str))
+        return [("system", "message", text, {})]
+    if role in ("custom", "hookMessage"):
+        return [("harness", "message", _blocks_text(msg.get("content")), {})]
+    if role in ("branchSummary", "compactionSummary"):
+        summary = msg.get("summary")
+        text = summary if isinstance(summary, str) else _blocks_text(msg.get("content"))
+        return [("harness", "summary", text, {})]
+    label = f"message role {role}" if isinstance(role, str) else "message without a role"
+    text = _blocks_text(msg.get("content"))
+    return [("harness", "meta", f"{label}: {text}" if text else label, {})]
+
+
+def _assistant_pieces(msg: dict[str, Any]) -> list[_Piece]:
+    out: list[_Piece] = []
+    # OpenClaw writes its own notices (and mirrors of channel deliveries) as assistant messages.
+    speaker: Author = "harness" if _transcript_only(msg) else "agent"
+    content = msg.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    for block in blocks:
+        if isinstance(block, str):
+            block = {"type": "text", "text": block}
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                out.append((speaker, "message", text, {}))
+        elif btype == "thinking":
+            thought = block.get("thinking")
+            if isinstance(thought, str) and thought:
+                out.append(("agent", "thinking", thought, {}))
+        elif btype == "toolCall":
+            args = block.get("arguments")
+            extra = {"tool": _str(block.get("name")), "group": _str(block.get("id"))}
+            out.append(("agent", "tool_call", json_text(args if args is not None else {}), extra))
+        elif btype == "image":
+            out.append(("agent", "message", _image_text(block), {}))
+        else:
+            out.append(("harness", "meta", f"assistant block {btype}: {json_text(block)}", {}))
+    error = msg.get("errorMessage")
+    if isinstance(error, str) and error:
+        # A failed turn (fetch failed, no API key): the harness's words, but they matter when searching.
+        out.append(("harness", "meta", f"{_str(msg.get('stopReason')) or 'error'}: {error}", {}))
+    return out or [(speaker, "message", "", {})]
+
+
+def _transcript_only(msg: dict[str, Any]) -> bool:
+    return msg.get("provider") == "openclaw" and msg.get("model") in TRANSCRIPT_ONLY_MODELS
+
+
+def _entry_pieces(obj: dict[str, Any]) -> list[_Piece]:
+    """The entries of a non-message line: compaction, summaries and bookkeeping."""
+    kind = obj.get("type")
+    if kind == "compaction":
+        bits = [f"tokensBefore={obj['tokensBefore']}" if "tokensBefore" in obj else "",
+                f"firstKeptEntryId={obj['firstKeptEntryId']}" if "firstKeptEntryId" in obj else "",
+                "fromHook" if obj.get("fromHook") else ""]
+        label = ", ".join(b for b in bits if b)
+        summary = obj.get("summary")
+        out: list[_Piece] = [("harness", "compaction", f"compaction: {label}" if label else "compaction", {})]
+        if isinstance(summary, str) and summary:
+            out.append(("harness", "summary", summary, {}))
+        return out
+    if kind == "branch_summary":
+        summary = obj.get("summary")
+        return [("harness", "summary", summary if isinstance(summary, str) else json_text(summary), {})]
+    if kind == "custom_message":
+        return [("harness", "message", _blocks_text(obj.get("content")), {})]
+    if kind == "model_change":
+        model = "/".join(s for s in (_str(obj.get("provider")), _str(obj.get("modelId"))) if s)
+        return [("harness", "meta", f"model_change: {model}", {})]
+    if kind == "thinking_level_change":
+        return [("harness", "meta", f"thinking_level_change: {obj.get('thinkingLevel')}", {})]
+    if kind == "session_info":
+        return [("harness", "meta", f"session_info: {obj.get('name')}", {})]
+    if kind == "label":
+        return [("harness", "meta", f"label: {obj.get('label')} (on {obj.get('targetId')})", {})]
+    if kind == "custom":
+        data = obj.get("data")
+        text = f"custom: {obj.get('customType')}"
+        return [("harness", "meta", f"{text} {json_text(data)}" if data is not None else text, {})]
+    # reset, unknown and future types: name plus whatever else the line says
+    rest = {k: v for k, v in obj.items() if k not in _ENVELOPE}
+    label = kind if isinstance(kind, str) else "untyped line"
+    return [("harness", "meta", f"{label} {json_text(rest)}" if rest else label, {})]
+
+
+def _blocks_text(content: Any) -> str:
+    """String content as is; block lists as text blocks joined by newlines, images as placeholders."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return json_text(content)
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict):
+            btype = block.get("type")
+            if btype == "text":
+                text = block.get("text")
+                parts.append(text if isinstance(text, str) else "")
+            elif btype == "image":
+                parts.append(_image_text(block))
+            else:
+                parts.append(json_text(block))
+    return "\n".join(parts)
+
+
+def _image_text(block: dict[str, Any]) -> str:
+    mime = _str(block.get("mimeType")) or _str(block.get("mime_type")) or "image"
+    data = block.get("data")
+    size = 0
+    if isinstance(data, str):
+        data = data.strip()
+        size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+    return f"[image: {mime}, {size} bytes]"
+
+
+def _timestamp(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        try:
+            moment = datetime.fromtimestamp(value / 1000, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return None
+
+
+def _is_transcript(path: Path) -> bool:
+    name = path.name
+    return name.endswith(".jsonl") or ".jsonl.deleted." in name or ".jsonl.reset." in name
+
+
+def _stem_id(path: Path) -> str:
+    """A session id from a file name: `<id>.jsonl[.deleted.<ms>]`, pi's `<time>_<id>.jsonl`."""
+    stem = path.name.split(".jsonl", 1)[0]
+    m = _PI_NAME.match(stem)
+    return m.group("id") if m else stem
+
+
+def _header(path: Path) -> dict[str, Any]:
+    """The first line when it is a `session` header (cheap: nothing else is read)."""
+    with open_payload(path) as fh:
+        raw = fh.readline()
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {}
+    return obj if isinstance(obj, dict) and obj.get("type") == "session" else {}
+
+
+def _load_store(path: Path) -> tuple[dict[str, Any], ReadWarning | None]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, ReadWarning(str(path), f"sessions.json is unreadable ({exc.strerror or exc})")
+    try:
+        store = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return {}, ReadWarning(str(path), f"sessions.json is not JSON ({exc.msg}); no titles from it")
+    if not isinstance(store, dict):
+        return {}, ReadWarning(str(path), f"sessions.json is not a JSON object (a {type(store).__name__})")
+    return store, None
+
+
+def _store_entry(
+    store: dict[str, Any], native: str, file_name: str
+) -> tuple[str | None, dict[str, Any] | None]:
+    for key, entry in store.items():
+        if not isinstance(entry, dict):
+            continue
+        session_file = _str(entry.get("sessionFile"))
+        if entry.get("sessionId") == native or (
+            session_file is not None and session_file.replace("\\", "/").rsplit("/", 1)[-1] == file_name
+        ):
+            return key, entry
+    return None, None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

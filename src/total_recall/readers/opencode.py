@@ -1,0 +1,570 @@
+"""OpenCode: the SQLite store (`opencode.db`, `opencode-<channel>.db`) and the legacy JSON `storage/` tree.
+
+SQLite (1.x): `session` rows, `message(id, session_id, time_created, time_updated, data)` and
+`part(id, message_id, session_id, time_created, time_updated, data)`, where `data` is the message or
+part JSON without its ids. Read in the order of OpenCode's own hydrate(): messages by
+(time_created, id), parts by (message_id, id). Legacy tree (pre-SQLite, still left behind after the
+migration): `storage/session/<projectID>/<sessionID>.json`, `storage/message/<sessionID>/<msgID>.json`,
+`storage/part/<msgID>/<partID>.json`, each the whole object with its ids.
+
+OpenCode rewrites rows while a turn runs (text streams into a part, a tool goes pending → running →
+completed), so a session is read up to its first half-done message or tool and resumed there later.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from total_recall.errors import SourceError
+from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
+from total_recall.readers.base import (
+    Checkpoint,
+    Cursor,
+    Item,
+    Reader,
+    Source,
+    is_readable_dir,
+    json_text,
+    stat_fingerprint,
+)
+
+DB_GLOBS = ("opencode.db", "opencode-*.db")
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+REQUIRED_TABLES = ("session", "message", "part")
+UNFINISHED_TOOL = ("pending", "running")
+STATE_VERSION = 1
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(slots=True)
+class _Msg:
+    id: str
+    created: int
+    info: dict[str, Any]
+    row: str
+    raw: bytes
+
+
+@dataclass(slots=True)
+class _Part:
+    id: str
+    key: str
+    data: dict[str, Any]
+    raw: bytes
+    row: str
+    created: int | None
+    ended: int | None
+
+
+PartsOf = Callable[[_Msg], list[_Part | ReadWarning]]
+
+
+class OpenCodeReader(Reader):
+    harness = "opencode"
+
+    def sources(self, root: Path) -> Iterator[Source]:
+        if root.is_file():
+            if not root.name.endswith(SIDE_SUFFIXES):
+                yield Source(self.harness, str(root), root, "sqlite")
+            return
+        if not is_readable_dir(root):
+            return
+        dbs = {p for pattern in DB_GLOBS for p in root.glob(pattern) if p.is_file()}
+        for db in sorted(dbs):
+            yield Source(self.harness, str(db), db, "sqlite")
+        for storage in (root / "storage", root):
+            if (storage / "session").is_dir():
+                yield Source(self.harness, str(storage), storage, "tree")
+                break
+
+    def fingerprint(self, source: Source) -> str:
+        if source.kind == "tree":
+            return _tree_fingerprint(source.path)
+        return stat_fingerprint(source.path, _wal(source.path))
+
+    def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
+        old = cursor.state.get("sessions") if cursor.state.get("v") == STATE_VERSION else None
+        known: dict[str, Any] = old if isinstance(old, dict) else {}
+        if source.kind == "tree":
+            yield from _read_tree(source.path, known)
+        else:
+            yield from _read_db(source.path, known)
+
+
+# --- SQLite ---------------------------------------------------------------------------------------
+
+
+def _wal(db: Path) -> Path:
+    return db.with_name(db.name + "-wal")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A read-only connection that sees committed rows still in the WAL.
+
+    Raises:
+        SourceError: the file is unreadable, not SQLite, or not an OpenCode database.
+    """
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+    if header and not header.startswith(SQLITE_MAGIC):
+        raise SourceError(f"{path}: not a SQLite database")
+    uri = f"file:{quote(str(path))}?mode=ro"
+    # A WAL-mode db whose writer closed cleanly has no -wal/-shm; `mode=ro` alone would create both
+    # (and leave them) inside the store. With no WAL there is nothing for immutable=1 to ignore.
+    if len(header) > 18 and header[18] == 2 and not _wal(path).exists():
+        uri += "&immutable=1"
+    con: sqlite3.Connection | None = None
+    try:
+        con = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+        con.execute("PRAGMA query_only = ON")
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        if con is not None:
+            con.close()
+        raise SourceError(f"{path}: not a readable SQLite database: {exc}") from exc
+    missing = [t for t in REQUIRED_TABLES if t not in tables]
+    if missing:
+        con.close()
+        raise SourceError(f"{path}: not an OpenCode database (no {', '.join(missing)} table)")
+    con.row_factory = sqlite3.Row
+    return con
+
+
+def _read_db(path: Path, known: dict[str, Any]) -> Iterator[Item]:
+    con = _connect(path)
+    name = str(path)
+    try:
+        by_msg = "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id"
+        msg_stats = {r[0]: f"{r[1]}:{r[2]}" for r in con.execute(by_msg)}
+        by_part = "SELECT session_id, count(*) FROM part GROUP BY session_id"
+        part_counts = {r[0]: r[1] for r in con.execute(by_part)}
+        sessions = con.execute("SELECT * FROM session ORDER BY time_created, id").fetchall()
+        state: dict[str, Any] = {}
+        for srow in sessions:
+            sid = str(srow["id"])
+            # The session's own time_updated is not bumped for every message, so the counts join it.
+            stamp = f"{srow['time_updated']}:{msg_stats.get(sid, '0:')}:{part_counts.get(sid, 0)}"
+            prev = known.get(sid)
+            if isinstance(prev, dict) and prev.get("done") and prev.get("stamp") == stamp:
+                state[sid] = prev
+                continue
+            yield _db_session(srow)
+            msgs: list[_Msg] = []
+            for mrow in _db_messages(con, sid, _resume_at(prev)):
+                item = _db_message(name, mrow)
+                if isinstance(item, ReadWarning):
+                    yield item
+                else:
+                    msgs.append(item)
+            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m))
+            state[sid] = _session_state(stamp, msgs, stop, prev)
+    except sqlite3.Error as exc:
+        raise SourceError(f"{path}: cannot read: {exc}") from exc
+    finally:
+        con.close()
+    yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
+
+
+def _db_messages(con: sqlite3.Connection, sid: str, at: tuple[int, str] | None) -> list[sqlite3.Row]:
+    cols = "SELECT id, session_id, time_created, data FROM message WHERE session_id = ?"
+    order = " ORDER BY time_created, id"
+    if at is None:
+        return con.execute(cols + order, (sid,)).fetchall()
+    where = " AND (time_created > ? OR (time_created = ? AND id >= ?))"
+    return con.execute(cols + where + order, (sid, at[0], at[0], at[1])).fetchall()
+
+
+def _db_message(name: str, row: sqlite3.Row) -> _Msg | ReadWarning:
+    mid = str(row["id"])
+    info = _parse_data(row["data"])
+    if isinstance(info, str):
+        return ReadWarning(name, f"message:{mid}: {info}; skipped with its parts")
+    raw = _row_json(
+        {"id": mid, "session_id": row["session_id"], "time_created": row["time_created"], "data": info}
+    )
+    return _Msg(mid, _int(row["time_created"]) or 0, info, f"message:{mid}", raw)
+
+
+def _db_parts(con: sqlite3.Connection, name: str, msg: _Msg) -> list[_Part | ReadWarning]:
+    out: list[_Part | ReadWarning] = []
+    sql = (
+        "SELECT id, message_id, session_id, time_created, time_updated, data FROM part"
+        " WHERE message_id = ? ORDER BY id"
+    )
+    for row in con.execute(sql, (msg.id,)):
+        pid = str(row["id"])
+        data = _parse_data(row["data"])
+        if isinstance(data, str):
+            out.append(ReadWarning(name, f"part:{pid}: {data}"))
+            continue
+        raw = _row_json({
+            "id": pid,
+            "message_id": row["message_id"],
+            "session_id": row["session_id"],
+            "time_created": row["time_created"],
+            "data": data,
+        })
+        ended = _int(_get(data, "state", "time", "end")) or _int(row["time_updated"])
+        out.append(_Part(pid, pid, data, raw, f"part:{pid}", _int(row["time_created"]), ended))
+    return out
+
+
+def _db_session(row: sqlite3.Row) -> SessionDraft:
+    cols = set(row.keys())
+
+    def col(key: str) -> Any:
+        return row[key] if key in cols else None
+
+    meta: dict[str, Any] = {}
+    for key in ("slug", "version", "agent", "project_id", "cost"):
+        if col(key) is not None:
+            meta[key] = col(key)
+    model = col("model")
+    if isinstance(model, str):
+        parsed = _parse_data(model)
+        meta["model"] = model if isinstance(parsed, str) else parsed
+    tokens = {k: col(f"tokens_{k}") for k in ("input", "output", "reasoning", "cache_read", "cache_write")}
+    if any(v is not None for v in tokens.values()):
+        meta["tokens"] = tokens
+    parent = col("parent_id")
+    return SessionDraft(
+        native_id=str(row["id"]),
+        title=col("title"),
+        cwd=col("directory"),
+        parent_native=parent or None,
+        relation="subagent" if parent else None,
+        started=_iso(col("time_created")),
+        ended=_iso(col("time_updated")),
+        meta=meta or None,
+    )
+
+
+def _parse_data(data: Any) -> dict[str, Any] | str:
+    """The parsed JSON object, or why it is not one."""
+    try:
+        obj = orjson.loads(data)
+    except (orjson.JSONDecodeError, TypeError) as exc:
+        return f"data is not JSON ({exc})"
+    if not isinstance(obj, dict):
+        return f"data is not a JSON object (a {type(obj).__name__})"
+    return obj
+
+
+def _row_json(row: dict[str, Any]) -> bytes:
+    return orjson.dumps(row, option=orjson.OPT_NON_STR_KEYS)
+
+
+# --- legacy JSON tree -----------------------------------------------------------------------------
+
+
+def _tree_fingerprint(storage: Path) -> str:
+    count = 0
+    newest = 0
+    for sub in ("session", "message", "part"):
+        for dirpath, _dirs, files in os.walk(storage / sub):
+            for p in [dirpath, *(os.path.join(dirpath, f) for f in files)]:
+                try:
+                    newest = max(newest, os.stat(p).st_mtime_ns)
+                except OSError:
+                    continue
+            count += len(files)
+    return f"tree:{count}:{newest}"
+
+
+def _dir_stat(folder: Path) -> tuple[list[str], int]:
+    """The `.json` file stems of a folder (sorted) and the newest mtime among them and the folder."""
+    try:
+        entries = list(os.scandir(folder))
+        newest = folder.stat().st_mtime_ns
+    except OSError:
+        return [], 0
+    stems = []
+    for e in entries:
+        if e.name.endswith(".json") and e.is_file():
+            stems.append(e.name[: -len(".json")])
+            try:
+                newest = max(newest, e.stat().st_mtime_ns)
+            except OSError:
+                continue
+    return sorted(stems), newest
+
+
+def _load_json(path: Path, name: str) -> dict[str, Any] | ReadWarning:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return ReadWarning(name, f"{path.name}: cannot read: {exc.strerror or exc}")
+    obj = _parse_data(data)
+    return ReadWarning(name, obj) if isinstance(obj, str) else obj
+
+
+def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
+    found: list[tuple[int, str, dict[str, Any], Path]] = []
+    for sfile in sorted((storage / "session").glob("*/*.json")):
+        info = _load_json(sfile, str(sfile))
+        if isinstance(info, ReadWarning):
+            yield info
+            continue
+        info.setdefault("projectID", sfile.parent.name)
+        sid = _str(info.get("id")) or sfile.stem
+        found.append((_int(_get(info, "time", "created")) or 0, sid, info, sfile))
+    state: dict[str, Any] = {}
+    for _created, sid, info, sfile in sorted(found, key=lambda t: (t[0], t[1])):
+        mids, msg_newest = _dir_stat(storage / "message" / sid)
+        part_stats = [_dir_stat(storage / "part" / mid) for mid in mids]
+        sst = sfile.stat()
+        stamp = (
+            f"{sst.st_size}:{sst.st_mtime_ns}:{len(mids)}:{msg_newest}:"
+            f"{sum(len(s) for s, _ in part_stats)}:{max((n for _, n in part_stats), default=0)}"
+        )
+        prev = known.get(sid)
+        if isinstance(prev, dict) and prev.get("done") and prev.get("stamp") == stamp:
+            state[sid] = prev
+            continue
+        yield _tree_session(sid, info)
+        msgs: list[_Msg] = []
+        for mid in mids:
+            mfile = storage / "message" / sid / f"{mid}.json"
+            mdata = _load_json(mfile, str(mfile))
+            if isinstance(mdata, ReadWarning):
+                yield mdata
+                continue
+            msg_id = _str(mdata.get("id")) or mid
+            created = _int(_get(mdata, "time", "created")) or 0
+            row = mfile.relative_to(storage).as_posix()
+            msgs.append(_Msg(msg_id, created, mdata, row, mfile.read_bytes()))
+        msgs.sort(key=lambda m: (m.created, m.id))
+        at = _resume_at(prev)
+        if at is not None:
+            msgs = [m for m in msgs if (m.created, m.id) >= at]
+        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m))
+        state[sid] = _session_state(stamp, msgs, stop, prev)
+    yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
+
+
+def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning]:
+    folder = storage / "part" / msg.id
+    found: list[_Part | ReadWarning] = []
+    parts: list[_Part] = []
+    for stem in _dir_stat(folder)[0]:
+        pfile = folder / f"{stem}.json"
+        try:
+            raw = pfile.read_bytes()
+        except OSError as exc:
+            found.append(ReadWarning(str(pfile), f"cannot read: {exc.strerror or exc}"))
+            continue
+        data = _parse_data(raw)
+        if isinstance(data, str):
+            found.append(ReadWarning(str(pfile), data))
+            continue
+        pid = _str(data.get("id")) or stem
+        # Real part ids (`prt_…`) are unique store-wide; hand-made trees reuse names like `part1`.
+        key = pid if pid.startswith("prt_") else f"{msg.id}/{pid}"
+        start = _get(data, "time", "start") or _get(data, "state", "time", "start")
+        created = _int(start) or msg.created
+        ended = _int(_get(data, "state", "time", "end")) or created
+        parts.append(_Part(pid, key, data, raw, pfile.relative_to(storage).as_posix(), created, ended))
+    parts.sort(key=lambda p: p.id)
+    return found + list(parts)
+
+
+def _tree_session(sid: str, info: dict[str, Any]) -> SessionDraft:
+    meta = {k: info[k] for k in ("slug", "version", "projectID") if info.get(k) is not None}
+    parent = _str(info.get("parentID"))
+    return SessionDraft(
+        native_id=sid,
+        title=_str(info.get("title")),
+        cwd=_str(info.get("directory")),
+        parent_native=parent,
+        relation="subagent" if parent else None,
+        started=_iso(_get(info, "time", "created")),
+        ended=_iso(_get(info, "time", "updated")),
+        meta=meta or None,
+    )
+
+
+# --- shared: from messages and parts to entries ---------------------------------------------------
+
+
+def _resume_at(prev: Any) -> tuple[int, str] | None:
+    at = prev.get("from") if isinstance(prev, dict) else None
+    if isinstance(at, list) and len(at) == 2 and isinstance(at[0], int) and isinstance(at[1], str):
+        return at[0], at[1]
+    return None
+
+
+def _session_state(stamp: str, msgs: list[_Msg], stop: _Msg | None, prev: Any) -> dict[str, Any]:
+    # Resume at the stopping message, or at the last one read: parts can still land on it after
+    # its row (a user message's text arrives just after the message).
+    at = stop or (msgs[-1] if msgs else None)
+    frm: list[Any] | None = [at.created, at.id] if at else None
+    if frm is None and isinstance(prev, dict):
+        frm = prev.get("from")
+    return {"stamp": stamp, "done": stop is None, "from": frm}
+
+
+def _unfinished(info: dict[str, Any]) -> bool:
+    return info.get("role") == "assistant" and not _get(info, "time", "completed") and not info.get("error")
+
+
+def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf) -> Generator[Item, None, _Msg | None]:
+    """Entries of a session's messages in order; returns the message it stopped at, if any."""
+    last_assistant = max((i for i, m in enumerate(msgs) if m.info.get("role") == "assistant"), default=-1)
+    for i, msg in enumerate(msgs):
+        # A later assistant turn means OpenCode moved on: whatever this one left unfinished stays so.
+        settled = i < last_assistant
+        if not settled and _unfinished(msg.info):
+            return msg
+        for part in parts_of(msg):
+            if isinstance(part, ReadWarning):
+                yield part
+                continue
+            status = _get(part.data, "state", "status")
+            if not settled and part.data.get("type") == "tool" and status in UNFINISHED_TOOL:
+                return msg
+            yield from _part_entries(sid, msg, part)
+        error = msg.info.get("error")
+        if error:
+            text = f"error {_str(_get(error, 'name')) or ''}: {_str(_get(error, 'data', 'message')) or ''}"
+            yield EntryDraft(
+                session=sid, author="harness", kind="meta", text=text.strip(" :"), key=f"{msg.id}:error",
+                raw=msg.raw, timestamp=_iso(_get(msg.info, "time", "completed") or msg.created), row=msg.row,
+                group=msg.id,
+            )
+    return None
+
+
+def _part_entries(sid: str, msg: _Msg, part: _Part) -> Iterator[EntryDraft]:
+    data = part.data
+    ptype = _str(data.get("type")) or "?"
+    role = msg.info.get("role")
+
+    def entry(author: Author, kind: Kind, text: str, suffix: str = "", group: str | None = msg.id,
+              tool: str | None = None, at: int | None = part.created) -> EntryDraft:
+        return EntryDraft(
+            session=sid, author=author, kind=kind, text=text, key=part.key + suffix, raw=part.raw,
+            timestamp=_iso(at), row=part.row, group=group, tool=tool,
+        )
+
+    if ptype in ("text", "reasoning"):
+        text = data.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return  # OpenCode opens empty text/reasoning parts that never get content
+        if ptype == "reasoning":
+            yield entry("agent", "thinking", text)
+        elif role == "user":
+            yield entry("harness" if data.get("synthetic") else "owner", "message", text)
+        elif msg.info.get("summary") is True or msg.info.get("mode") == "compaction":
+            yield entry("harness", "summary", text)
+        else:
+            yield entry("harness" if data.get("synthetic") else "agent", "message", text)
+    elif ptype == "tool":
+        state = data.get("state")
+        if not isinstance(state, dict):
+            state = {}
+        call_id = _str(data.get("callID"))
+        tool = _str(data.get("tool"))
+        yield entry("agent", "tool_call", json_text(state.get("input", {})), ":call", call_id, tool)
+        status = state.get("status")
+        if status == "completed":
+            output = state.get("output", "")
+            text = output if isinstance(output, str) else json_text(output)
+            notes = [_file_label(a) for a in state.get("attachments") or [] if isinstance(a, dict)]
+            text = "\n".join([text, *notes]) if notes else text
+        elif status == "error":
+            text = json_text(state.get("error", ""))
+        else:
+            return
+        yield entry("tool", "tool_result", text, ":result", call_id, tool, part.ended)
+    elif ptype == "compaction":
+        how = ("auto" if data.get("auto") else "manual") + (", overflow" if data.get("overflow") else "")
+        yield entry("harness", "compaction", f"compaction ({how})")
+    else:
+        yield entry("harness", "meta", _meta_label(ptype, data))
+
+
+def _meta_label(ptype: str, data: dict[str, Any]) -> str:
+    if ptype == "file":
+        return _file_label(data)
+    if ptype == "step-finish":
+        tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else None
+        extra = f" tokens={json_text(tokens)}" if tokens else ""
+        return f"step-finish: {data.get('reason', '')}{extra}"
+    if ptype == "snapshot":
+        return f"snapshot {data.get('snapshot', '')}"
+    if ptype == "patch":
+        files = data.get("files")
+        if not isinstance(files, list):
+            files = []
+        return "\n".join([f"patch {data.get('hash', '')}: {len(files)} files", *map(str, files)])
+    if ptype == "agent":
+        return f"agent: {data.get('name', '')}"
+    if ptype == "subtask":
+        head = f"subtask ({data.get('agent', '')}): {data.get('description', '')}"
+        prompt = data.get("prompt")
+        return f"{head}\n{prompt}" if isinstance(prompt, str) and prompt else head
+    if ptype == "retry":
+        why = _str(_get(data, "error", "data", "message")) or _str(_get(data, "error", "name")) or ""
+        return f"retry {data.get('attempt', '')}: {why}"
+    text = data.get("text")
+    return f"{ptype}: {text}" if isinstance(text, str) and text else ptype
+
+
+def _file_label(data: dict[str, Any]) -> str:
+    mime = _str(data.get("mime")) or "?"
+    name = _str(data.get("filename"))
+    url = _str(data.get("url")) or ""
+    if url.startswith("data:"):
+        # Never the bytes themselves: a size estimate from the base64 length is enough.
+        payload = url.partition(",")[2]
+        where = f"[{'image' if mime.startswith('image/') else 'data'}: {mime}, {len(payload) * 3 // 4} bytes]"
+    else:
+        where = url
+    return " ".join(x for x in ("file:", name, f"({mime})", where) if x)
+
+
+# --- small helpers --------------------------------------------------------------------------------
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+def _iso(ms: Any) -> str | None:
+    """Epoch milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`."""
+    n = _int(ms)
+    if n is None:
+        return None
+    try:
+        at = _EPOCH + timedelta(milliseconds=n)
+    except OverflowError:
+        return None
+    return f"{at:%Y-%m-%dT%H:%M:%S}.{n % 1000:03d}Z"
+

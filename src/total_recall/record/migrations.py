@@ -1,0 +1,207 @@
+"""Named, append-only schema migrations. Never edit one that has shipped: add the next.
+
+Each migration runs in its own transaction and is recorded in `_migrations`, so opening an old record
+upgrades it and opening a current one does nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from total_recall.errors import RecordError
+
+# A migration is SQL; it runs inside the transaction that records it.
+M001_RECORD = """
+        CREATE TABLE sources(
+            id INTEGER PRIMARY KEY,
+            harness TEXT NOT NULL,
+            key TEXT NOT NULL,
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            generation INTEGER NOT NULL DEFAULT 1,
+            offset INTEGER NOT NULL DEFAULT 0,
+            line INTEGER NOT NULL DEFAULT 0,
+            check_hash TEXT NOT NULL DEFAULT '',
+            state TEXT NOT NULL DEFAULT '{}',
+            fingerprint TEXT NOT NULL DEFAULT '',
+            read_error TEXT,
+            synced_at TEXT,
+            UNIQUE(harness, key)
+        );
+
+        -- The rowid is the N of the address sN: numbered in order of first sight, forever.
+        CREATE TABLE sessions(
+            id INTEGER PRIMARY KEY,
+            harness TEXT NOT NULL,
+            native_id TEXT NOT NULL,
+            generation INTEGER NOT NULL DEFAULT 1,
+            source INTEGER NOT NULL REFERENCES sources(id),
+            title TEXT,
+            cwd TEXT,
+            parent_native TEXT,
+            relation TEXT,
+            started TEXT,
+            ended TEXT,
+            meta TEXT,
+            entries INTEGER NOT NULL DEFAULT 0,
+            first_seen TEXT NOT NULL,
+            UNIQUE(harness, native_id, generation)
+        );
+        CREATE INDEX sessions_parent ON sessions(harness, parent_native);
+
+        CREATE TABLE entries(
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            author TEXT NOT NULL
+                CHECK (author IN ('owner', 'agent', 'tool', 'harness', 'system')),
+            kind TEXT NOT NULL CHECK (kind IN
+                ('message', 'thinking', 'tool_call', 'tool_result', 'compaction', 'summary', 'meta')),
+            text TEXT NOT NULL,
+            ts TEXT,
+            key TEXT NOT NULL,
+            source INTEGER NOT NULL REFERENCES sources(id),
+            line INTEGER,
+            row TEXT,
+            native_id TEXT,
+            native_parent TEXT,
+            grp TEXT,
+            tool TEXT,
+            sidechain INTEGER NOT NULL DEFAULT 0,
+            -- The source record this entry was cut from; several entries of one line share it.
+            -- No foreign key: erase deletes the record and leaves the id dangling on purpose.
+            raw_id INTEGER,
+            erased_at TEXT,
+            erased_reason TEXT,
+            UNIQUE(session, seq),
+            UNIQUE(session, key)
+        );
+
+        -- Source records (a JSONL line, a row as JSON), zstd-compressed, kept once per line.
+        CREATE TABLE raws(
+            id INTEGER PRIMARY KEY,
+            raw BLOB NOT NULL
+        );
+
+        -- The owner's own words as offsets into an entry's text.
+        CREATE TABLE spans(
+            entry INTEGER NOT NULL REFERENCES entries(id),
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            tag TEXT NOT NULL
+                CHECK (tag IN ('instruction', 'question', 'paste', 'command', 'statement')),
+            PRIMARY KEY(entry, start)
+        ) WITHOUT ROWID;
+
+        -- Every erase is logged first; the entries trigger admits an update only against this log.
+        CREATE TABLE erasures(
+            id INTEGER PRIMARY KEY,
+            entry INTEGER NOT NULL REFERENCES entries(id),
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            UNIQUE(entry)
+        );
+
+        -- Quarantine edits nothing: an append-only log whose latest row per entry is in force.
+        CREATE TABLE quarantine(
+            id INTEGER PRIMARY KEY,
+            entry INTEGER NOT NULL REFERENCES entries(id),
+            action TEXT NOT NULL CHECK (action IN ('quarantine', 'release')),
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE INDEX quarantine_entry ON quarantine(entry, id);
+
+        CREATE TRIGGER entries_never_deleted BEFORE DELETE ON entries BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: entries are never deleted (use erase)');
+        END;
+
+        CREATE TRIGGER entries_change_only_by_erase BEFORE UPDATE ON entries
+        WHEN NOT (
+            OLD.erased_at IS NULL
+            AND NEW.erased_at IS NOT NULL
+            AND NEW.raw_id IS OLD.raw_id
+            AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.seq = OLD.seq
+            AND NEW.author = OLD.author AND NEW.kind = OLD.kind AND NEW.key = OLD.key
+            AND NEW.ts IS OLD.ts AND NEW.source = OLD.source AND NEW.line IS OLD.line
+            AND NEW.row IS OLD.row
+            AND EXISTS (SELECT 1 FROM erasures e WHERE e.entry = OLD.id AND e.at = NEW.erased_at
+                        AND e.reason = NEW.erased_reason)
+        ) BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: entries change only through erase');
+        END;
+
+        CREATE TRIGGER raws_kept_unless_erased BEFORE DELETE ON raws
+        WHEN NOT EXISTS (SELECT 1 FROM entries WHERE raw_id = OLD.id AND erased_at IS NOT NULL) BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: a source record goes only with an erased entry');
+        END;
+        CREATE TRIGGER raws_never_updated BEFORE UPDATE ON raws BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: source records are never updated');
+        END;
+
+        CREATE TRIGGER spans_kept_unless_erased BEFORE DELETE ON spans
+        WHEN (SELECT erased_at FROM entries WHERE id = OLD.entry) IS NULL BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: spans go only with an erased entry');
+        END;
+        CREATE TRIGGER spans_never_updated BEFORE UPDATE ON spans BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: spans are never updated');
+        END;
+
+        CREATE TRIGGER erasures_final_update BEFORE UPDATE ON erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        CREATE TRIGGER erasures_final_delete BEFORE DELETE ON erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        CREATE TRIGGER quarantine_log_update BEFORE UPDATE ON quarantine BEGIN
+            SELECT RAISE(ABORT, 'the quarantine log is append-only (add a release instead)');
+        END;
+        CREATE TRIGGER quarantine_log_delete BEFORE DELETE ON quarantine BEGIN
+            SELECT RAISE(ABORT, 'the quarantine log is append-only (add a release instead)');
+        END;
+        CREATE TRIGGER sessions_never_deleted BEFORE DELETE ON sessions BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: sessions are never deleted');
+        END;
+        CREATE TRIGGER sessions_keep_identity BEFORE UPDATE OF id, harness, native_id, generation
+        ON sessions BEGIN
+            SELECT RAISE(ABORT, 'a session keeps its number and identity forever');
+        END;
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    # The record: sources with their cursors, numbered sessions, addressed append-only entries.
+    ("m001_record", M001_RECORD),
+]
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply every migration the record lacks, each in its own transaction; returns their names.
+
+    Raises:
+        RecordError: the record was written by a newer Total Recall.
+    """
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    applied = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    known = {name for name, _ in MIGRATIONS}
+    if unknown := applied - known:
+        raise RecordError(
+            f"the record was written by a newer Total Recall (migrations {', '.join(sorted(unknown))}); "
+            "upgrade total-recall"
+        )
+    done = []
+    for name, sql in MIGRATIONS:
+        if name in applied:
+            continue
+        # executescript commits whatever is pending first, so the transaction lives inside the script.
+        script = (
+            f"BEGIN IMMEDIATE;\n{sql}\n"
+            f"INSERT INTO _migrations(name, applied_at) VALUES ('{name}', strftime('%Y-%m-%dT%H:%M:%fZ'));\n"
+            "COMMIT;"
+        )
+        try:
+            db.executescript(script)
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        done.append(name)
+    return done

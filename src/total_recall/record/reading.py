@@ -1,0 +1,27 @@
+"""Range reads: the entries at an address, exactly, with their branch when the session is a tree."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from total_recall.model import Address, Entry
+from total_recall.record.branches import active_branch
+from total_recall.record.store import Store
+
+
+def read(store: Store, address: Address | str) -> list[Entry]:
+    """The entries at `address` as recorded; erased ones come back as tombstones.
+
+    Raises:
+        AddressError: the address is malformed or names nothing the record holds.
+    """
+    addr = Address.parse(address) if isinstance(address, str) else address
+    entries = store.entries(addr)
+    if not any(e.native_parent for e in entries):
+        return entries
+    active = active_branch(store.tree_links(addr.session))
+    return [
+        dataclasses.replace(e, branch=None if e.native_id is None else
+                            ("active" if e.native_id in active else "side"))
+        for e in entries
+    ]

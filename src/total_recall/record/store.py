@@ -1,0 +1,406 @@
+"""The record: one SQLite file (WAL) that every other part reads, and only sync and erase write.
+
+All SQL about sessions and entries lives here. The schema's triggers make it append-only: an entry
+changes only through `erase`, which logs the erasure first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import orjson
+import zstandard
+
+from total_recall.errors import AddressError, AppendOnlyError, RecordError
+from total_recall.model import Address, Author, Entry, Kind, Session, Span, SpanTag
+from total_recall.readers.base import Cursor
+from total_recall.record.migrations import migrate
+
+_compress = zstandard.ZstdCompressor(level=1).compress
+_decompressor = zstandard.ZstdDecompressor()
+
+TOMBSTONE = "[erased {at}: {reason}]"
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+
+
+def unpack_raw(blob: bytes | None) -> bytes | None:
+    return None if blob is None else _decompressor.decompress(blob)
+
+
+class SourceRow:
+    """A source as the record tracks it: identity, generation and cursor."""
+
+    __slots__ = ("fingerprint", "generation", "id", "path", "read_error", "cursor")
+
+    def __init__(self, row: sqlite3.Row) -> None:
+        self.id: int = row["id"]
+        self.path: str = row["path"]
+        self.generation: int = row["generation"]
+        self.fingerprint: str = row["fingerprint"]
+        self.read_error: str | None = row["read_error"]
+        self.cursor = Cursor(row["offset"], row["line"], row["check_hash"], orjson.loads(row["state"]))
+
+
+class Store:
+    """The record at `path`, migrated on open.
+
+    Raises:
+        RecordError: the file is not a usable record.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # Autocommit mode: every transaction in this module is explicit.
+            self.db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA cache_size=-65536")
+            migrate(self.db)
+        except sqlite3.DatabaseError as exc:
+            raise RecordError(f"{path}: not a usable record: {exc}") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions --
+
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    # -- writing: sources --
+
+    def source(self, harness: str, key: str, path: str, kind: str) -> SourceRow:
+        """The source row for (harness, key), created on first sight."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO sources(harness, key, path, kind) VALUES (?, ?, ?, ?)",
+            (harness, key, path, kind),
+        )
+        row = self.db.execute(
+            "SELECT * FROM sources WHERE harness = ? AND key = ?", (harness, key)
+        ).fetchone()
+        return SourceRow(row)
+
+    def save_cursor(self, source_id: int, path: str, cursor: Cursor) -> None:
+        self.db.execute(
+            "UPDATE sources SET path = ?, offset = ?, line = ?, check_hash = ?, state = ? WHERE id = ?",
+            (path, cursor.offset, cursor.line, cursor.check, orjson.dumps(cursor.state).decode(), source_id),
+        )
+
+    def finish_source(self, source_id: int, fingerprint: str, read_error: str | None) -> None:
+        self.db.execute(
+            "UPDATE sources SET fingerprint = ?, read_error = ?, synced_at = ? WHERE id = ?",
+            (fingerprint if read_error is None else "", read_error, now(), source_id),
+        )
+
+    def new_generation(self, source_id: int) -> int:
+        """Start a source over after it was rewritten under bytes already read."""
+        self.db.execute(
+            "UPDATE sources SET generation = generation + 1, offset = 0, line = 0, check_hash = '', "
+            "state = '{}', fingerprint = '' WHERE id = ?",
+            (source_id,),
+        )
+        row = self.db.execute("SELECT generation FROM sources WHERE id = ?", (source_id,)).fetchone()
+        return int(row[0])
+
+    # -- writing: sessions --
+
+    def session_number(
+        self, harness: str, native_id: str, generation: int, source_id: int
+    ) -> tuple[int, bool]:
+        """The number of a session, created on first sight; says whether it was created."""
+        row = self.db.execute(
+            "SELECT id FROM sessions WHERE harness = ? AND native_id = ? AND generation = ?",
+            (harness, native_id, generation),
+        ).fetchone()
+        if row is not None:
+            return int(row[0]), False
+        cur = self.db.execute(
+            "INSERT INTO sessions(harness, native_id, generation, source, first_seen) VALUES (?, ?, ?, ?, ?)",
+            (harness, native_id, generation, source_id, now()),
+        )
+        return int(cast(int, cur.lastrowid)), True
+
+    def update_session(self, number: int, fields: dict[str, Any]) -> bool:
+        """Set the given metadata fields; returns whether anything changed."""
+        if not fields:
+            return False
+        names = list(fields)
+        values = [orjson.dumps(v).decode() if n == "meta" else v for n, v in fields.items()]
+        sets = ", ".join(f"{n} = ?" for n in names)
+        differs = " OR ".join(f"{n} IS NOT ?" for n in names)
+        cur = self.db.execute(
+            f"UPDATE sessions SET {sets} WHERE id = ? AND ({differs})", (*values, number, *values)
+        )
+        return cur.rowcount > 0
+
+    def refresh_counts(self, numbers: Iterable[int]) -> None:
+        self.db.executemany(
+            "UPDATE sessions SET entries = COALESCE((SELECT MAX(seq) FROM entries WHERE session = ?), 0) "
+            "WHERE id = ?",
+            [(n, n) for n in numbers],
+        )
+
+    # -- writing: entries --
+
+    def next_raw_id(self) -> int:
+        """The first free source-record id; valid while this connection holds the write transaction."""
+        row = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM raws").fetchone()
+        return int(row[0])
+
+    def append_raws(self, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Store source records as (id, raw bytes), compressed."""
+        self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", [(i, _compress(r)) for i, r in rows])
+
+    def append_entries(self, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Append entry rows; a row whose (session, key) is already recorded is ignored.
+
+        Each row: (session, session, author, kind, text, ts, key, source, line, row, native_id,
+        native_parent, grp, tool, sidechain, raw_id). The seq is the session's next number, taken in SQL
+        so an ignored duplicate never leaves a gap.
+        """
+        before = self.db.total_changes
+        self.db.executemany(
+            "INSERT OR IGNORE INTO entries(session, seq, author, kind, text, ts, key, source, line, row, "
+            "native_id, native_parent, grp, tool, sidechain, raw_id) VALUES (?, "
+            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE session = ?), "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return self.db.total_changes - before
+
+    def add_spans(self, rows: Sequence[tuple[int, str, int, int, str]]) -> None:
+        """Spans for freshly appended entries, given as (session, key, start, end, tag)."""
+        self.db.executemany(
+            "INSERT OR IGNORE INTO spans(entry, start, end, tag) "
+            "SELECT id, ?, ?, ? FROM entries WHERE session = ? AND key = ?",
+            [(start, end, tag, session, key) for session, key, start, end, tag in rows],
+        )
+
+    # -- erase and quarantine --
+
+    def erase(self, address: Address, reason: str) -> list[str]:
+        """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
+
+        Raises:
+            AddressError: the address names nothing.
+        """
+        ids = self._entry_ids(address)
+        at = now()
+        erased = []
+        self.begin()
+        try:
+            for entry_id, seq, erased_at in ids:
+                if erased_at is not None:
+                    continue
+                self.db.execute(
+                    "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason)
+                )
+                self.db.execute(
+                    "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ? WHERE id = ?",
+                    (TOMBSTONE.format(at=at, reason=reason), at, reason, entry_id),
+                )
+                # The source line holds the erased words too; siblings cut from it lose it as well.
+                self.db.execute(
+                    "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
+                )
+                self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
+                for hook in ERASE_HOOKS:
+                    hook(self.db, entry_id)
+                erased.append(f"s{address.session}#{seq}")
+            self.commit()
+        except sqlite3.IntegrityError as exc:
+            self.rollback()
+            raise AppendOnlyError(str(exc)) from exc
+        except BaseException:
+            self.rollback()
+            raise
+        return erased
+
+    def quarantine(self, address: Address, reason: str, undo: bool = False) -> list[str]:
+        """Hide (or, with `undo`, show again) the entries at `address` in windows and pushes; edits nothing.
+
+        Raises:
+            AddressError: the address names nothing.
+        """
+        ids = self._entry_ids(address)
+        at = now()
+        action = "release" if undo else "quarantine"
+        self.begin()
+        try:
+            self.db.executemany(
+                "INSERT INTO quarantine(entry, action, at, reason) VALUES (?, ?, ?, ?)",
+                [(entry_id, action, at, reason) for entry_id, _, _ in ids],
+            )
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        return [f"s{address.session}#{seq}" for _, seq, _ in ids]
+
+    def _entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
+        session = self.session(address.session)
+        first = address.first or 1
+        last = address.last if address.last is not None else session.entries
+        rows = self.db.execute(
+            "SELECT id, seq, erased_at FROM entries WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+            (address.session, first, last),
+        ).fetchall()
+        if not rows:
+            raise AddressError(f"{address}: no such entry (s{address.session} has {session.entries} entries)")
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    # -- reading --
+
+    def session(self, number: int) -> Session:
+        """Raises: AddressError when there is no such session."""
+        row = self.db.execute(_SESSION_SELECT + " WHERE s.id = ?", (number,)).fetchone()
+        if row is None:
+            raise AddressError(f"s{number}: no such session")
+        return _session(row)
+
+    def sessions(self, harness: Sequence[str] = ()) -> list[Session]:
+        sql = _SESSION_SELECT
+        params: tuple[str, ...] = ()
+        if harness:
+            sql += f" WHERE s.harness IN ({','.join('?' * len(harness))})"
+            params = tuple(harness)
+        return [_session(r) for r in self.db.execute(sql + " ORDER BY s.id", params)]
+
+    def entries(self, address: Address, with_spans: bool = True) -> list[Entry]:
+        """The entries at an address, exactly as recorded (tombstones for erased ones).
+
+        Raises:
+            AddressError: the session or entry does not exist.
+        """
+        session = self.session(address.session)
+        first = address.first or 1
+        last = address.last if address.last is not None else max(session.entries, 1)
+        if address.first is not None and first > session.entries:
+            raise AddressError(f"{address}: no such entry (s{address.session} has {session.entries} entries)")
+        rows = self.db.execute(
+            _ENTRY_SELECT + " WHERE e.session = ? AND e.seq BETWEEN ? AND ? ORDER BY e.seq",
+            (address.session, first, last),
+        ).fetchall()
+        spans: dict[int, list[Span]] = {}
+        if with_spans and rows:
+            for s in self.db.execute(
+                "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
+                (rows[0]["id"], rows[-1]["id"]),
+            ):
+                spans.setdefault(s[0], []).append(Span(s[1], s[2], cast(SpanTag, s[3])))
+        return [_entry(r, tuple(spans.get(r["id"], ()))) for r in rows]
+
+    def raw(self, session: int, seq: int) -> bytes | None:
+        """The source record an entry was cut from (None once erased)."""
+        row = self.db.execute(
+            "SELECT e.id, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id "
+            "WHERE e.session = ? AND e.seq = ?",
+            (session, seq),
+        ).fetchone()
+        if row is None:
+            raise AddressError(f"s{session}#{seq}: no such entry")
+        return unpack_raw(row[1])
+
+    def tree_links(self, session: int) -> Iterator[tuple[str | None, str | None, bool]]:
+        """(native_id, native_parent, sidechain) of a session's entries in order, for branch finding."""
+        for r in self.db.execute(
+            "SELECT native_id, native_parent, sidechain FROM entries WHERE session = ? ORDER BY seq",
+            (session,),
+        ):
+            yield r[0], r[1], bool(r[2])
+
+    def counts(self) -> dict[str, int]:
+        row = self.db.execute(
+            "SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM entries)"
+        ).fetchone()
+        return {"sessions": int(row[0]), "entries": int(row[1])}
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Raw access for tests and derived indexes; the core's own SQL stays in this module."""
+        return self.db.execute(sql, params)
+
+
+# Derived indexes register here to forget an erased entry in the same transaction.
+ERASE_HOOKS: list[Any] = []
+
+_SESSION_SELECT = """
+    SELECT s.*, src.path AS source_path, src.read_error AS read_error,
+           (SELECT p.id FROM sessions p WHERE p.harness = s.harness AND p.native_id = s.parent_native
+            ORDER BY p.generation DESC LIMIT 1) AS parent
+    FROM sessions s JOIN sources src ON src.id = s.source
+"""
+
+_ENTRY_SELECT = """
+    SELECT e.*, src.path AS source_path,
+           (SELECT q.reason FROM quarantine q WHERE q.entry = e.id ORDER BY q.id DESC LIMIT 1) AS q_reason,
+           (SELECT q.action FROM quarantine q WHERE q.entry = e.id ORDER BY q.id DESC LIMIT 1) AS q_action
+    FROM entries e JOIN sources src ON src.id = e.source
+"""
+
+
+def _session(r: sqlite3.Row) -> Session:
+    return Session(
+        number=r["id"],
+        harness=r["harness"],
+        native_id=r["native_id"],
+        source=r["source_path"],
+        generation=r["generation"],
+        title=r["title"],
+        cwd=r["cwd"],
+        parent=r["parent"],
+        relation=r["relation"],
+        entries=r["entries"],
+        started=r["started"],
+        ended=r["ended"],
+        read_error=r["read_error"],
+    )
+
+
+def _entry(r: sqlite3.Row, spans: tuple[Span, ...]) -> Entry:
+    quarantined = r["q_reason"] if r["q_action"] == "quarantine" else None
+    erased = f"{r['erased_at']}: {r['erased_reason']}" if r["erased_at"] else None
+    branch: Literal["active", "side"] | None = None
+    return Entry(
+        session=r["session"],
+        seq=r["seq"],
+        author=cast(Author, r["author"]),
+        kind=cast(Kind, r["kind"]),
+        text=r["text"],
+        timestamp=r["ts"],
+        source_path=r["source_path"],
+        line=r["line"],
+        row=r["row"],
+        native_id=r["native_id"],
+        native_parent=r["native_parent"],
+        group=r["grp"],
+        tool=r["tool"],
+        sidechain=bool(r["sidechain"]),
+        spans=spans,
+        erased=erased,
+        quarantined=quarantined,
+        branch=branch,
+    )

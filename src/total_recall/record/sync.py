@@ -1,0 +1,247 @@
+"""Sync: read every store incrementally into the record.
+
+Per source, the reader streams items from the saved cursor; entries are appended in batches and each
+batch commits together with the cursor that follows it, so a sync killed at any point resumes exactly
+where its last commit stopped and a second sync of an unchanged store adds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from total_recall.config import resolve_roots
+from total_recall.errors import ConfigError, SourceError
+from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
+from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
+from total_recall.record.spans import owner_spans
+from total_recall.record.store import Store
+
+Progress = Callable[[int, int, str], None]
+# Test hook: SIGKILL this process at the Nth commit point, after the batch is written, before COMMIT.
+KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
+_SESSION_FIELDS = ("title", "cwd", "parent_native", "relation", "started", "ended", "meta")
+
+
+@dataclass
+class _Batch:
+    """Entries, source records and spans waiting for the next commit of one source."""
+
+    store: Store
+    source_id: int
+    harness: str
+    generation: int
+    report: SyncReport
+    sessions: dict[str, int] = field(default_factory=dict)
+    created: set[int] = field(default_factory=set)
+    touched: set[int] = field(default_factory=set)
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+    raws: list[tuple[int, bytes]] = field(default_factory=list)
+    spans: list[tuple[int, str, int, int, str]] = field(default_factory=list)
+    next_raw: int = 0
+    last_raw: bytes | None = None
+    last_raw_id: int = 0
+
+    def session(self, draft: SessionDraft) -> None:
+        number = self._number(draft.native_id)
+        fields = {name: getattr(draft, name) for name in _SESSION_FIELDS if getattr(draft, name) is not None}
+        if self.store.update_session(number, fields) and number not in self.created:
+            self.touched.add(number)
+
+    def _number(self, native_id: str) -> int:
+        number = self.sessions.get(native_id)
+        if number is None:
+            number, created = self.store.session_number(
+                self.harness, native_id, self.generation, self.source_id
+            )
+            self.sessions[native_id] = number
+            if created:
+                self.created.add(number)
+        return number
+
+    def entry(self, e: EntryDraft) -> None:
+        number = self._number(e.session)
+        author = e.author
+        if author == "owner":
+            spans = owner_spans(e.text)
+            if spans:
+                self.spans.extend((number, e.key, s.start, s.end, s.tag) for s in spans)
+            else:
+                author = "harness"  # nothing of it is the owner's own words
+        # Entries cut from one line share its record: readers pass the same bytes object.
+        if e.raw is not self.last_raw:
+            if not self.next_raw:
+                self.next_raw = self.store.next_raw_id()
+            self.last_raw, self.last_raw_id = e.raw, self.next_raw
+            self.raws.append((self.next_raw, e.raw))
+            self.next_raw += 1
+        self.entries.append(
+            (number, number, author, e.kind, e.text, e.timestamp, e.key, self.source_id, e.line, e.row,
+             e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain), self.last_raw_id)
+        )
+
+    def flush(self) -> None:
+        if self.raws:
+            self.store.append_raws(self.raws)
+        if self.entries:
+            added = self.store.append_entries(self.entries)
+            self.report.entries_added += added
+            counts = self.report.per_harness.setdefault(self.harness, {})
+            counts["entries_added"] = counts.get("entries_added", 0) + added
+            if added:
+                numbers = {row[0] for row in self.entries}
+                self.store.refresh_counts(numbers)
+                self.touched.update(numbers - self.created)
+        if self.spans:
+            self.store.add_spans(self.spans)
+        self.entries, self.raws, self.spans = [], [], []
+        self.next_raw = 0
+        self.last_raw = None
+
+
+@dataclass
+class Syncer:
+    """One sync run over the chosen harnesses."""
+
+    store: Store
+    harnesses: Sequence[str] = HARNESSES
+    env: Mapping[str, str] | None = None
+    roots: Mapping[str, Path] | None = None
+    progress: Progress | None = None
+    explicit: bool = False
+    report: SyncReport = field(default_factory=SyncReport)
+    _checkpoints: int = 0
+    _kill_at: int = 0
+
+    def run(self) -> SyncReport:
+        self._kill_at = int((self.env if self.env is not None else os.environ).get(KILL_AT_ENV, "0") or 0)
+        work = self._discover()
+        for done, (reader, source) in enumerate(work):
+            if self.progress:
+                self.progress(done, len(work), source.key)
+            self._sync_source(reader, source)
+        if self.progress:
+            self.progress(len(work), len(work), "")
+        self._totals()
+        return self.report
+
+    def _discover(self) -> list[tuple[Reader, Source]]:
+        work: list[tuple[Reader, Source]] = []
+        for harness in self.harnesses:
+            explicit_root = (self.roots or {}).get(harness)
+            try:
+                roots = resolve_roots(harness, self.env, explicit_root)
+            except ConfigError as exc:
+                if self.explicit or explicit_root is not None or _override_set(harness, self.env):
+                    self.report.errors.append(str(exc))
+                else:
+                    self.report.notices.append(str(exc))
+                continue
+            reader = reader_for(harness)
+            self.report.per_harness.setdefault(harness, {})
+            for root in roots:
+                try:
+                    work.extend((reader, s) for s in reader.sources(root.path))
+                except OSError as exc:
+                    self.report.errors.append(f"{root.path}: cannot list: {exc.strerror or exc}")
+        return work
+
+    def _sync_source(self, reader: Reader, source: Source) -> None:
+        store = self.store
+        row = store.source(source.harness, source.key, str(source.path), source.kind)
+        try:
+            fingerprint = reader.fingerprint(source)
+        except OSError as exc:
+            self.report.errors.append(f"{source.path}: cannot stat: {exc.strerror or exc}")
+            return
+        if row.fingerprint == fingerprint and row.read_error is None:
+            self.report.sources_skipped += 1
+            return
+        self.report.sources_read += 1
+        cursor, generation = row.cursor, row.generation
+        if (cursor.offset or cursor.line) and not reader.unchanged_prefix(source, cursor):
+            store.begin()
+            generation = store.new_generation(row.id)
+            store.commit()
+            cursor = Cursor()
+            self.report.generations += 1
+            self.report.warnings.append(
+                ReadWarning(str(source.path), f"rewritten under what was read: generation {generation}")
+            )
+        batch = _Batch(store, row.id, source.harness, generation, self.report)
+        error: str | None = None
+        store.begin()
+        try:
+            try:
+                for item in reader.read(source, cursor):
+                    if isinstance(item, EntryDraft):
+                        batch.entry(item)
+                    elif isinstance(item, SessionDraft):
+                        batch.session(item)
+                    elif isinstance(item, ReadWarning):
+                        self.report.warnings.append(item)
+                    elif isinstance(item, Checkpoint):
+                        batch.flush()
+                        store.save_cursor(row.id, str(source.path), item.cursor)
+                        self._commit_point()
+                        store.commit()
+                        store.begin()
+            except SourceError as exc:
+                error = str(exc)
+                self.report.errors.append(error)
+            batch.flush()
+            store.finish_source(row.id, fingerprint, error)
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+        self.report.sessions_added += len(batch.created)
+        self.report.sessions_updated += len(batch.touched - batch.created)
+        counts = self.report.per_harness.setdefault(source.harness, {})
+        counts["sessions_added"] = counts.get("sessions_added", 0) + len(batch.created)
+
+    def _commit_point(self) -> None:
+        self._checkpoints += 1
+        if self._kill_at and self._checkpoints >= self._kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def _totals(self) -> None:
+        for harness, sessions, entries in self.store.execute(
+            "SELECT s.harness, COUNT(DISTINCT s.id), COALESCE(SUM(s.entries), 0) FROM sessions s GROUP BY s.harness"
+        ):
+            if harness in self.report.per_harness:
+                counts = self.report.per_harness[harness]
+                counts["sessions"] = sessions
+                counts["entries"] = entries
+
+
+def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
+    from total_recall.config import OVERRIDE_VARS
+
+    e = os.environ if env is None else env
+    return bool(e.get(OVERRIDE_VARS[harness], "").strip())
+
+
+def sync(
+    store: Store,
+    harnesses: Sequence[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    roots: Mapping[str, Path] | None = None,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Bring the record up to date with the stores of `harnesses` (all by default).
+
+    A harness named explicitly whose root cannot be used is an error in the report; an unnamed one is a
+    notice (no such store on this machine, or the sandbox refused it). Nothing raises for one bad
+    source: its error is in the report and the rest still syncs.
+    """
+    chosen = list(harnesses) if harnesses else list(HARNESSES)
+    for h in chosen:
+        if h not in HARNESSES:
+            raise ConfigError(f"unknown harness {h!r} (known: {', '.join(HARNESSES)})")
+    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses)).run()

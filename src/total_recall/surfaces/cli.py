@@ -1,0 +1,246 @@
+"""The `total-recall` command line. Each command opens the record, calls one core function, renders.
+
+Exit codes: 0 done; 2 a source could not be read, an address names nothing, or a setting is wrong
+(the message says which); click's own usage errors are 2 as well.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import orjson
+
+from total_recall import __version__
+from total_recall.config import (
+    DEMO_RECORD_FILE,
+    RECORD_FILE,
+    demo_roots,
+    live_store_present,
+    record_home,
+    sandbox_armed,
+)
+from total_recall.errors import TotalRecallError
+from total_recall.model import HARNESSES, Address, SyncReport
+from total_recall.record.reading import read as read_entries
+from total_recall.record.store import Store
+from total_recall.record.sync import sync as run_sync
+from total_recall.surfaces.wire import entry_json, session_json, sync_json
+
+MAX_LISTED_WARNINGS = 20
+
+
+@dataclass
+class Settings:
+    home: Path
+    demo: bool
+
+    @property
+    def record_path(self) -> Path:
+        return self.home / (DEMO_RECORD_FILE if self.demo else RECORD_FILE)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"total-recall: {message}", err=True)
+    sys.exit(2)
+
+
+@contextmanager
+def _store(settings: Settings) -> Iterator[Store]:
+    try:
+        store = Store(settings.record_path)
+    except TotalRecallError as exc:
+        _fail(str(exc))
+    try:
+        yield store
+    except TotalRecallError as exc:
+        _fail(str(exc))
+    finally:
+        store.close()
+
+
+def _dump(value: Any) -> None:
+    click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="total-recall")
+@click.option("--home", type=click.Path(path_type=Path), default=None,
+              help="Folder of the record (default: $TOTAL_RECALL_HOME, else ~/.local/share/total-recall).")
+@click.option("--demo", is_flag=True, help="Use the bundled demo store and its own record.")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
+    """Total Recall: a memory for coding agents that keeps the exact words."""
+    ctx.obj = Settings(home or record_home(), demo)
+
+
+@cli.command()
+@click.option("--harness", "harnesses", multiple=True, type=click.Choice(HARNESSES),
+              help="Sync only this harness (repeatable). Default: every harness found.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def sync(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
+    """Read the agent stores on this machine into the record (incremental, never writes to a store).
+
+    With no store on this machine, syncs the bundled demo store into its own record instead.
+    """
+    roots = None
+    if settings.demo or (not harnesses and not sandbox_armed() and not live_store_present()):
+        settings.demo = True
+        roots = demo_roots()
+        harnesses = tuple(roots)
+    with _store(settings) as store:
+        progress, close = _progress_bar(enabled=not as_json)
+        try:
+            report = run_sync(store, harnesses or None, roots=roots, progress=progress)
+        finally:
+            close()
+        if as_json:
+            _dump(sync_json(report, str(settings.record_path), settings.demo))
+        else:
+            _render_sync(report, settings)
+    if report.errors:
+        sys.exit(2)
+
+
+def _progress_bar(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:
+    """A progress bar on stderr when it is a terminal; nothing otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("syncing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   TextColumn("[dim]{task.description}"), console=Console(stderr=True), transient=True)
+    task = bar.add_task("", total=None)
+    bar.start()
+
+    def update(done: int, total: int, label: str) -> None:
+        bar.update(task, completed=done, total=total, description=Path(label).name if label else "")
+
+    return update, bar.stop
+
+
+def _render_sync(report: SyncReport, settings: Settings) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if settings.demo:
+        console.print("No agent store found on this machine: synced the bundled demo store "
+                      f"into {settings.record_path}.\nLook around with [bold]total-recall --demo sessions[/] "
+                      "and [bold]total-recall --demo read s1[/].", highlight=False)
+    table = Table(title=f"Record: {settings.record_path}", title_justify="left")
+    for col in ("harness", "sessions", "entries", "new sessions", "new entries"):
+        table.add_column(col, justify="left" if col == "harness" else "right")
+    for harness, c in sorted(report.per_harness.items()):
+        table.add_row(harness, str(c.get("sessions", 0)), str(c.get("entries", 0)),
+                      str(c.get("sessions_added", 0)), str(c.get("entries_added", 0)))
+    console.print(table)
+    console.print(f"{report.entries_added} entries added, {report.sessions_added} sessions new, "
+                  f"{report.sessions_updated} updated; {report.sources_read} sources read, "
+                  f"{report.sources_skipped} unchanged.", highlight=False)
+    for notice in report.notices:
+        console.print(f"[dim]note: {notice}[/]", highlight=False, markup=True)
+    if report.warnings:
+        click.echo(f"{len(report.warnings)} warnings (lines skipped):", err=True)
+        for w in report.warnings[:MAX_LISTED_WARNINGS]:
+            click.echo(f"  {w}", err=True)
+        if len(report.warnings) > MAX_LISTED_WARNINGS:
+            click.echo(f"  … {len(report.warnings) - MAX_LISTED_WARNINGS} more (--json lists all)", err=True)
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
+
+
+@cli.command()
+@click.option("--harness", "harnesses", multiple=True, type=click.Choice(HARNESSES),
+              help="Only this harness (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
+@click.pass_obj
+def sessions(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
+    """List the sessions in the record, in order of first sight."""
+    with _store(settings) as store:
+        found = store.sessions(harnesses)
+    if as_json:
+        _dump([session_json(s) for s in found])
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table()
+    for col in ("session", "harness", "title", "cwd", "entries", "started", "parent", "read error"):
+        table.add_column(col, overflow="fold")
+    for s in found:
+        table.add_row(s.address, s.harness, (s.title or "")[:60], s.cwd or "", str(s.entries),
+                      (s.started or "")[:19], f"s{s.parent}" if s.parent else "", s.read_error or "")
+    Console().print(table)
+
+
+@cli.command()
+@click.argument("address")
+@click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
+@click.pass_obj
+def read(settings: Settings, address: str, as_json: bool) -> None:
+    """Print the entries at ADDRESS exactly: s3 (a session), s3#12 (an entry) or s3#10-20 (a range)."""
+    _valid(address)
+    with _store(settings) as store:
+        entries = read_entries(store, address)
+    if as_json:
+        _dump([entry_json(e) for e in entries])
+        return
+    for e in entries:
+        flags = [f for f in (e.tool, e.branch == "side" and "side branch", e.quarantined and "quarantined")
+                 if f]
+        extra = f" · {' · '.join(str(f) for f in flags)}" if flags else ""
+        click.echo(f"── {e.address} · {e.author} · {e.kind} · {e.timestamp or 'no time'}{extra} ──")
+        click.echo(e.text)
+
+
+def _valid(address: str) -> bool:
+    try:
+        Address.parse(address)
+    except TotalRecallError as exc:
+        _fail(str(exc))
+    return True
+
+
+@cli.command()
+@click.argument("address")
+@click.option("--reason", required=True, help="Why (kept with the tombstone).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def erase(settings: Settings, address: str, reason: str, as_json: bool) -> None:
+    """Replace the text at ADDRESS with a tombstone and purge it from everything derived."""
+    _valid(address)
+    with _store(settings) as store:
+        done = store.erase(Address.parse(address), reason)
+    if as_json:
+        _dump({"erased": done, "reason": reason})
+    else:
+        click.echo(f"erased {len(done)} entries: {', '.join(done) or 'none (already erased)'}")
+
+
+@cli.command()
+@click.argument("address")
+@click.option("--reason", required=True, help="Why (kept in the quarantine log).")
+@click.option("--undo", is_flag=True, help="Release the entries from quarantine.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def quarantine(settings: Settings, address: str, reason: str, undo: bool, as_json: bool) -> None:
+    """Hide the entries at ADDRESS from windows and pushes without editing them (--undo shows them again)."""
+    _valid(address)
+    with _store(settings) as store:
+        done = store.quarantine(Address.parse(address), reason, undo=undo)
+    if as_json:
+        _dump({"released" if undo else "quarantined": done, "reason": reason})
+    else:
+        click.echo(f"{'released' if undo else 'quarantined'} {len(done)} entries: {', '.join(done)}")
+
+
+def main() -> None:
+    cli(prog_name="total-recall")
