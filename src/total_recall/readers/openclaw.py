@@ -231,9 +231,11 @@ def _entry_pieces(obj: dict[str, Any]) -> list[_Piece]:
     """The entries of a non-message line: compaction, summaries and bookkeeping."""
     kind = obj.get("type")
     if kind == "compaction":
-        bits = [f"tokensBefore={obj['tokensBefore']}" if "tokensBefore" in obj else "",
-                f"firstKeptEntryId={obj['firstKeptEntryId']}" if "firstKeptEntryId" in obj else "",
-                "fromHook" if obj.get("fromHook") else ""]
+        bits = [
+            f"tokensBefore={obj['tokensBefore']}" if "tokensBefore" in obj else "",
+            f"firstKeptEntryId={obj['firstKeptEntryId']}" if "firstKeptEntryId" in obj else "",
+            "fromHook" if obj.get("fromHook") else "",
+        ]
         label = ", ".join(b for b in bits if b)
         summary = obj.get("summary")
         out: list[_Piece] = [("harness", "compaction", f"compaction: {label}" if label else "compaction", {})]

@@ -529,8 +529,8 @@ def _file_label(data: dict[str, Any]) -> str:
     url = _str(data.get("url")) or ""
     if url.startswith("data:"):
         # Never the bytes themselves: a size estimate from the base64 length is enough.
-        payload = url.partition(",")[2]
-        where = f"[{'image' if mime.startswith('image/') else 'data'}: {mime}, {len(payload) * 3 // 4} bytes]"
+        size = len(url.partition(",")[2].rstrip("=")) * 3 // 4
+        where = f"[{'image' if mime.startswith('image/') else 'data'}: {mime}, {size} bytes]"
     else:
         where = url
     return " ".join(x for x in ("file:", name, f"({mime})", where) if x)

@@ -193,8 +193,10 @@ def _pieces(msg: dict[str, Any]) -> list[_Piece]:
         if msg.get("injected") is True:
             if _compaction_text(msg):
                 kind: Kind = "summary" if "<compaction_summary>" in text else "message"
-                return [("harness", "compaction", "compaction (context carried over)", {}),
-                        ("harness", kind, text, {})]
+                return [
+                    ("harness", "compaction", "compaction (context carried over)", {}),
+                    ("harness", kind, text, {}),
+                ]
             return [("harness", "message", text, {})]
         return [("owner", "message", text, {})]
     if role == "assistant":
@@ -211,16 +213,24 @@ def _pieces(msg: dict[str, Any]) -> list[_Piece]:
             fn = call.get("function")
             fn = fn if isinstance(fn, dict) else {}
             args = fn.get("arguments")
-            out.append((
-                "agent",
-                "tool_call",
-                args if isinstance(args, str) else json_text(args if args is not None else {}),
-                {"tool": _str(fn.get("name")), "group": _str(call.get("id"))},
-            ))
+            out.append(
+                (
+                    "agent",
+                    "tool_call",
+                    args if isinstance(args, str) else json_text(args if args is not None else {}),
+                    {"tool": _str(fn.get("name")), "group": _str(call.get("id"))},
+                )
+            )
         return out or [("agent", "message", text, {})]
     if role == "tool":
-        return [("tool", "tool_result", text,
-                 {"tool": _str(msg.get("name")), "group": _str(msg.get("tool_call_id"))})]
+        return [
+            (
+                "tool",
+                "tool_result",
+                text,
+                {"tool": _str(msg.get("name")), "group": _str(msg.get("tool_call_id"))},
+            )
+        ]
     if role == "system":
         return [("system", "message", text, {})]
     label = f"role {role}" if isinstance(role, str) else "message without a role"

@@ -1,0 +1,359 @@
+"""OpenClaw / pi reader: v3 trees, compaction, schema drift, sessions.json titles, v1 files, archives."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import SESSIONS, SHARED
+from tests.readers.helpers import read_all
+from total_recall.readers import Cursor, Source
+from total_recall.readers.base import read_check
+from total_recall.readers.openclaw import OpenClawReader
+
+OPENCLAW = SESSIONS / "openclaw"
+EXCERPT = OPENCLAW / "agents" / "main" / "sessions" / "8555a0a4-0b79-459d-939c-e17cdbbf4fe2.EXCERPT.jsonl"
+PI = next((OPENCLAW / "pi_recorded_0.87.1" / "sessions").rglob("*.jsonl"))
+COMPACTION = OPENCLAW / "synthetic_pi_v3_compaction.jsonl"
+DRIFT = OPENCLAW / "synthetic_schema_drift_compact.jsonl"
+JARVIS = SHARED / "fixtures" / "jarvis" / "openclaw-session-synthetic.jsonl"
+JARVIS_INDEX = SHARED / "fixtures" / "jarvis" / "openclaw-sessions-index-synthetic.json"
+ALL = (EXCERPT, PI, COMPACTION, DRIFT, JARVIS)
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(s) for s in path.read_text().splitlines() if s.strip()]
+
+
+def source(path: Path) -> Source:
+    return Source("openclaw", str(path), path)
+
+
+def blocks(path: Path, block_type: str) -> list[dict[str, Any]]:
+    out = []
+    for obj in lines_of(path):
+        content = obj.get("message", {}).get("content")
+        out += [b for b in content if b.get("type") == block_type] if isinstance(content, list) else []
+    return out
+
+
+def roles(path: Path, role: str) -> list[dict[str, Any]]:
+    return [o["message"] for o in lines_of(path) if o["type"] == "message" and o["message"]["role"] == role]
+
+
+def cursor_after(path: Path, lines: int) -> Cursor:
+    offset = sum(len(s) for s in path.read_bytes().splitlines(keepends=True)[:lines])
+    return Cursor(offset, lines, read_check(path, offset))
+
+
+def test_sources_are_every_jsonl_and_archived_transcript_but_never_sessions_json(tmp_path: Path) -> None:
+    assert {s.path for s in OpenClawReader().sources(OPENCLAW)} == {EXCERPT, PI, COMPACTION, DRIFT}
+    folder = tmp_path / "agents" / "main" / "sessions"
+    folder.mkdir(parents=True)
+    for name in ("a.jsonl", "a.jsonl.deleted.1772972135581", "b.jsonl.reset.2026-03-08T12:00:00.000Z"):
+        (folder / name).write_text("")
+    (folder / "sessions.json").write_text("{}")
+    (folder / "a.jsonl.lock").write_text("")
+    assert sorted(s.path.name for s in OpenClawReader().sources(tmp_path)) == [
+        "a.jsonl",
+        "a.jsonl.deleted.1772972135581",
+        "b.jsonl.reset.2026-03-08T12:00:00.000Z",
+    ]
+    assert [s.path for s in OpenClawReader().sources(JARVIS)] == [JARVIS]
+
+
+def test_every_fixture_file_reads_cleanly_and_every_tree_node_becomes_entries_with_its_links() -> None:
+    for path in ALL:
+        objs = lines_of(path)
+        header, nodes = objs[0], objs[1:]
+        got = read_all(OpenClawReader(), source(path))
+        assert got.warnings == [], path
+        assert list(got.sessions) == [header["id"]]
+        assert got.sessions[header["id"]].cwd == header["cwd"]
+        assert got.sessions[header["id"]].started == header["timestamp"]
+        # every node (line after the header) gives entries keyed `id`, `id:1`, ... carrying id/parentId
+        assert [e.key.split(":")[0] for e in got.entries if ":" not in e.key] == [n["id"] for n in nodes]
+        links = {n["id"]: (n["id"], n["parentId"], n["timestamp"]) for n in nodes}
+        for e in got.entries:
+            assert (e.native_id, e.native_parent, e.timestamp) == links[e.native_id or ""]
+        assert len({e.key for e in got.entries}) == len(got.entries)
+        assert len([e for e in got.entries if e.kind == "tool_call"]) == len(blocks(path, "toolCall"))
+        assert len([e for e in got.entries if e.kind == "thinking"]) == len(blocks(path, "thinking"))
+        assert len([e for e in got.entries if e.kind == "tool_result"]) == len(roles(path, "toolResult"))
+        assert len([e for e in got.entries if e.author == "owner"]) == len(roles(path, "user"))
+        assert len([e for e in got.entries if e.kind == "compaction"]) == sum(
+            n["type"] == "compaction" for n in nodes
+        )
+        assert got.cursor is not None and got.cursor.line == len(objs)
+
+
+def test_the_real_excerpt_keeps_error_text_the_windows_cwd_and_marks_gateway_notices_as_harness() -> None:
+    got = read_all(OpenClawReader(), source(EXCERPT))
+    draft = got.sessions["8555a0a4-0b79-459d-939c-e17cdbbf4fe2"]
+    assert draft.cwd == "C:\\Users\\downl\\Desktop\\clawdbot-main3\\clawdbot-main"
+    errors = [m["errorMessage"] for m in roles(EXCERPT, "assistant") if m.get("errorMessage")]
+    assert errors == ["fetch failed", "fetch failed"]
+    assert [(e.key, e.text) for e in got.entries if e.text.startswith("error:")] == [
+        ("9a533f48", "error: fetch failed"),
+        ("54edd41e", "error: fetch failed"),
+    ]
+    notice = got.entries[0]
+    assert (notice.author, notice.kind) == ("harness", "message")
+    assert notice.text.startswith("⚠️ Agent failed before reply: No API key found")
+    snapshots = [e.text for e in got.entries if e.text.startswith("custom: model-snapshot")]
+    assert len(snapshots) == 2 and '"modelId":"gpt-5.4"' in snapshots[1]
+    calls = [e for e in got.entries if e.kind == "tool_call"]
+    raw_calls = blocks(EXCERPT, "toolCall")
+    assert [c.text for c in calls] == [json.dumps(b["arguments"], separators=(",", ":")) for b in raw_calls]
+    results = {e.group: e for e in got.entries if e.kind == "tool_result"}
+    assert [results[c.group].tool for c in calls] == ["read", "read"]
+    assert "ENOENT" in results[calls[1].group].text
+    assert got.entries[-1].text.startswith("[[reply_to_current]]") and got.entries[-1].author == "agent"
+
+
+def test_compaction_lines_give_a_compaction_marker_and_the_summary_verbatim() -> None:
+    for path in (COMPACTION, JARVIS):
+        got = read_all(OpenClawReader(), source(path))
+        raw = [n for n in lines_of(path) if n["type"] == "compaction"]
+        markers = [e for e in got.entries if e.kind == "compaction"]
+        summaries = [e for e in got.entries if e.kind == "summary"]
+        assert [m.text for m in markers] == [
+            f"compaction: tokensBefore={n['tokensBefore']}, firstKeptEntryId={n['firstKeptEntryId']}"
+            for n in raw
+        ]
+        assert [(s.text, s.key, s.author) for s in summaries] == [
+            (n["summary"], n["id"] + ":1", "harness") for n in raw
+        ]
+    jarvis = read_all(OpenClawReader(), source(JARVIS))
+    assert "tokensBefore=182000" in next(e.text for e in jarvis.entries if e.kind == "compaction")
+
+
+def test_schema_drift_unknown_types_become_meta_and_string_tool_results_are_kept() -> None:
+    got = read_all(OpenClawReader(), source(DRIFT))
+    by_key = {e.key: e for e in got.entries}
+    assert (by_key["unknown-1"].author, by_key["unknown-1"].kind) == ("harness", "meta")
+    assert by_key["unknown-1"].text == 'compact {"note":"legacy event for drift coverage","agent":"openclaw"}'
+    result = by_key["m3"]
+    assert (result.kind, result.text, result.tool, result.group) == (
+        "tool_result",
+        "PASS\n",
+        "diagnostic_tool",
+        "tc-diagnose",
+    )
+    assert result.native_parent == "tc-diagnose"  # as written, even though it names a tool call
+    assert (by_key["m4"].author, by_key["m4"].text) == ("system", "diagnostic summary updated")
+    assert by_key["c1"].text == 'custom: ui_state {"phase":"diagnostic"}'
+    assert [(e.author, e.kind) for e in got.entries if e.native_id == "m2"] == [
+        ("agent", "message"),
+        ("agent", "tool_call"),
+    ]
+
+
+def test_pi_recorded_session_takes_its_title_from_session_info_and_its_system_prompt_from_sections() -> None:
+    got = read_all(OpenClawReader(), source(PI))
+    draft = got.sessions["01a0f21b-0595-72a7-84dc-df0fc0d0de3f"]
+    assert draft.title == "Fixture session"
+    system = next(e for e in got.entries if e.author == "system")
+    assert system.text.startswith("<cwd>\n/work/proj\n</cwd>")
+    assert "You are an expert coding assistant" in system.text
+    owners = [e.text for e in got.entries if e.author == "owner"]
+    assert owners == ["run echo fixture please", "and once more"]
+    assert [e.text for e in got.entries if e.kind == "meta"] == [
+        "session_info: Fixture session",
+        "model_change: fake/fake-model",
+        "thinking_level_change: off",
+    ]
+
+
+def test_sessions_json_beside_the_file_gives_the_title_and_wins_over_session_info(tmp_path: Path) -> None:
+    folder = tmp_path / "agents" / "main" / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / "0b7c2f1e-demo.jsonl"
+    shutil.copyfile(JARVIS, path)
+    index = json.loads(JARVIS_INDEX.read_text())
+    index["agent:main:main"]["label"] = "deploy triage"
+    index["agent:main:main"]["displayName"] = "Main chat"
+    (folder / "sessions.json").write_text(json.dumps(index))
+    got = read_all(OpenClawReader(), source(path))
+    draft = got.sessions["0b7c2f1e-demo"]
+    assert draft.title == "deploy triage"
+    assert draft.meta is not None
+    assert (draft.meta["session_key"], draft.meta["compactionCount"]) == ("agent:main:main", 1)
+    with path.open("a") as fh:
+        fh.write(
+            json.dumps(
+                {
+                    "type": "session_info",
+                    "id": "e10",
+                    "parentId": "e9",
+                    "timestamp": "2026-03-02T10:01:00.000Z",
+                    "name": "renamed",
+                }
+            )
+            + "\n"
+        )
+    assert read_all(OpenClawReader(), source(path)).sessions["0b7c2f1e-demo"].title == "deploy triage"
+    del index["agent:main:main"]["label"]
+    (folder / "sessions.json").write_text(json.dumps(index))
+    assert read_all(OpenClawReader(), source(path)).sessions["0b7c2f1e-demo"].title == "Main chat"
+    del index["agent:main:main"]["displayName"]
+    (folder / "sessions.json").write_text(json.dumps(index))
+    assert read_all(OpenClawReader(), source(path)).sessions["0b7c2f1e-demo"].title == "renamed"
+    (folder / "sessions.json").write_text("{not json")
+    broken = read_all(OpenClawReader(), source(path))
+    assert ["sessions.json is not JSON" in w.why for w in broken.warnings] == [True]
+    assert broken.sessions["0b7c2f1e-demo"].title == "renamed"
+
+
+def test_a_subagent_in_sessions_json_points_at_the_session_that_spawned_it(tmp_path: Path) -> None:
+    index = json.loads(JARVIS_INDEX.read_text())
+    index["agent:main:subagent:3f2a"]["spawnedBy"] = "agent:main:main"
+    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    path = tmp_path / "9a9a-subagent-demo.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "9a9a-subagent-demo",
+                "timestamp": "2026-03-02T09:40:00.000Z",
+                "cwd": "/w",
+            }
+        )
+        + "\n"
+    )
+    draft = read_all(OpenClawReader(), source(path)).sessions["9a9a-subagent-demo"]
+    assert (draft.parent_native, draft.relation) == ("0b7c2f1e-demo", "subagent")
+
+
+def test_resuming_from_a_mid_file_cursor_gives_the_tail_of_a_full_read() -> None:
+    for path in (JARVIS, EXCERPT, PI):
+        full = read_all(OpenClawReader(), source(path))
+        total = len(lines_of(path))
+        for cut in range(1, total + 1):
+            resumed = read_all(OpenClawReader(), source(path), cursor_after(path, cut))
+            assert resumed.entries == [e for e in full.entries if (e.line or 0) > cut]
+            assert list(resumed.sessions) == list(full.sessions)
+            assert resumed.cursor == full.cursor
+
+
+def test_bad_lines_are_warnings_with_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    text = JARVIS.read_text().splitlines()
+    text.insert(3, '{"type": "message", "id": "x1", "message": "oops"}')
+    text.insert(5, '{"type": "message", "id": "x2", ')
+    path.write_text("\n".join(text) + "\n")
+    got = read_all(OpenClawReader(), source(path))
+    assert [(w.line, w.why.split(" (")[0]) for w in got.warnings] == [
+        (4, "`message` is not a JSON object"),
+        (6, "not JSON"),
+    ]
+    assert len(got.entries) == len(read_all(OpenClawReader(), source(JARVIS)).entries)
+
+
+def test_pi_v1_files_read_in_order_with_line_keys_and_branched_from_as_a_fork(tmp_path: Path) -> None:
+    path = tmp_path / "2024-12-03T14-00-00-000Z_aaaa-v1.jsonl"
+    rows = [
+        {
+            "type": "session",
+            "id": "aaaa-v1",
+            "timestamp": "2024-12-03T14:00:00.000Z",
+            "cwd": "/p",
+            "provider": "anthropic",
+            "modelId": "claude-sonnet-4-5",
+            "thinkingLevel": "off",
+            "branchedFrom": "/home/u/.pi/agent/sessions/--p--/2024-12-03T13-00-00-000Z_parent-v1.jsonl",
+        },
+        {
+            "type": "message",
+            "timestamp": "2024-12-03T14:00:01.000Z",
+            "message": {"role": "user", "content": "Hello", "timestamp": 1733234401000},
+        },
+        {
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Hi!"}],
+                "timestamp": 1733234402345,
+            },
+        },
+        {
+            "type": "message",
+            "message": {
+                "role": "bashExecution",
+                "command": "ls -la",
+                "output": "total 48\n",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+            },
+        },
+        {
+            "type": "message",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "see"},
+                    {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                ],
+            },
+        },
+        {
+            "type": "model_change",
+            "timestamp": "2024-12-03T14:05:00.000Z",
+            "provider": "openai",
+            "modelId": "gpt-4o",
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = read_all(OpenClawReader(), source(path))
+    draft = got.sessions["aaaa-v1"]
+    assert (draft.parent_native, draft.relation) == ("parent-v1", "fork")
+    assert draft.meta == {
+        "version": 1,
+        "provider": "anthropic",
+        "modelId": "claude-sonnet-4-5",
+        "thinkingLevel": "off",
+    }
+    assert [(e.key, e.author, e.kind, e.text) for e in got.entries] == [
+        ("L2", "owner", "message", "Hello"),
+        ("L3", "agent", "message", "Hi!"),
+        ("L4", "owner", "tool_call", "ls -la"),
+        ("L4:1", "tool", "tool_result", "total 48\n"),
+        ("L5", "owner", "message", "see\n[image: image/png, 5 bytes]"),
+        ("L6", "harness", "meta", "model_change: openai/gpt-4o"),
+    ]
+    assert all(e.native_id is None and e.native_parent is None for e in got.entries)
+    assert [e.timestamp for e in got.entries[:3]] == [
+        "2024-12-03T14:00:01.000Z",
+        "2024-12-03T14:00:02.345Z",
+        None,
+    ]
+    assert got.entries[2].group == got.entries[3].group is None
+
+
+def test_a_file_without_a_header_takes_its_session_id_from_the_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "legacy-clawdbot.jsonl.deleted.1772972135581"
+    path.write_text(
+        json.dumps({"role": "user", "content": "hi", "timestamp": 1772972135581})
+        + "\n"
+        + json.dumps({"role": "assistant", "content": "hello"})
+        + "\n"
+    )
+    got = read_all(OpenClawReader(), source(path))
+    assert list(got.sessions) == ["legacy-clawdbot"]
+    assert [(e.author, e.text, e.timestamp) for e in got.entries] == [
+        ("owner", "hi", "2026-03-08T12:15:35.581Z"),
+        ("agent", "hello", None),
+    ]
+
+
+def test_an_archived_copy_reads_as_the_same_session_with_the_same_keys(tmp_path: Path) -> None:
+    archived = tmp_path / "0b7c2f1e-demo.jsonl.reset.2026-03-02T10:30:00.000Z"
+    shutil.copyfile(JARVIS, archived)
+    live = read_all(OpenClawReader(), source(JARVIS))
+    old = read_all(OpenClawReader(), source(archived))
+    assert list(old.sessions) == list(live.sessions)
+    assert [e.key for e in old.entries] == [e.key for e in live.entries]

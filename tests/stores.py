@@ -1,0 +1,78 @@
+"""Scratch copies of every fixture store, laid out as real roots, and a way to prove they never change."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import SESSIONS
+
+OVERRIDES = {
+    "claude-code": "TOTAL_RECALL_CLAUDE_ROOT",
+    "codex": "TOTAL_RECALL_CODEX_ROOT",
+    "opencode": "TOTAL_RECALL_OPENCODE_ROOT",
+    "vibe": "TOTAL_RECALL_VIBE_ROOT",
+    "openclaw": "TOTAL_RECALL_OPENCLAW_ROOT",
+}
+
+
+@dataclass
+class Stores:
+    """Five harness roots under one folder, with the env that points Total Recall at them."""
+
+    base: Path
+    roots: dict[str, Path]
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {OVERRIDES[h]: str(p) for h, p in self.roots.items()}
+
+    def digest(self) -> dict[str, str]:
+        """sha256 of every file under every root (a db, its -wal and -shm included)."""
+        out = {}
+        for path in sorted(self.base.rglob("*")):
+            if path.is_file():
+                out[str(path.relative_to(self.base))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return out
+
+
+@contextmanager
+def fixture_stores(base: Path) -> Iterator[Stores]:
+    """Copies of every fixture store; OpenCode's db is built from its dump and held open in WAL mode
+    by a writer for the whole block, the way a running OpenCode holds it, so its -wal file exists."""
+    roots = {
+        "claude-code": base / "claude",
+        "codex": base / "codex",
+        "opencode": base / "opencode",
+        "vibe": base / "vibe",
+        "openclaw": base / "openclaw",
+    }
+    shutil.copytree(SESSIONS / "claude_code", roots["claude-code"])
+    shutil.copytree(SESSIONS / "codex", roots["codex"])
+    shutil.copytree(SESSIONS / "vibe" / "logs" / "session", roots["vibe"])
+    shutil.copytree(SESSIONS / "openclaw", roots["openclaw"])
+    roots["opencode"].mkdir()
+    shutil.copytree(SESSIONS / "opencode" / "json_storage_legacy" / "storage", roots["opencode"] / "storage")
+    for p in base.rglob("*"):
+        p.chmod(p.stat().st_mode | 0o200)  # shared/ is read-only; the copies must be deletable by pytest
+    writer = build_opencode_db(roots["opencode"] / "opencode.db")
+    try:
+        yield Stores(base, roots)
+    finally:
+        writer.close()
+
+
+def build_opencode_db(path: Path) -> sqlite3.Connection:
+    """A real OpenCode db from the recorded dump, in WAL mode, with an uncheckpointed write in its -wal."""
+    sql = (SESSIONS / "opencode" / "sqlite_1.18.33" / "opencode.sql").read_text(encoding="utf-8")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(sql)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("UPDATE session SET title = title")  # lands in the -wal, not the main file
+    return db

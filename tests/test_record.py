@@ -1,0 +1,166 @@
+"""The record itself: append-only in the database, erase and quarantine, reads, migrations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import SESSIONS
+from total_recall.errors import AddressError, RecordError
+from total_recall.model import Address
+from total_recall.record.migrations import MIGRATIONS, migrate
+from total_recall.record.reading import read
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.cli import cli
+
+VIBE = SESSIONS / "vibe" / "logs" / "session"
+DAG = SESSIONS / "claude_code" / "synthetic_compact_after_rewind_dag.jsonl"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "rec" / "record.sqlite3")
+    report = sync(s, ["vibe"], roots={"vibe": VIBE})
+    assert report.errors == [] and report.entries_added > 0
+    return s
+
+
+def test_a_blank_record_migrates_and_migrating_twice_is_a_noop(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "r.sqlite3", isolation_level=None)
+    assert migrate(db) == [name for name, _ in MIGRATIONS]
+    assert migrate(db) == []
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"sources", "sessions", "entries", "raws", "spans", "erasures", "quarantine"} <= tables
+
+
+def test_a_record_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "r.sqlite3", isolation_level=None)
+    migrate(db)
+    db.execute("INSERT INTO _migrations VALUES ('m999_future', 'now')")
+    db.close()
+    with pytest.raises(RecordError, match="m999_future"):
+        Store(tmp_path / "r.sqlite3")
+
+
+def test_a_file_that_is_not_a_record_is_refused_with_its_path(tmp_path: Path) -> None:
+    bad = tmp_path / "record.sqlite3"
+    bad.write_bytes(b"garbage" * 1000)
+    with pytest.raises(RecordError, match=str(bad)):
+        Store(bad)
+
+
+def test_the_database_refuses_to_update_or_delete_an_entry(store: Store) -> None:
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("UPDATE entries SET text = 'rewritten' WHERE seq = 1")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("DELETE FROM entries WHERE seq = 1")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("UPDATE entries SET erased_at = 'x', erased_reason = 'y', text = '' WHERE seq = 1")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("DELETE FROM raws")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("DELETE FROM spans")
+    with pytest.raises(sqlite3.IntegrityError, match="never deleted"):
+        store.execute("DELETE FROM sessions")
+    with pytest.raises(sqlite3.IntegrityError, match="identity"):
+        store.execute("UPDATE sessions SET id = 99 WHERE id = 1")
+
+
+def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Store) -> None:
+    owner = next(e for e in read(store, "s1") if e.author == "owner")
+    assert owner.spans and store.raw(owner.session, owner.seq) is not None
+    erased = store.erase(Address.parse(owner.address), "contains a password")
+    assert erased == [owner.address]
+    again = read(store, owner.address)[0]
+    assert again.text.startswith("[erased ") and "contains a password" in again.text
+    assert owner.text not in again.text
+    assert again.erased is not None and again.spans == ()
+    assert store.raw(owner.session, owner.seq) is None
+    assert (owner.address, owner.seq) == (again.address, again.seq)
+    row = store.execute(
+        "SELECT e.text, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id WHERE e.session = ? AND e.seq = ?",
+        (owner.session, owner.seq),
+    ).fetchone()
+    assert owner.text not in row[0] and row[1] is None
+    with pytest.raises(sqlite3.IntegrityError, match="erasures are final"):
+        store.execute("DELETE FROM erasures")
+
+
+def test_erasing_twice_changes_nothing_more(store: Store) -> None:
+    store.erase(Address.parse("s1#1"), "first")
+    assert store.erase(Address.parse("s1#1"), "second") == []
+    assert "first" in read(store, "s1#1")[0].text
+
+
+def test_quarantine_hides_without_editing_and_undo_releases(store: Store) -> None:
+    before = read(store, "s1#2")[0]
+    assert store.quarantine(Address.parse("s1#2"), "injected text") == ["s1#2"]
+    held = read(store, "s1#2")[0]
+    assert held.quarantined == "injected text" and held.text == before.text
+    store.quarantine(Address.parse("s1#2"), "checked", undo=True)
+    assert read(store, "s1#2")[0].quarantined is None
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("DELETE FROM quarantine")
+
+
+def test_a_range_read_returns_exactly_the_range(store: Store) -> None:
+    whole = read(store, "s1")
+    part = read(store, "s1#2-3")
+    assert [e.address for e in part] == ["s1#2", "s1#3"]
+    assert part == whole[1:3]
+
+
+@pytest.mark.parametrize("address", ["s99", "s1#999", "x1", "s0", "s1#5-2"])
+def test_an_unknown_or_malformed_address_is_an_error(store: Store, address: str) -> None:
+    with pytest.raises(AddressError):
+        read(store, address)
+
+
+def test_a_rewind_is_kept_as_a_side_branch_and_the_latest_leaf_is_active(tmp_path: Path) -> None:
+    s = Store(tmp_path / "record.sqlite3")
+    sync(s, ["claude-code"], roots={"claude-code": DAG})
+    lines = [json.loads(line) for line in DAG.read_text(encoding="utf-8").splitlines() if line.strip()]
+    children: dict[str, list[str]] = {}
+    for rec in lines:
+        if rec.get("parentUuid"):
+            children.setdefault(rec["parentUuid"], []).append(rec["uuid"])
+    forks = {p: c for p, c in children.items() if len(c) > 1}
+    assert forks, "the fixture has a rewind"
+    entries = read(s, "s1")
+    branch_of = {e.native_id: e.branch for e in entries if e.native_id}
+    for kids in forks.values():
+        assert branch_of[kids[-1]] == "active"
+        assert all(branch_of[k] == "side" for k in kids[:-1])
+    compaction = [e for e in entries if e.kind == "compaction"]
+    assert compaction and all(e.branch == "active" for e in compaction)
+
+
+def test_the_cli_prints_the_read_contract_keys(tmp_path: Path) -> None:
+    home = tmp_path / "rec"
+    runner = CliRunner(env={"TOTAL_RECALL_VIBE_ROOT": str(VIBE)})
+    assert runner.invoke(cli, ["--home", str(home), "sync", "--harness", "vibe"]).exit_code == 0
+    out = runner.invoke(cli, ["--home", str(home), "read", "s1#1-2", "--json"])
+    assert out.exit_code == 0
+    entries = json.loads(out.stdout)
+    assert [e["address"] for e in entries] == ["s1#1", "s1#2"]
+    for key in ("address", "author", "kind", "text", "timestamp", "source", "spans"):
+        assert all(key in e for e in entries)
+    assert entries[0]["source"]["path"].endswith("messages.jsonl") and entries[0]["source"]["line"] == 1
+    listed = json.loads(runner.invoke(cli, ["--home", str(home), "sessions", "--json"]).stdout)
+    for key in ("session", "harness", "native_id", "title", "cwd", "parent", "entries", "started", "ended",
+                "read_error"):
+        assert all(key in s for s in listed)
+    assert [s["session"] for s in listed] == ["s1", "s2"] and listed[1]["parent"] == "s1"
+
+
+def test_the_cli_answers_an_unknown_address_with_exit_2_and_a_message(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "s42#7"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "total-recall: s42: no such session"
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "seven"])
+    assert result.exit_code == 2 and "not an address" in result.stderr

@@ -1,0 +1,243 @@
+"""Sync over every fixture store, through the CLI: idempotent, incremental, crash-safe, read-only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+from click.testing import CliRunner
+
+from tests.conftest import SESSIONS
+from tests.stores import Stores, fixture_stores
+from total_recall.surfaces.cli import cli
+
+
+@pytest.fixture
+def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    with fixture_stores(tmp_path / "stores") as s:
+        for var, value in s.env.items():
+            monkeypatch.setenv(var, value)
+        yield s
+
+
+def run(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return json.loads(result.stdout) if "--json" in args else result
+
+
+def snapshot(home: Path) -> list[tuple[Any, ...]]:
+    """Every recorded entry with its address: what must never move."""
+    db = sqlite3.connect(home / "record.sqlite3")
+    try:
+        return db.execute(
+            "SELECT s.harness, s.native_id, s.generation, e.session, e.seq, e.author, e.kind, e.text, e.key "
+            "FROM entries e JOIN sessions s ON s.id = e.session ORDER BY e.session, e.seq"
+        ).fetchall()
+    finally:
+        db.close()
+
+
+def record_home() -> Path:
+    return Path(os.environ["TOTAL_RECALL_HOME"])
+
+
+def fixture_payloads() -> list[Path]:
+    """Every fixture file that is a session payload (not a provenance note, sidecar or SQL dump)."""
+    out = []
+    for p in sorted(SESSIONS.rglob("*")):
+        if not p.is_file() or p.suffix in (".md", ".sql") or p.name.endswith(".meta.json"):
+            continue
+        if p.name == "meta.json" or "json_storage_legacy" in p.parts:
+            continue
+        out.append(p)
+    return out
+
+
+def test_a_sync_of_every_fixture_store_reads_every_payload_without_errors(stores: Stores) -> None:
+    report = run("sync", "--json")
+    assert report["errors"] == []
+    db = sqlite3.connect(record_home() / "record.sqlite3")
+    sources = {Path(p).name for (p,) in db.execute("SELECT path FROM sources")}
+    for payload in fixture_payloads():
+        assert payload.name in sources, f"{payload} was never read"
+    per = report["harnesses"]
+    assert set(per) == {"claude-code", "codex", "opencode", "vibe", "openclaw"}
+    assert all(per[h]["sessions"] > 0 and per[h]["entries"] > 0 for h in per)
+    assert report["entries_added"] == sum(per[h]["entries"] for h in per)
+
+
+def test_the_malformed_fixture_lines_are_warnings_that_name_file_and_line(stores: Stores) -> None:
+    report = run("sync", "--json")
+    malformed = [w for w in report["warnings"] if "synthetic_malformed_rollout" in w]
+    assert len(malformed) == 1
+    path, line, why = malformed[0].rsplit(":", 2)
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    assert int(line) == len(lines) and why.strip()
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(lines[int(line) - 1])
+
+
+def test_stores_are_byte_identical_after_every_command(stores: Stores) -> None:
+    before = stores.digest()
+    assert any(name.endswith("opencode.db-wal") for name in before)
+    run("sync")
+    assert stores.digest() == before
+    run("sessions", "--json")
+    run("read", "s1", "--json")
+    run("erase", "s1#1", "--reason", "test")
+    run("quarantine", "s1#2", "--reason", "test")
+    run("quarantine", "s1#2", "--reason", "test", "--undo")
+    run("sync", "--json")
+    assert stores.digest() == before
+
+
+def test_a_second_sync_adds_nothing_and_moves_no_address(stores: Stores) -> None:
+    first = run("sync", "--json")
+    recorded = snapshot(record_home())
+    second = run("sync", "--json")
+    assert second["entries_added"] == 0 and second["sessions_added"] == 0
+    assert second["sources_read"] == 0 and second["sources_unchanged"] == first["sources_read"]
+    assert snapshot(record_home()) == recorded
+
+
+def test_appending_to_a_session_file_adds_only_the_new_entries(stores: Stores) -> None:
+    run("sync")
+    recorded = snapshot(record_home())
+    vibe = next(stores.roots["vibe"].rglob("messages.jsonl"))
+    with vibe.open("ab") as fh:
+        fh.write(b'{"role": "user", "content": "Never deploy on Fridays.", "message_id": "m-new-1"}\n')
+        fh.write(b'{"role": "assistant", "content": "Understood.", "message_id": "m-new-2"}\n')
+    report = run("sync", "--json")
+    assert report["entries_added"] == 2 and report["sources_read"] == 1
+    after = snapshot(record_home())
+    assert after[: len(recorded)] == recorded or set(recorded) <= set(after)
+    new = [row for row in after if row not in recorded]
+    assert [(r[5], r[6], r[7]) for r in new] == [
+        ("owner", "message", "Never deploy on Fridays."),
+        ("agent", "message", "Understood."),
+    ]
+    session = new[0][3]
+    assert [r[4] for r in new] == [max(r[4] for r in recorded if r[3] == session) + 1,
+                                   max(r[4] for r in recorded if r[3] == session) + 2]
+
+
+def test_a_half_written_last_line_waits_for_the_next_sync(stores: Stores) -> None:
+    run("sync")
+    vibe = next(stores.roots["vibe"].rglob("messages.jsonl"))
+    with vibe.open("ab") as fh:
+        fh.write(b'{"role": "user", "content": "Rotate the ke')
+    assert run("sync", "--json")["entries_added"] == 0
+    with vibe.open("ab") as fh:
+        fh.write(b'ys tonight.", "message_id": "m-late"}\n')
+    report = run("sync", "--json")
+    assert report["entries_added"] == 1 and report["warnings"] == []
+
+
+def test_a_file_rewritten_under_read_bytes_becomes_a_new_generation(stores: Stores) -> None:
+    run("sync")
+    recorded = snapshot(record_home())
+    vibe = next(stores.roots["vibe"].rglob("messages.jsonl"))
+    vibe.write_bytes(b'{"role": "user", "content": "A different history.", "message_id": "x1"}\n')
+    report = run("sync", "--json")
+    assert report["generations"] == 1 and report["sessions_added"] == 1
+    after = snapshot(record_home())
+    assert set(recorded) <= set(after), "a rewrite must not change what was recorded"
+    new = [r for r in after if r not in recorded]
+    assert [r[2] for r in new] == [2] and new[0][7] == "A different history."
+
+
+def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
+    stores: Stores, tmp_path: Path
+) -> None:
+    env = {**os.environ, **stores.env}
+    clean_home = tmp_path / "clean"
+    subprocess.run([sys.executable, "-m", "total_recall", "--home", str(clean_home), "sync"],
+                   env=env, check=True, capture_output=True)
+    killed_home = tmp_path / "killed"
+    for kill_at in ("3", "9"):
+        done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(killed_home), "sync"],
+                              env={**env, "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": kill_at},
+                              capture_output=True)
+        assert done.returncode == -9, done.stderr
+    partial = snapshot(killed_home)
+    assert 0 < len(partial) < len(snapshot(clean_home))
+    subprocess.run([sys.executable, "-m", "total_recall", "--home", str(killed_home), "sync"],
+                   env=env, check=True, capture_output=True)
+    assert snapshot(killed_home) == snapshot(clean_home)
+
+
+def test_an_unreadable_payload_is_an_error_naming_its_path_and_exit_2(stores: Stores) -> None:
+    rollout = next(p for p in stores.roots["codex"].rglob("rollout-2026-02-23T20*.jsonl"))
+    broken = rollout.with_name(rollout.name + ".zst")
+    broken.write_bytes(zstandard.ZstdCompressor().compress(rollout.read_bytes())[:-40])
+    rollout.unlink()
+    result = CliRunner().invoke(cli, ["sync", "--json"])
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)
+    assert any(str(broken) in e for e in report["errors"])
+    listed = run("sessions", "--json")
+    damaged = [s for s in listed if s["read_error"]]
+    assert damaged and str(broken) in damaged[0]["read_error"]
+
+
+def test_an_opencode_db_that_is_not_sqlite_is_an_error_naming_it(stores: Stores) -> None:
+    bad = stores.roots["opencode"] / "opencode-beta.db"
+    bad.write_bytes(b"this is not a database at all" * 100)
+    result = CliRunner().invoke(cli, ["sync", "--harness", "opencode"])
+    assert result.exit_code == 2
+    assert str(bad) in result.stderr
+
+
+def test_an_override_that_does_not_exist_is_an_error_naming_the_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-dir"
+    monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(missing))
+    result = CliRunner().invoke(cli, ["sync", "--harness", "vibe"])
+    assert result.exit_code == 2
+    assert str(missing) in result.stderr and "does not exist" in result.stderr
+
+
+def test_an_empty_override_folder_is_an_error_naming_the_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(empty))
+    result = CliRunner().invoke(cli, ["sync", "--json"])
+    assert result.exit_code == 2
+    assert any(str(empty) in e and "empty" in e for e in json.loads(result.stdout)["errors"])
+
+
+def test_the_sandbox_refuses_a_live_root_even_when_it_exists(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    live = Path(os.environ["HOME"]) / ".vibe" / "logs" / "session"
+    shutil.copytree(SESSIONS / "vibe" / "logs" / "session", live)
+    result = CliRunner().invoke(cli, ["sync", "--harness", "vibe", "--json"])
+    assert result.exit_code == 2
+    errors = json.loads(result.stdout)["errors"]
+    assert errors == [
+        "TOTAL_RECALL_SANDBOX is set but TOTAL_RECALL_VIBE_ROOT is not: refusing to read the live store. "
+        "Point TOTAL_RECALL_VIBE_ROOT at a fixture or scratch copy."
+    ]
+    monkeypatch.delenv("TOTAL_RECALL_SANDBOX")
+    report = run("sync", "--harness", "vibe", "--json")
+    assert report["harnesses"]["vibe"]["sessions"] == 2
+
+
+def test_an_empty_session_file_is_an_empty_session_not_an_error(stores: Stores) -> None:
+    empty = stores.roots["claude-code"] / "projects" / "-tmp-x" / "0b0e0000-0000-4000-8000-000000000000.jsonl"
+    empty.parent.mkdir(parents=True)
+    empty.write_bytes(b"")
+    report = run("sync", "--harness", "claude-code", "--json")
+    assert report["errors"] == []
