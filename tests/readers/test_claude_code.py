@@ -127,7 +127,8 @@ def test_owner_words_are_owner_and_harness_wrappers_and_is_meta_are_harness() ->
     assert owner == [5, 117, 179]
     assert lines[179]["message"]["content"].startswith("<command-name>/exit</command-name>")
     assert lines[178]["isMeta"] is True and by_line[178].author == "harness"
-    assert by_line[180].author == "harness" and by_line[180].text == "<local-command-stdout>See ya!</local-command-stdout>"
+    assert by_line[180].author == "harness"
+    assert by_line[180].text == "<local-command-stdout>See ya!</local-command-stdout>"
     assert by_line[5].text == lines[5]["message"]["content"]
 
 
@@ -392,7 +393,8 @@ def test_recorded_2_1_284_keeps_queue_operations_attachments_and_cost_state() ->
     assert by_line[1].text == "queue-operation enqueue: run echo fixture please"
     assert by_line[1].author == "harness"
     assert by_line[3].author == "owner" and by_line[3].text == "run echo fixture please"
-    assert by_line[11].text == "attachment date\n<system-reminder>\nToday's date is 2026-09-30.\n</system-reminder>"
+    reminder = "<system-reminder>\nToday's date is 2026-09-30.\n</system-reminder>"
+    assert by_line[11].text == "attachment date\n" + reminder
     assert by_line[21].text == "cost-state" and by_line[21].kind == "meta"
     assert (by_line[14].group, by_line[15].group) == ("toolu_1", "toolu_1")
 
@@ -439,3 +441,14 @@ def test_resuming_from_a_mid_file_checkpoint_gives_the_tail_of_a_full_read(
     assert session.ended == only_session(read(MAIN)).ended
     stateless = read(MAIN, Cursor(mark.cursor.offset, mark.cursor.line, mark.cursor.check))
     assert stateless.entries == tail and stateless.sessions[MAIN_ID].started is None
+
+
+def test_a_subagent_fingerprint_covers_its_sidecar(tmp_path: Path) -> None:
+    agent = tmp_path / MAIN_ID / "subagents" / "agent-x.jsonl"
+    agent.parent.mkdir(parents=True)
+    shutil.copy(SUBAGENT, agent)
+    reader = ClaudeCodeReader()
+    before = reader.fingerprint(src(agent))
+    (agent.parent / "agent-x.meta.json").write_text('{"description":"late"}')
+    assert reader.fingerprint(src(agent)) != before
+    assert only_session(read(agent)).title == "late"

@@ -187,7 +187,7 @@ def test_a_running_tool_waits_for_the_next_sync_then_is_read_from_the_cursor(tmp
     db = build(tmp_path)
     con = sqlite3.connect(db)
     add_message(con, "msg_run", LATER, assistant(LATER, done=False))
-    running = {"type": "tool", "tool": "bash", "callID": "call_2",
+    running: dict[str, Any] = {"type": "tool", "tool": "bash", "callID": "call_2",
                "state": {"status": "running", "input": {"command": "sleep 1"}, "time": {"start": LATER}}}
     add_part(con, "prt_run1", "msg_run", LATER, {"type": "text", "text": "Running it."})
     add_part(con, "prt_run2", "msg_run", LATER + 1, running)

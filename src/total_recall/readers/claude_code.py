@@ -27,6 +27,7 @@ from total_recall.readers.base import (
     content_key,
     file_sources,
     json_text,
+    stat_fingerprint,
 )
 
 # Wrappers the harness puts around text it injects into the user turn; a message made only of
@@ -160,6 +161,13 @@ class ClaudeCodeReader(JsonlReader):
                 continue
             yield src
 
+    def fingerprint(self, source: Source) -> str:
+        native, layout, _, _ = _identity(source.path)
+        if layout != "subagent":
+            return stat_fingerprint(source.path)
+        # A changed sidecar (title/description) is worth a re-read even when the lines are not.
+        return stat_fingerprint(source.path, source.path.with_name(native + ".meta.json"))
+
     def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
         try:
             for item in super().read(source, cursor):
@@ -184,7 +192,7 @@ class ClaudeCodeReader(JsonlReader):
             started=saved.get("started", _KNOWN if resumed else None),
             cwd=saved.get("cwd", _KNOWN if resumed else None),
             parent=parent or saved.get("parent"),
-            title_rank=int(saved.get("title_rank", -1)),
+            title_rank=rank if isinstance(rank := saved.get("title_rank"), int) else -1,
         )
         self._states[source.key] = state
         draft = SessionDraft(native, parent_native=state.parent)

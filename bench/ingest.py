@@ -1,0 +1,129 @@
+"""Ingest benchmark: full sync MB/s against orjson parse-only MB/s of the same files, in one run.
+
+    python bench/ingest.py --size-mb 1000
+
+Generates (or reuses) a large mixed store in the native formats, then measures in this order:
+  1. parse-only: every JSONL line through orjson.loads, every OpenCode row's JSON through orjson.loads —
+     the floor no reader can beat, measured on the same bytes;
+  2. full sync into a fresh record, as the real command in a child process (`total-recall sync`);
+  3. re-sync of the unchanged store (the same command again);
+and prints MB/s, the ratio sync/parse, the re-sync time and the sync's peak RSS.
+Targets (issue 2): ratio >= 0.5, unchanged re-sync < 1 s, peak RSS < 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate  # noqa: E402
+
+import total_recall.readers.base as base  # noqa: E402
+
+ROOT_VARS = {
+    "claude": "TOTAL_RECALL_CLAUDE_ROOT",
+    "codex": "TOTAL_RECALL_CODEX_ROOT",
+    "opencode": "TOTAL_RECALL_OPENCODE_ROOT",
+    "vibe": "TOTAL_RECALL_VIBE_ROOT",
+    "openclaw": "TOTAL_RECALL_OPENCLAW_ROOT",
+}
+
+
+def payload_bytes_and_parse(store: Path) -> tuple[int, float]:
+    """Total payload bytes and the seconds orjson takes to parse all of it (decompression excluded)."""
+    total = 0
+    seconds = 0.0
+    loads = orjson.loads
+    for path in sorted(store.rglob("*")):
+        if path.name.endswith((".jsonl", ".jsonl.zst")):
+            with base.open_payload(path) as fh:
+                data = fh.read()
+            lines = data.split(b"\n")
+            total += len(data)
+            t = time.perf_counter()
+            for line in lines:
+                if line:
+                    loads(line)
+            seconds += time.perf_counter() - t
+        elif path.name == "meta.json":
+            data = path.read_bytes()
+            total += len(data)
+            t = time.perf_counter()
+            loads(data)
+            seconds += time.perf_counter() - t
+        elif path.name == "opencode.db":
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            rows = [r[0] for t in ("message", "part") for r in db.execute(f"SELECT data FROM {t}")]
+            db.close()
+            total += sum(len(r) for r in rows)
+            t0 = time.perf_counter()
+            for r in rows:
+                loads(r)
+            seconds += time.perf_counter() - t0
+    return total, seconds
+
+
+def run_sync(store: Path, home: Path) -> tuple[float, int, dict[str, object]]:
+    env = {**os.environ, "TOTAL_RECALL_SANDBOX": "1"}
+    for sub, var in ROOT_VARS.items():
+        if (store / sub).exists():
+            env[var] = str(store / sub)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(home), "sync", "--json"],
+                          env=env, capture_output=True, check=False)
+    seconds = time.perf_counter() - t
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if done.returncode not in (0, 2):
+        raise SystemExit(f"sync failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    report = json.loads(done.stdout)
+    return seconds, max(peak_kb, before), report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size-mb", type=float, default=1000.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--store", type=Path, default=None, help="reuse or create the generated store here")
+    args = ap.parse_args()
+
+    store = args.store or Path(__file__).resolve().parent / "out" / f"store-{int(args.size_mb)}mb-s{args.seed}"
+    if not (store / ".complete").exists():
+        shutil.rmtree(store, ignore_errors=True)
+        t = time.perf_counter()
+        generate(store, args.size_mb, args.seed)
+        (store / ".complete").write_text("ok", encoding="utf-8")
+        print(f"generated {store} in {time.perf_counter() - t:.1f} s")
+
+    total, parse_s = payload_bytes_and_parse(store)
+    mb = total / 1e6
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        sync_s, peak_kb, report = run_sync(store, home)
+        resync_s, _, again = run_sync(store, home)
+        record_mb = (home / "record.sqlite3").stat().st_size / 1e6
+    parse_rate, sync_rate = mb / parse_s, mb / sync_s
+    print(f"store: {mb:,.0f} MB of payload, {report['entries_added']:,} entries, "
+          f"{sum(h.get('sessions', 0) for h in report['harnesses'].values()):,} sessions")
+    print(f"orjson parse-only : {parse_rate:8.1f} MB/s  ({parse_s:.2f} s)")
+    print(f"full sync         : {sync_rate:8.1f} MB/s  ({sync_s:.2f} s)   record {record_mb:,.0f} MB")
+    print(f"ratio sync/parse  : {sync_rate / parse_rate:8.3f}   (target >= 0.5)")
+    print(f"unchanged re-sync : {resync_s:8.3f} s     (target < 1 s; added {again['entries_added']})")
+    print(f"peak RSS of sync  : {peak_kb / 1024:8.1f} MB    (target < 300 MB)")
+    print(f"warnings {len(report['warnings'])}, errors {len(report['errors'])}")
+
+
+if __name__ == "__main__":
+    main()
