@@ -28,9 +28,9 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
-import total_recall.readers.base as base  # noqa: E402
+import total_recall.readers.base as base
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -99,7 +99,8 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="reuse or create the generated store here")
     args = ap.parse_args()
 
-    store = args.store or Path(__file__).resolve().parent / "out" / f"store-{int(args.size_mb)}mb-s{args.seed}"
+    default = Path(__file__).resolve().parent / "out" / f"store-{int(args.size_mb)}mb-s{args.seed}"
+    store = args.store or default
     if not (store / ".complete").exists():
         shutil.rmtree(store, ignore_errors=True)
         t = time.perf_counter()

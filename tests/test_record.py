@@ -83,7 +83,8 @@ def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Stor
     assert store.raw(owner.session, owner.seq) is None
     assert (owner.address, owner.seq) == (again.address, again.seq)
     row = store.execute(
-        "SELECT e.text, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id WHERE e.session = ? AND e.seq = ?",
+        "SELECT e.text, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id "
+        "WHERE e.session = ? AND e.seq = ?",
         (owner.session, owner.seq),
     ).fetchone()
     assert owner.text not in row[0] and row[1] is None

@@ -302,22 +302,23 @@ def _dir_stat(folder: Path) -> tuple[list[str], int]:
     return sorted(stems), newest
 
 
-def _load_json(path: Path, name: str) -> dict[str, Any] | ReadWarning:
+def _load_json(path: Path) -> tuple[dict[str, Any], bytes] | ReadWarning:
     try:
-        data = path.read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
-        return ReadWarning(name, f"{path.name}: cannot read: {exc.strerror or exc}")
-    obj = _parse_data(data)
-    return ReadWarning(name, obj) if isinstance(obj, str) else obj
+        return ReadWarning(str(path), f"cannot read: {exc.strerror or exc}")
+    obj = _parse_data(raw)
+    return ReadWarning(str(path), obj) if isinstance(obj, str) else (obj, raw)
 
 
 def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
     found: list[tuple[int, str, dict[str, Any], Path]] = []
     for sfile in sorted((storage / "session").glob("*/*.json")):
-        info = _load_json(sfile, str(sfile))
-        if isinstance(info, ReadWarning):
-            yield info
+        loaded = _load_json(sfile)
+        if isinstance(loaded, ReadWarning):
+            yield loaded
             continue
+        info = loaded[0]
         info.setdefault("projectID", sfile.parent.name)
         sid = _str(info.get("id")) or sfile.stem
         found.append((_int(_get(info, "time", "created")) or 0, sid, info, sfile))
@@ -338,14 +339,14 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         msgs: list[_Msg] = []
         for mid in mids:
             mfile = storage / "message" / sid / f"{mid}.json"
-            mdata = _load_json(mfile, str(mfile))
-            if isinstance(mdata, ReadWarning):
-                yield mdata
+            mloaded = _load_json(mfile)
+            if isinstance(mloaded, ReadWarning):
+                yield mloaded
                 continue
+            mdata, mraw = mloaded
             msg_id = _str(mdata.get("id")) or mid
             created = _int(_get(mdata, "time", "created")) or 0
-            row = mfile.relative_to(storage).as_posix()
-            msgs.append(_Msg(msg_id, created, mdata, row, mfile.read_bytes()))
+            msgs.append(_Msg(msg_id, created, mdata, mfile.relative_to(storage).as_posix(), mraw))
         msgs.sort(key=lambda m: (m.created, m.id))
         at = _resume_at(prev)
         if at is not None:
@@ -361,15 +362,11 @@ def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning]:
     parts: list[_Part] = []
     for stem in _dir_stat(folder)[0]:
         pfile = folder / f"{stem}.json"
-        try:
-            raw = pfile.read_bytes()
-        except OSError as exc:
-            found.append(ReadWarning(str(pfile), f"cannot read: {exc.strerror or exc}"))
+        loaded = _load_json(pfile)
+        if isinstance(loaded, ReadWarning):
+            found.append(loaded)
             continue
-        data = _parse_data(raw)
-        if isinstance(data, str):
-            found.append(ReadWarning(str(pfile), data))
-            continue
+        data, raw = loaded
         pid = _str(data.get("id")) or stem
         # Real part ids (`prt_…`) are unique store-wide; hand-made trees reuse names like `part1`.
         key = pid if pid.startswith("prt_") else f"{msg.id}/{pid}"

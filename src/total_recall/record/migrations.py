@@ -7,6 +7,7 @@ upgrades it and opening a current one does nothing.
 from __future__ import annotations
 
 import sqlite3
+
 from total_recall.errors import RecordError
 
 # A migration is SQL; it runs inside the transaction that records it.

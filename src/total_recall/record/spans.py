@@ -104,7 +104,7 @@ def _prose_spans(text: str, start: int, end: int) -> Iterator[Span]:
     pastes.extend(_line_pastes(text, start, end, pastes))
     for s, e in pastes:
         yield Span(s, e, "paste")
-    for s, e in _gaps(end, [(start, start)] + pastes):
+    for s, e in _gaps(end, [(start, start), *pastes]):
         if s < start:
             continue
         yield from _sentences(text, s, e)
@@ -143,7 +143,8 @@ def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]])
             yield s, lines[j - 1][1]
             i = j
             continue
-        if _PASTE_INTRO.search(line) and i + 1 < len(lines) and text[lines[i + 1][0] : lines[i + 1][1]].strip():
+        follows = i + 1 < len(lines) and text[lines[i + 1][0] : lines[i + 1][1]].strip()
+        if _PASTE_INTRO.search(line) and follows:
             # "Here is the log:" followed directly by lines: the block up to the next blank line.
             j = i + 1
             while j < len(lines) and text[lines[j][0] : lines[j][1]].strip():

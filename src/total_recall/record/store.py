@@ -37,7 +37,7 @@ def unpack_raw(blob: bytes | None) -> bytes | None:
 class SourceRow:
     """A source as the record tracks it: identity, generation and cursor."""
 
-    __slots__ = ("fingerprint", "generation", "id", "path", "read_error", "cursor")
+    __slots__ = ("cursor", "fingerprint", "generation", "id", "path", "read_error")
 
     def __init__(self, row: sqlite3.Row) -> None:
         self.id: int = row["id"]

@@ -211,7 +211,7 @@ class Syncer:
 
     def _totals(self) -> None:
         for harness, sessions, entries in self.store.execute(
-            "SELECT s.harness, COUNT(DISTINCT s.id), COALESCE(SUM(s.entries), 0) FROM sessions s GROUP BY s.harness"
+            "SELECT harness, COUNT(*), COALESCE(SUM(entries), 0) FROM sessions GROUP BY harness"
         ):
             if harness in self.report.per_harness:
                 counts = self.report.per_harness[harness]
