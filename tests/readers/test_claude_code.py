@@ -14,7 +14,8 @@ from tests.conftest import PROMPT_CULT, SESSIONS
 from tests.readers.helpers import Read, read_all
 from total_recall.model import EntryDraft, SessionDraft
 from total_recall.readers import Checkpoint, Cursor, Item, Source, base
-from total_recall.readers.claude_code import ClaudeCodeReader, active_branch
+from total_recall.readers.claude_code import ClaudeCodeReader
+from total_recall.record.branches import active_branch
 
 CC = SESSIONS / "claude_code"
 WORKTREES = CC / "real_v2.1.114_worktrees"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -227,10 +227,14 @@ class _Rollout:
             self._session_meta(obj)
         elif obj:
             self._meta("unrecognized record", None)
-        if self.queue or any(s.entry is not None for s in self.slots):
-            self.queue.extend(self._out)
+        pending = any(s.entry is not None for s in self.slots)
+        if not self.queue and not pending:
+            return self._out
+        self.queue.extend(self._out)
+        if pending:
             return []
-        return self._out
+        out, self.queue = self.queue, []
+        return out
 
     def settle(self) -> list[Item]:
         """Pending event copies with no twin are the conversation after all; hand over the queue."""
@@ -260,8 +264,9 @@ class _Rollout:
             model = _str(payload.get("model")) if isinstance(payload, dict) else None
             self._meta("turn_context", model)
         elif rtype == "world_state":
-            self._meta("world_state (full)" if isinstance(payload, dict) and payload.get("full") else rtype, None)
-        elif payload or payload == 0:
+            full = isinstance(payload, dict) and payload.get("full")
+            self._meta("world_state (full)" if full else rtype, None)
+        elif payload not in (None, "", {}, []):
             self._meta(rtype, _detail(payload) if isinstance(payload, dict) else json_text(payload))
 
     def _session_meta(self, p: dict[str, Any]) -> None:
@@ -292,7 +297,6 @@ class _Rollout:
             self._add("harness", "message", instructions)
 
     def _response(self, p: dict[str, Any]) -> None:
-        self._settle_after = True
         ptype = _str(p.get("type")) or "?"
         call = _str(p.get("call_id"))
         nid = _str(p.get("id"))
@@ -301,9 +305,8 @@ class _Rollout:
         elif ptype == "reasoning":
             parts = [t for key in ("summary", "content") for t in _texts(p.get(key))]
             text = "\n".join(parts) or ("[encrypted reasoning]" if p.get("encrypted_content") else "")
-            summary = [t for t in _texts(p.get("summary"))]
-            content = [t for t in _texts(p.get("content"))]
-            digests = [("r", t) for t in summary] + [("c", t) for t in content]
+            digests = [("r", t) for t in _texts(p.get("summary"))]
+            digests += [("c", t) for t in _texts(p.get("content"))]
             self._conversational("agent", "thinking", text, digests, nid)
         elif ptype in ("function_call", "custom_tool_call"):
             args = p.get("arguments" if ptype == "function_call" else "input")
@@ -351,7 +354,7 @@ class _Rollout:
         """A response copy: conversation, unless every part already went out as an event copy."""
         twins = [self._pair(cat, "r", body) for cat, body in digests]
         if twins and all(t is not None and t.entry is None for t in twins):
-            self._meta(f"{kind} (copy)", text, native_id=nid)
+            self._add("harness", "meta", text, native_id=nid)
             return
         for twin in twins:
             if twin is not None and twin.entry is not None:
@@ -370,12 +373,12 @@ class _Rollout:
             cat = {"user_message": "u", "agent_message": "a", "agent_reasoning": "r"}.get(etype, "c")
             twin = self._pair(cat, "e", text)
             if twin is not None:
-                self._meta(etype, text)
+                self._add("harness", "meta", text)
                 return
             author: Author = "owner" if cat == "u" else "agent"
             if cat == "u" and _is_context([text], {}):
                 author = "harness"
-            entry = self._add(author, "message" if cat in "ua" else "thinking", text)
+            entry = self._add(author, "message" if cat in ("u", "a") else "thinking", text)
             title = _title_of(text) if author == "owner" else None
             if text.strip():
                 self._remember(_Slot(cat, "e", _digest(text), self._line.number, entry, title))
@@ -433,11 +436,11 @@ class _Rollout:
             return None
         digest = _digest(body)
         twins = [s for s in self.slots if s.cat == cat and s.src != src]
-        for test in (lambda s: s.digest == digest, lambda s: abs(s.line - self._line.number) == 1):
-            for slot in twins:
-                if test(slot):
-                    self.slots.remove(slot)
-                    return slot
+        same = [s for s in twins if s.digest == digest]
+        near = [s for s in twins if abs(s.line - self._line.number) == 1]
+        for slot in same[:1] or near[:1]:
+            self.slots.remove(slot)
+            return slot
         return None
 
     def _remember(self, slot: _Slot) -> None:
@@ -460,8 +463,8 @@ class _Rollout:
     def _meta(self, label: str, detail: str | None, native_id: str | None = None) -> None:
         self._add("harness", "meta", f"{label}: {detail}" if detail else label, native_id=native_id)
 
-    def _add(self, author: Author, kind: Kind, text: str, *, group: str | None = None, tool: str | None = None,
-             native_id: str | None = None) -> EntryDraft:
+    def _add(self, author: Author, kind: Kind, text: str, *, group: str | None = None,
+             tool: str | None = None, native_id: str | None = None) -> EntryDraft:
         line = self._line
         n = sum(1 for i in self._out if isinstance(i, EntryDraft))
         entry = EntryDraft(self.native, author, kind, text, f"L{line.number}" + (f":{n}" if n else ""),
@@ -469,8 +472,6 @@ class _Rollout:
                            tool=tool)
         self._out.append(entry)
         return entry
-
-    _settle_after = False
 
 
 def _is_context(texts: list[str], p: dict[str, Any]) -> bool:
@@ -489,8 +490,8 @@ def _texts(content: Any) -> list[str]:
         content = [content]
     if not isinstance(content, list):
         return []
-    return [part["text"] for part in content if isinstance(part, dict) and part.get("type") in _TEXT_PARTS
-            and isinstance(part.get("text"), str)]
+    return [part["text"] for part in content if isinstance(part, dict)
+            and str(part.get("type")).lower() in _TEXT_PARTS and isinstance(part.get("text"), str)]
 
 
 def _content(value: Any) -> str:
@@ -578,7 +579,7 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _strs(value: Any) -> bool:
+def _strs(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 

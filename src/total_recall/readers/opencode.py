@@ -375,7 +375,7 @@ def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning]:
         ended = _int(_get(data, "state", "time", "end")) or created
         parts.append(_Part(pid, key, data, raw, pfile.relative_to(storage).as_posix(), created, ended))
     parts.sort(key=lambda p: p.id)
-    return found + list(parts)
+    return [*found, *parts]
 
 
 def _tree_session(sid: str, info: dict[str, Any]) -> SessionDraft:

@@ -11,24 +11,29 @@ from collections.abc import Iterable
 
 
 def active_branch(nodes: Iterable[tuple[str | None, str | None, bool]]) -> set[str]:
-    """The ids on the chain from the latest leaf back to its root.
+    """The native ids on the active branch of a tree-shaped session (Claude Code, pi).
 
-    `nodes` are (native_id, native_parent, sidechain) in stream order. The latest leaf is the last
-    node that is not on a sidechain (or the last node at all, in a file that is all sidechain).
+    `nodes` are (native_id, native_parent, sidechain) in file order. The active branch is the
+    chain from the latest non-sidechain leaf back to its root; a node whose parent is unknown ends
+    the walk. A tree with only sidechain nodes (a subagent file) uses its latest leaf of any kind.
     """
-    parent: dict[str, str | None] = {}
-    last_main: str | None = None
-    last_any: str | None = None
-    for native_id, native_parent, sidechain in nodes:
-        if native_id is None:
+    parents: dict[str, str | None] = {}
+    order: list[tuple[str, bool]] = []
+    for nid, parent, side in nodes:
+        if nid is None:
             continue
-        parent.setdefault(native_id, native_parent)
-        last_any = native_id
-        if not sidechain:
-            last_main = native_id
+        parents.setdefault(nid, parent)
+        order.append((nid, side))
+    main = [nid for nid, side in order if not side]
+    candidates = main or [nid for nid, _ in order]
+    # Sidechain children (a /btw question off the tip) do not stop a main node from being a leaf.
+    with_children = {parents[n] for n in candidates if parents[n] is not None}
+    leaf = next((n for n in reversed(candidates) if n not in with_children), None)
+    if leaf is None and candidates:
+        leaf = candidates[-1]  # every node has a child: a cycle; start from the latest
     active: set[str] = set()
-    node = last_main or last_any
-    while node is not None and node not in active:
+    node = leaf
+    while node is not None and node in parents and node not in active:
         active.add(node)
-        node = parent.get(node)
+        node = parents[node]
     return active
