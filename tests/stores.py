@@ -33,10 +33,14 @@ class Stores:
         return {OVERRIDES[h]: str(p) for h, p in self.roots.items()}
 
     def digest(self) -> dict[str, str]:
-        """sha256 of every file under every root (a db, its -wal and -shm included)."""
+        """sha256 of every file under every root, a db and its -wal included.
+
+        A `-shm` file is left out: it is SQLite's shared-memory index, not data, and every WAL reader —
+        OpenCode's own, or a `mode=ro` one — must write its read marks there.
+        """
         out = {}
         for path in sorted(self.base.rglob("*")):
-            if path.is_file():
+            if path.is_file() and not path.name.endswith("-shm"):
                 out[str(path.relative_to(self.base))] = hashlib.sha256(path.read_bytes()).hexdigest()
         return out
 
@@ -74,5 +78,5 @@ def build_opencode_db(path: Path) -> sqlite3.Connection:
     db.executescript(sql)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA wal_autocheckpoint=0")
-    db.execute("UPDATE session SET title = title")  # lands in the -wal, not the main file
+    db.execute("UPDATE session SET time_updated = time_updated + 1")  # lands in the -wal only
     return db

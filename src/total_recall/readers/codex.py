@@ -415,12 +415,12 @@ class _Rollout:
         parts = []
         if p.get("window_number") is not None:
             parts.append(f"window {p['window_number']}")
-        for key in ("window_id", "previous_window_id", "first_window_id"):
+        for key, name in (("window_id", "id"), ("previous_window_id", "previous"), ("first_window_id", "first")):
             if _str(p.get(key)):
-                parts.append(f"{key.removesuffix('_window_id').removesuffix('_id') or 'id'} {p[key]}")
+                parts.append(f"{name} {p[key]}")
         history = p.get("replacement_history")
         if isinstance(history, list):
-            parts.append(f"{len(history)} replacement items")
+            parts.append(f"{len(history)} replacement item{'' if len(history) == 1 else 's'}")
         # replacement_history copies earlier items: kept in raw, never re-read as conversation.
         self._add("harness", "compaction", "compacted" + (f" ({', '.join(parts)})" if parts else ""))
         message = p.get("message")
