@@ -17,6 +17,8 @@ and memory stays constant; sessions are written line by line.
 from __future__ import annotations
 
 import argparse
+import operator
+import re
 import sqlite3
 import sys
 import time
@@ -66,18 +68,120 @@ histogram trace span log logger sink appender formatter parser lexer tokenizer c
 package crate dependency lockfile version release tag branch commit merge rebase diff patch hunk blame bisect stash
 hook plugin extension adapter driver connector bridge codec encoder decoder serializer snapshot checkpoint journal
 wal compaction eviction invalidation prefetch warmup ttl lease heartbeat election quorum consensus raft gossip
-leader follower partition topic consumer producer offset watermark window aggregate reducer mapper filter predicate
+leader follower partition topic consumer producer watermark window aggregate reducer mapper filter predicate
 iterator generator coroutine future promise callback event listener emitter dispatcher reactor executor pool thread
-process fork signal pipe fd inode block page frame heap stack arena allocator gc finalizer refcount pointer slice
-vector matrix tensor embedding model weight gradient optimizer epoch loss metric sample dataset fixture mock stub spy
-assertion regression benchmark profile flamegraph latency throughput p99 percentile sla alert incident runbook
+process fork signal pipe inode block page frame heap stack arena allocator finalizer refcount pointer slice
+vector matrix tensor embedding model weight gradient optimizer epoch loss sample dataset fixture mock stub spy
+assertion regression benchmark profile flamegraph latency throughput percentile alert incident runbook
 deploy rollout canary rollback feature flag toggle experiment cohort tenant account user role permission policy
 scope grant audit webhook cron job task ticket backlog invoice order cart checkout payment refund coupon inventory
 warehouse shipment address customer catalog product price currency tax discount subscription plan trial renewal
 notification email template render layout component widget modal dropdown tooltip viewport breakpoint theme font
-asset sprite shader texture mesh scene camera sensor firmware serial baud gpio interrupt watchdog bootloader kernel
+asset sprite shader texture mesh scene camera sensor firmware serial baud interrupt watchdog bootloader kernel
 syscall sandbox seccomp cgroup capability selinux apparmor firewall nat dns resolver tls handshake cipher nonce
 """.split()
+# Templates: <key> is replaced by a random entry of pool `key`; one template per line, code blocks split on "---".
+SENTENCES = """The <w> in `<path>` is only called from `<snake>()`, so changing it is safe.
+I checked `<path>`: `<camel>` already handles the empty <w>.
+Tests pass locally (<n> passed, <d> skipped in <n>.<d>s).
+This looks like a race between the <w> and the <w>: both touch `<snake>` without a lock.
+Commit `<h7>` introduced the regression when it changed `<pascal>`.
+Next I'll run `<cmd>` and compare the <w> output.
+The error `<err>` comes from `<path>` line <n>.
+<pascal> is configured with a <w> of <n> and a <w> timeout of <d>s.
+On <host> the <w> runs version <ver>, locally it is <ver>.
+See <url> for the <w> details.
+I'd rather not touch the <w> <w> until we know why `<camel>` returns null.
+The user wants the <w> to keep the <w> order, so a stable sort on `<snake>` is enough.
+Let me check whether `<snake>` is still referenced in `<path>`.
+Moving `<camel>` into `<path>` removes the circular import with the <w> module.
+The <w> <w> grew from <n> MB to <n> MB after the <w> change.
+Renamed `<snake>` to `<snake>` and updated <n> call sites.
+I should verify the <w> before I edit `<path>`; the last attempt failed with `<err>`.
+The fix is to pass the <w> explicitly instead of reading it from `<snake>`.""".splitlines()
+ERRORS = """<exc>: <w> '<snake>' is not valid for <w> <camel>
+ModuleNotFoundError: No module named '<snake>'
+error[E0<n>]: mismatched types: expected `<pascal>`, found `&<pascal>`
+panic: runtime error: index out of range [<d>] with length <d>
+TypeError: Cannot read properties of undefined (reading '<camel>')
+psycopg.errors.UniqueViolation: duplicate key value violates unique constraint "<snake>_key"
+curl: (7) Failed to connect to <host> port <n>: Connection refused
+fatal: unable to access '<url>': The requested URL returned error: 403
+<path>:<n>:<d>: error: '<camel>' is declared but never used
+E   AssertionError: assert <n> == <n>""".splitlines()
+COMMANDS = """pytest -q <test> -k <snake>
+git log --oneline -n <n>
+rg -n '<camel>' <dir>/
+git diff --stat <h7>..HEAD
+journalctl -u <w>-<w> --since '<d> hours ago' --no-pager | tail -n <n>
+go test ./<dir>/<w>/... -run Test<pascal>
+npm run test -- <path>
+cargo build --release -p <w>-<w>
+kubectl -n <w> logs deploy/<w>-<w> --tail=<n>
+python -m <snake>.cli --<w> <path>
+curl -sS -o /dev/null -w '%{http_code} %{time_total}' <url>
+git commit -am "fix(<w>): handle <w> in <snake>"
+docker compose logs --tail <n> <w>""".splitlines()
+PROMPTS = """can you fix the failing test in <test>? it broke after <h7>
+why does `<snake>` return None when the <w> is empty? (<ctx>)
+add a --<w>-<w> option to the <ctx> <w> command
+<sent> Please check <url>.
+refactor <path> so <pascal> doesn't depend on <pascal>
+bump <w> to <ver> and make sure <ctx> still builds
+commit this
+ok, now run the tests
+push it and open a PR against main
+the <w> on <host> is slow again, look at `<snake>`""".splitlines()
+LOGS = """<date> <clock> INFO [<snake>] <host> <sent>
+<date> <clock> DEBUG [<snake>] <host> <w> <camel> took <n>ms (<h12>)
+<date> <clock> INFO [<snake>] <host> GET /api/v<d>/<w>/<n> 200 <n>ms
+<date> <clock> WARN [<snake>] <host> retrying <w> in <d>s (attempt <d>/5)
+<date> <clock> ERROR [<snake>] <host> <err>""".splitlines()
+TESTS = """<test>::test_<snake> PASSED [ <n>%]
+<test>::test_<snake> PASSED [ <n>%]
+<test>::test_<snake> SKIPPED (<w> not available) [ <n>%]
+<test>::test_<snake> FAILED [ <n>%]
+--- FAIL: Test<pascal> (0.<n>s)
+ok  	git.example.com/<w>/<w>/<dir>	0.<n>s
+  ✓ renders the <w> <w> (<n> ms)
+========== <d> failed, <n> passed, <d> skipped in <n>.<d>s ==========""".splitlines()
+CODE = """def <snake>(<snake>: <pascal>, limit: int = <n>) -> <pascal> | None:
+    \"\"\"<sent>\"\"\"
+    found = <snake>.<snake>(limit)
+    if not found:
+        raise <exc>(f"<w> {limit} not found in <w>")
+    for item in found.<snake>():
+        cache[item.<snake>] = item
+    return found.get(limit)
+---
+export async function <camel>(input: <pascal>): Promise<<pascal>> {
+  const <camel> = await <camel>(input.<camel>);
+  if (!input.<camel>) throw new Error(`<w> ${input.id} missing`);
+  return { ...input, <camel>: Date.now(), retries: <n> };
+}
+---
+func (s *<pascal>) <pascal>(ctx context.Context, id string) (*<pascal>, error) {
+	v, err := s.<camel>.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("<w> %s: %w", id, err)
+	}
+	return v, nil
+}
+---
+class <pascal>(<pascal>):
+    <snake>: int = <n>
+
+    def <snake>(self, <snake>: str) -> bool:
+        return self.<snake>.startswith(<snake>)""".split("\n---\n")
+TRACE_FRAME = '  File "/srv/<proj>/<path>", line <n>, in <snake>\n    <snake> = <snake>.<snake>(<snake>)'
+GIT = """commit <hash>
+Author: <user> <<user>@example.com>
+Date:   Thu Nov <d> 1<d>:<d>4:<d>2 2026 +0000
+
+    fix(<w>): <sent>
+
+ <path> | <n> ++++---"""
+PH = re.compile(r"<(\w+)>")
 DIRS = "src lib internal pkg app tests cmd api core services web scripts deploy config docs tools migrations".split()
 EXTS = ".py .py .py .ts .tsx .go .rs .js .yaml .toml .sql .md .sh .json".split()
 EXC = (
@@ -85,7 +189,6 @@ EXC = (
     "PermissionError FileNotFoundError IntegrityError OperationalError ValidationError JSONDecodeError "
     "AssertionError NotImplementedError UnicodeDecodeError RecursionError OverflowError ZeroDivisionError"
 ).split()
-LEVELS = ["INFO"] * 6 + ["DEBUG"] * 3 + ["WARN", "WARN", "ERROR"]
 MODELS = {
     "claude": ["claude-opus-4-7", "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-haiku-4-5"],
     "codex": ["gpt-5.3-codex", "gpt-5.4", "gpt-5.2-codex"],
@@ -99,12 +202,23 @@ YEAR_SECONDS = 365 * 86400
 JsonObj = dict[str, Any]
 
 
+_MINUTES: dict[int, str] = {}
+_SECONDS = [f"{s // 1000:02d}.{s % 1000:03d}Z" for s in range(60000)]
+_NUMBERED = [f"{i:>6}\u2192" for i in range(1, 60001)]  # Claude's Read tool numbers lines like this
+
+
 def iso(ms: int) -> str:
-    t = time.gmtime(ms // 1000)
-    return (
-        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
-        f".{ms % 1000:03d}Z"
-    )
+    """Epoch milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (the minute prefix is cached)."""
+    minute, rest = divmod(ms, 60000)
+    pre = _MINUTES.get(minute)
+    if pre is None:
+        if len(_MINUTES) > 1 << 16:
+            _MINUTES.clear()
+        t = time.gmtime(minute * 60)
+        pre = _MINUTES[minute] = (
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
+        )
+    return pre + _SECONDS[rest]
 
 
 class Pools:
@@ -112,37 +226,40 @@ class Pools:
 
     def __init__(self, rng: Random) -> None:
         self.rng = rng
-        r = rng.random
-        self.r = r
-        w = WORDS
+        r = self.r = rng.random
         pick = self.pick
-        self.snake = [f"{pick(w)}_{pick(w)}" + (f"_{pick(w)}" if r() < 0.3 else "") for _ in range(3000)]
-        self.camel = [s.split("_")[0] + "".join(p.title() for p in s.split("_")[1:]) for s in self.snake]
-        self.pascal = [s.replace("_", " ").title().replace(" ", "") for s in self.snake]
-        self.paths = [
-            f"{pick(DIRS)}/{pick(w)}/{pick(self.snake)}{pick(EXTS)}" if r() < 0.7 else f"{pick(DIRS)}/{pick(self.snake)}{pick(EXTS)}"
-            for _ in range(4000)
-        ]
-        self.tests = [f"tests/{pick(w)}/test_{pick(self.snake)}.py" for _ in range(800)]
-        self.hosts = [
-            f"{pick(w)}-{int(r() * 40):02d}.{pick(['eu-west-1', 'us-east-2', 'fra1', 'ams3', 'internal'])}."
-            f"example.{pick(['com', 'net', 'org'])}"
-            for _ in range(500)
-        ]
-        self.urls = [f"https://{pick(self.hosts)}/{pick(w)}/{pick(self.camel)}?id={int(r() * 1e6)}" for _ in range(800)]
-        self.versions = [f"{int(r() * 9)}.{int(r() * 30)}.{int(r() * 20)}" for _ in range(400)]
-        self.hashes = [f"{rng.getrandbits(160):040x}" for _ in range(6000)]
-        self.projects = sorted({f"{pick(w)}-{pick(w)}" for _ in range(60)})
-        self.users = ["dev", "alice", "bob", "mkowalski", "jdoe", "sam", "priya", "lucas"]
-        self.errors = [self.error_line() for _ in range(3000)]
-        self.commands = [self.command() for _ in range(3000)]
-        self.sentences = [self.sentence() for _ in range(24000)]
+        snake = [f"{pick(WORDS)}_{pick(WORDS)}" + (f"_{pick(WORDS)}" if r() < 0.3 else "") for _ in range(3000)]
+        p: dict[str, list[str]] = {"w": WORDS, "snake": snake, "dir": DIRS, "exc": EXC}
+        p["camel"] = [s.split("_")[0] + "".join(x.title() for x in s.split("_")[1:]) for s in snake]
+        p["pascal"] = [s.replace("_", " ").title().replace(" ", "") for s in snake]
+        p["n"], p["d"] = [str(i) for i in range(1000)], [str(i) for i in range(10)]
+        p["hash"] = [f"{rng.getrandbits(160):040x}" for _ in range(6000)]
+        p["h7"], p["h12"] = [h[:7] for h in p["hash"]], [h[:12] for h in p["hash"]]
+        p["path"] = [f"{pick(DIRS)}/{pick(WORDS)}/{pick(snake)}{pick(EXTS)}" for _ in range(4000)]
+        p["test"] = [f"tests/{pick(WORDS)}/test_{pick(snake)}.py" for _ in range(800)]
+        zones = ["eu-west-1", "us-east-2", "fra1", "ams3", "internal"]
+        p["host"] = [f"{pick(WORDS)}-{int(r() * 40):02d}.{pick(zones)}.example.com" for _ in range(500)]
+        p["url"] = [f"https://{pick(p['host'])}/{pick(WORDS)}/{pick(p['camel'])}?id={int(r() * 1e6)}" for _ in range(800)]
+        p["ver"] = [f"{int(r() * 9)}.{int(r() * 30)}.{int(r() * 20)}" for _ in range(400)]
+        p["proj"] = sorted({f"{pick(WORDS)}-{pick(WORDS)}" for _ in range(60)})
+        p["user"] = ["dev", "alice", "bob", "mkowalski", "jdoe", "sam", "priya", "lucas"]
+        p["date"] = [f"2026-{m:02d}-{d:02d}" for m in range(1, 13) for d in range(1, 29)]
+        p["clock"] = [f"{int(r() * 24):02d}:{int(r() * 60):02d}:{int(r() * 60):02d},{int(r() * 1000):03d}"
+                      for _ in range(5000)]
+        self.p = p
+        p["err"] = [self.fill(pick(ERRORS)) for _ in range(3000)]
+        p["cmd"] = [self.fill(pick(COMMANDS)) for _ in range(3000)]
+        p["sent"] = [self.fill(pick(SENTENCES)) for _ in range(24000)]
+        self.snake, self.camel, self.paths, self.hashes = snake, p["camel"], p["path"], p["hash"]
+        self.sentences, self.commands, self.projects, self.users = p["sent"], p["cmd"], p["proj"], p["user"]
         self.sizes = [int(60 * 800 ** (u * u)) for u in (r() for _ in range(8192))]
-        self.code = self.corpus(self.code_block, 2_500_000)
-        self.logs = self.corpus(self.log_block, 2_000_000)
-        self.testout = self.corpus(self.test_block, 1_000_000)
-        self.traces = self.corpus(self.trace_block, 800_000)
-        self.gitlog = self.corpus(self.git_block, 600_000)
+        self.code = self.corpus(lambda: self.fill(pick(CODE)) + "\n", 2_500_000)
+        self.logs = self.corpus(lambda: self.fill(pick(LOGS)), 2_000_000)
+        self.testout = self.corpus(lambda: self.fill(pick(TESTS)), 1_000_000)
+        self.traces = self.corpus(lambda: "Traceback (most recent call last):\n" + "\n".join(
+            self.fill(TRACE_FRAME) for _ in range(2 + int(r() * 6))) + "\n" + pick(p["err"]), 800_000)
+        self.gitlog = self.corpus(lambda: self.fill(GIT), 600_000)
+        self.noise = "".join(B62[int(r() * 62)] for _ in range(1 << 16))
 
     def pick(self, seq: list[str]) -> str:
         return seq[int(self.r() * len(seq))]
@@ -150,13 +267,16 @@ class Pools:
     def n(self, hi: int) -> int:
         return int(self.r() * hi)
 
-    def corpus(self, block: Callable[[], list[str]], size: int) -> str:
+    def fill(self, template: str) -> str:
+        p, pick = self.p, self.pick
+        return PH.sub(lambda m: pick(p[m[1]]) if m[1] in p else m[0], template)
+
+    def corpus(self, block: Callable[[], str], size: int) -> str:
         out: list[str] = []
         total = 0
         while total < size:
-            lines = block()
-            out += lines
-            total += sum(len(x) + 1 for x in lines)
+            out.append(block())
+            total += len(out[-1]) + 1
         return "\n".join(out) + "\n"
 
     def slice(self, corpus: str, size: int) -> str:
@@ -165,198 +285,31 @@ class Pools:
         end = corpus.rfind("\n", start, start + size)
         return corpus[start : end if end > start else start + size]
 
-    def error_line(self) -> str:
-        p, n = self.pick, self.n
-        k = n(10)
-        if k == 0:
-            return f"{p(EXC)}: {p(WORDS)} '{p(self.snake)}' is not valid for {p(WORDS)} {p(self.camel)}"
-        if k == 1:
-            return f"ModuleNotFoundError: No module named '{p(self.snake)}'"
-        if k == 2:
-            return f"error[E0{n(700):03d}]: mismatched types: expected `{p(self.pascal)}`, found `&{p(self.pascal)}`"
-        if k == 3:
-            return f"panic: runtime error: index out of range [{n(9)}] with length {n(9)}"
-        if k == 4:
-            return f"TypeError: Cannot read properties of undefined (reading '{p(self.camel)}')"
-        if k == 5:
-            return f"psycopg.errors.UniqueViolation: duplicate key value violates unique constraint \"{p(self.snake)}_key\""
-        if k == 6:
-            return f"curl: (7) Failed to connect to {p(self.hosts)} port {n(9000) + 1000}: Connection refused"
-        if k == 7:
-            return f"fatal: unable to access '{p(self.urls)}': The requested URL returned error: {p(['403', '404', '502'])}"
-        if k == 8:
-            return f"{p(self.paths)}:{n(400) + 1}:{n(80) + 1}: error: '{p(self.camel)}' is declared but never used"
-        return f"E   AssertionError: assert {n(100)} == {n(100)}"
+    def b62(self, n: int) -> str:
+        i = int(self.r() * (len(self.noise) - n))
+        return self.noise[i : i + n]
 
-    def command(self) -> str:
-        p, n = self.pick, self.n
-        k = n(12)
-        opts = [
-            f"pytest -q {p(self.tests)} -k {p(self.snake)}",
-            f"git log --oneline -n {n(30) + 5}",
-            f"rg -n '{p(self.camel)}' {p(DIRS)}/",
-            f"git diff --stat {p(self.hashes)[:7]}..HEAD",
-            f"journalctl -u {p(WORDS)}-{p(WORDS)} --since '{n(5) + 1} hours ago' --no-pager | tail -n {n(200) + 20}",
-            f"go test ./{p(DIRS)}/{p(WORDS)}/... -run Test{p(self.pascal)}",
-            f"npm run test -- {p(self.paths)}",
-            f"cargo build --release -p {p(WORDS)}-{p(WORDS)}",
-            f"kubectl -n {p(WORDS)} logs deploy/{p(WORDS)}-{p(WORDS)} --tail={n(300) + 50}",
-            f"python -m {p(self.snake)}.cli --{p(WORDS)} {p(self.paths)}",
-            f"curl -sS -o /dev/null -w '%{{http_code}} %{{time_total}}' {p(self.urls)}",
-            f"docker compose logs --tail {n(200) + 20} {p(WORDS)}",
-        ]
-        return opts[k]
-
-    def sentence(self) -> str:
-        p, n = self.pick, self.n
-        k = n(16)
-        t = [
-            f"The {p(WORDS)} in `{p(self.paths)}` is only called from `{p(self.snake)}()`, so changing it is safe.",
-            f"I checked `{p(self.paths)}`: `{p(self.camel)}` already handles the empty {p(WORDS)}.",
-            f"Tests pass locally ({n(400)} passed, {n(9)} skipped in {n(90)}.{n(99):02d}s).",
-            f"This looks like a race between the {p(WORDS)} and the {p(WORDS)}: both touch `{p(self.snake)}`.",
-            f"Commit `{p(self.hashes)[:7]}` introduced the regression when it changed `{p(self.pascal)}`.",
-            f"Next I'll run `{p(self.commands)}` and compare the {p(WORDS)} output.",
-            f"The error `{p(self.errors)}` comes from `{p(self.paths)}` line {n(500) + 1}.",
-            f"{p(self.pascal)} is configured with a {p(WORDS)} of {n(512) + 1} and a {p(WORDS)} timeout of {n(60)}s.",
-            f"On {p(self.hosts)} the {p(WORDS)} runs version {p(self.versions)}, locally it is {p(self.versions)}.",
-            f"See {p(self.urls)} for the {p(WORDS)} details.",
-            f"I'd rather not touch the {p(WORDS)} {p(WORDS)} until we know why `{p(self.camel)}` returns null.",
-            f"The user wants the {p(WORDS)} to keep the {p(WORDS)} order, so a stable sort on `{p(self.snake)}` works.",
-            f"Let me check whether `{p(self.snake)}` is still referenced in `{p(self.paths)}`.",
-            f"Moving `{p(self.camel)}` into `{p(self.paths)}` removes the circular import with {p(WORDS)}.",
-            f"The {p(WORDS)} {p(WORDS)} grew from {n(900)} MB to {n(4000)} MB after the {p(WORDS)} change.",
-            f"Renamed `{p(self.snake)}` to `{p(self.snake)}` and updated {n(30) + 2} call sites.",
-        ]
-        return t[k]
-
-    def code_block(self) -> list[str]:
-        p, n = self.pick, self.n
-        k = n(3)
-        a, b, c = p(self.snake), p(self.snake), p(self.snake)
-        if k == 0:
-            return [
-                f"def {a}({b}: {p(self.pascal)}, {c}: int = {n(100)}) -> {p(self.pascal)} | None:",
-                f'    """{p(self.sentences)}"""',
-                f"    {a}_map = {b}.{p(self.snake)}({c})",
-                f"    if not {a}_map:",
-                f'        raise {p(EXC)}(f"{p(WORDS)} {{{c}}} not found in {p(WORDS)}")',
-                f"    for item in {a}_map.{p(self.snake)}():",
-                f"        {b}.{p(self.snake)}[item.{p(self.snake)}] = item",
-                f"    return {a}_map.get({c})",
-                "",
-            ]
-        if k == 1:
-            fa, fb = p(self.camel), p(self.camel)
-            return [
-                f"export async function {fa}({fb}: {p(self.pascal)}): Promise<{p(self.pascal)}> {{",
-                f"  const {p(self.camel)} = await {p(self.camel)}({fb}.{p(self.camel)});",
-                f"  if (!{fb}.{p(self.camel)}) throw new Error(`{p(WORDS)} ${{{fb}.id}} missing`);",
-                f"  return {{ ...{fb}, {p(self.camel)}: Date.now(), {p(self.camel)}: {n(1000)} }};",
-                "}",
-                "",
-            ]
-        ty = p(self.pascal)
-        return [
-            f"func (s *{ty}) {p(self.pascal)}(ctx context.Context, {p(WORDS)}ID string) (*{p(self.pascal)}, error) {{",
-            f"\tv, err := s.{p(self.camel)}.Get(ctx, {p(WORDS)}ID)",
-            "\tif err != nil {",
-            f'\t\treturn nil, fmt.Errorf("{p(WORDS)} %s: %w", {p(WORDS)}ID, err)',
-            "\t}",
-            "\treturn v, nil",
-            "}",
-            "",
-        ]
-
-    def log_block(self) -> list[str]:
-        p, n = self.pick, self.n
-        day = f"2026-{n(12) + 1:02d}-{n(28) + 1:02d}"
-        out = []
-        for _ in range(8):
-            lvl = p(LEVELS)
-            if lvl == "ERROR":
-                msg = p(self.errors)
-            elif n(3) == 0:
-                msg = f"{p(['GET', 'POST', 'PUT', 'DELETE'])} /api/v{n(3) + 1}/{p(WORDS)}/{n(99999)} {p(['200', '200', '201', '404', '500'])} {n(900)}ms"
-            else:
-                msg = f"{p(self.sentences)[:-1].lower()} ({p(self.hashes)[:12]})"
-            out.append(
-                f"{day} {n(24):02d}:{n(60):02d}:{n(60):02d},{n(1000):03d} {lvl} [{p(self.snake)}] {p(self.hosts)} {msg}"
-            )
-        return out
-
-    def test_block(self) -> list[str]:
-        p, n = self.pick, self.n
-        t = p(self.tests)
-        lines = [f"{t}::test_{p(self.snake)} {p(['PASSED'] * 8 + ['FAILED', 'SKIPPED'])} [{n(100):3d}%]" for _ in range(6)]
-        if n(3) == 0:
-            fn = p(self.snake)
-            lines += [
-                f"_________________________________ test_{fn} _________________________________",
-                f"    def test_{fn}({p(self.snake)}):",
-                f"        result = {p(self.snake)}({p(self.snake)}, {n(50)})",
-                f">       assert result.{p(self.snake)} == {n(100)}",
-                p(self.errors),
-                f"{t}:{n(300) + 1}: AssertionError",
-                f"FAILED {t}::test_{fn} - AssertionError",
-                f"========== {n(5) + 1} failed, {n(400)} passed, {n(9)} skipped in {n(60)}.{n(99):02d}s ==========",
-            ]
-        return lines
-
-    def trace_block(self) -> list[str]:
-        p, n = self.pick, self.n
-        proj = p(self.projects)
-        lines = ["Traceback (most recent call last):"]
-        for _ in range(n(6) + 2):
-            lines += [f'  File "/srv/{proj}/{p(self.paths)}", line {n(600) + 1}, in {p(self.snake)}',
-                      f"    {p(self.snake)} = {p(self.snake)}.{p(self.snake)}({p(self.snake)})"]
-        lines.append(f"{p(EXC)}: {p(self.sentences)}")
-        return lines
-
-    def git_block(self) -> list[str]:
-        p, n = self.pick, self.n
-        h = p(self.hashes)
-        return [
-            f"commit {h}",
-            f"Author: {p(self.users)} <{p(self.users)}@example.com>",
-            f"Date:   {p(['Mon', 'Tue', 'Wed', 'Thu', 'Fri'])} {p(['Jan', 'Mar', 'Jun', 'Sep', 'Nov'])} {n(28) + 1} "
-            f"{n(24):02d}:{n(60):02d}:{n(60):02d} 2026 +0000",
-            "",
-            f"    {p(['fix', 'feat', 'chore', 'refactor', 'test'])}({p(WORDS)}): {p(self.sentences)[:70]}",
-            "",
-            f" {p(self.paths)} | {n(80) + 1} {'+' * (n(12) + 1)}{'-' * n(8)}",
-        ]
-
-    # --- per-use helpers ------------------------------------------------------------------------------
     def size(self) -> int:
         return self.sizes[int(self.r() * 8192)]
 
     def prose(self, lo: int, hi: int) -> str:
-        return " ".join(self.pick(self.sentences) for _ in range(lo + self.n(hi - lo + 1)))
+        s, r, n = self.sentences, self.r, len(self.sentences)
+        return " ".join([s[int(r() * n)] for _ in range(lo + int(r() * (hi - lo + 1)))])
 
     def prompt(self, ctx: str) -> str:
-        p, n = self.pick, self.n
-        k = n(10)
-        if k == 0:
-            return f"I get this when running `{p(self.commands)}`:\n\n```\n{self.slice(self.traces, self.size())}\n```\nany idea?"
-        if k == 1:
-            return f"here's the log from {p(self.hosts)}, {ctx} misbehaves since {p(self.hashes)[:7]}:\n\n{self.slice(self.logs, self.size())}"
-        opts = [
-            f"can you fix the failing test in {p(self.tests)}? it broke after {p(self.hashes)[:7]}",
-            f"why does `{p(self.snake)}` return None when the {p(WORDS)} is empty? ({ctx})",
-            f"add a --{p(WORDS)}-{p(WORDS)} option to the {ctx} {p(WORDS)} command",
-            f"{p(self.sentences)} Please check {p(self.urls)}.",
-            f"refactor {p(self.paths)} so {p(self.pascal)} doesn't depend on {p(self.pascal)}",
-            f"bump {p(WORDS)} to {p(self.versions)} and make sure {ctx} still builds",
-            "commit this",
-            f"ok, now {p(['run the tests', 'push it', 'open a PR', 'clean up the logging', 'update the docs'])}",
-        ]
-        return opts[k - 2]
+        k = self.r()
+        if k < 0.08:
+            return (f"I get this when running `{self.pick(self.commands)}`:\n\n```\n"
+                    f"{self.slice(self.traces, self.size())}\n```\nany idea?")
+        if k < 0.14:
+            return f"here's the log, {ctx} misbehaves again:\n\n{self.slice(self.logs, self.size())}"
+        return self.fill(self.pick(PROMPTS)).replace("<ctx>", ctx)
 
     def reply(self) -> str:
         parts = [self.prose(1, 4)]
         if self.r() < 0.4:
-            parts.append("\n".join(f"- `{self.pick(self.paths)}`: {self.pick(self.sentences)}" for _ in range(1 + self.n(4))))
+            parts.append("\n".join(f"- `{self.pick(self.paths)}`: {self.pick(self.sentences)}"
+                                   for _ in range(1 + self.n(4))))
         if self.r() < 0.3:
             parts.append(f"```\n{self.slice(self.code, 200 + self.n(1500))}\n```")
         return "\n\n".join(parts)
@@ -367,18 +320,18 @@ class Pools:
         if r < 0.5:
             cmd = self.pick(self.commands)
             src = self.testout if "test" in cmd else self.gitlog if cmd.startswith("git") else self.logs
-            err = self.r() < 0.12
             out = self.slice(src, self.size())
-            if err:
-                out = out + "\n" + self.slice(self.traces, 300 + self.n(3000)) + "\n" + self.pick(self.errors)
+            if err := self.r() < 0.12:
+                out = f"{out}\n{self.slice(self.traces, 300 + self.n(3000))}"
             return "bash", cmd, "", out, err
         if r < 0.75:
             return "read", self.pick(self.paths), "", self.slice(self.code, self.size()), False
         if r < 0.9:
-            old = self.slice(self.code, 40 + self.n(400))
-            return "edit", self.pick(self.paths), old, self.slice(self.code, 40 + self.n(600)), False
+            return "edit", self.pick(self.paths), self.slice(self.code, 40 + self.n(400)), \
+                self.slice(self.code, 40 + self.n(600)), False
         if r < 0.96:
-            hits = [f"{self.pick(self.paths)}:{self.n(400) + 1}:{self.slice(self.code, 80)}" for _ in range(1 + self.n(12))]
+            hits = [f"{self.pick(self.paths)}:{self.n(400) + 1}:{self.slice(self.code, 80)}"
+                    for _ in range(1 + self.n(12))]
             return "grep", self.pick(self.camel), self.pick(DIRS), "\n".join(hits), False
         return "write", self.pick(self.paths), self.slice(self.code, self.size()), "", False
 
@@ -406,13 +359,12 @@ class Jsonl:
         stat.files += 1
 
     def put(self, obj: JsonObj) -> None:
-        b = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
-        self.f.write(b)
-        self.stat.bytes += len(b)
-        self.stat.lines += 1
+        self.f.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
         self.n += 1
 
     def close(self) -> None:
+        self.stat.bytes += self.f.tell()
+        self.stat.lines += self.n
         self.f.close()
 
 
@@ -435,7 +387,7 @@ class Generator:
         return f"{h[:8]}-{h[8:12]}-7{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}"
 
     def b62(self, n: int) -> str:
-        return "".join(B62[int(self.r() * 62)] for _ in range(n))
+        return self.pools.b62(n)
 
     def start_ms(self) -> int:
         return (YEAR_START + int(self.r() * YEAR_SECONDS)) * 1000
@@ -518,7 +470,7 @@ class Generator:
                     lines = out.split("\n")
                     res = {"type": "text", "file": {"filePath": f"{cwd}/{a1}", "content": out,
                                                     "numLines": len(lines), "startLine": 1, "totalLines": len(lines)}}
-                    out = "\n".join(f"{i:>6}\u2192{x}" for i, x in enumerate(lines, 1))
+                    out = "\n".join(map(operator.add, _NUMBERED, lines))
                 elif kind == "edit":
                     inp = {"file_path": f"{cwd}/{a1}", "old_string": a2, "new_string": out}
                     res = {"filePath": f"{cwd}/{a1}", "oldString": a2, "newString": out, "userModified": False}

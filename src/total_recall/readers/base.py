@@ -27,6 +27,7 @@ CHECK_BYTES = 4096
 # Commit about this often while reading one large file.
 CHECKPOINT_BYTES = 8 << 20
 READ_CHUNK = 1 << 20
+ZSTD_MAGIC = 0xFD2FB528
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +248,10 @@ def iter_jsonl(path: Path, cursor: Cursor) -> Iterator[Line | ReadWarning | Chec
             raise
         except Exception as exc:  # zstd and OS errors surface here
             raise SourceError(f"{path}: cannot read past byte {offset}: {exc}") from exc
+    if path.name.endswith(".zst"):
+        # zstandard's stream reader ends quietly at a cut frame; a truncated payload must not pass for
+        # a finished one, so the final cursor is only handed over once the frames are whole.
+        check_zstd_complete(path)
     if pending.strip():
         try:
             obj = orjson.loads(pending)
@@ -260,6 +265,46 @@ def iter_jsonl(path: Path, cursor: Cursor) -> Iterator[Line | ReadWarning | Chec
             tail = (tail + pending[-CHECK_BYTES:])[-CHECK_BYTES:]
             yield Line(line_no, pending.rstrip(b"\r"), obj)
     yield Checkpoint(Cursor(offset, line_no, _window(head, tail, offset)))
+
+
+def check_zstd_complete(path: Path) -> None:
+    """Walk the zstd frame and block headers; raise unless the payload ends exactly at a frame end.
+
+    Raises:
+        SourceError: the payload is cut inside a frame or is not zstd.
+    """
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            pos = 0
+            while pos < size:
+                fh.seek(pos)
+                head = fh.read(18)
+                magic = int.from_bytes(head[:4], "little")
+                if len(head) >= 8 and 0x184D2A50 <= magic <= 0x184D2A5F:  # a skippable frame
+                    pos += 8 + int.from_bytes(head[4:8], "little")
+                    continue
+                if len(head) < 5 or magic != ZSTD_MAGIC:
+                    raise SourceError(f"{path}: truncated or not zstd at byte {pos}")
+                fhd = head[4]
+                single = (fhd >> 5) & 1
+                pos += 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
+                while True:
+                    fh.seek(pos)
+                    block = fh.read(3)
+                    if len(block) < 3:
+                        raise SourceError(f"{path}: truncated zstd payload (cut inside a frame)")
+                    value = int.from_bytes(block, "little")
+                    pos += 3 + (1 if (value >> 1) & 3 == 1 else value >> 3)
+                    if value & 1:
+                        break
+                pos += 4 if (fhd >> 2) & 1 else 0
+            if pos > size:
+                raise SourceError(f"{path}: truncated zstd payload (cut inside a frame)")
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+
+
 
 
 def _parse_line(name: str, line_no: int, raw: bytes) -> Line | ReadWarning | None:

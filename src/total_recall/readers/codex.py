@@ -9,7 +9,6 @@ conversation once and the other copy is kept as a meta entry.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -49,9 +48,9 @@ _TEXT_PARTS = ("input_text", "output_text", "text", "refusal", "summary_text", "
 _DETAIL_KEYS = ("message", "text", "reason", "thread_name", "prompt", "query", "revised_prompt",
                 "user_facing_hint", "objective")
 _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
-_ZSTD_MAGIC = 0xFD2FB528
 _STATE_VERSION = 1
 _MAX_SLOTS = 64
+_MAX_WAIT = 8  # lines an event copy waits for its response-item twin
 _TITLE_MAX = 80
 
 
@@ -69,28 +68,27 @@ class CodexReader(JsonlReader):
     def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
         yield from self.begin(source, cursor)
         roll = _Rollout(str(source.path), native_id(source.path, cursor), cursor)
+        yield from roll.replayed
+        # A checkpoint is held until the next item shows it was not the last: only the last one settles
+        # pending event copies, so where the chunks fall never changes what a line becomes.
         held: Checkpoint | None = None
         try:
             for item in iter_jsonl(source.path, cursor):
                 if held is not None:
-                    yield held
+                    yield Checkpoint(replace(held.cursor, state=roll.saved()))
                     held = None
                 if isinstance(item, Line):
                     yield from roll.feed(item)
                 elif isinstance(item, Checkpoint):
-                    yield from roll.settle()
-                    held = Checkpoint(replace(item.cursor, state=roll.saved()))
+                    held = item
                 else:
                     yield from roll.hold(item)
         except SourceError:
             yield from roll.settle()
             raise
-        if source.path.name.endswith(".zst"):
-            # zstandard's stream reader ends quietly at a cut frame; a truncated payload must not pass
-            # for a finished one, so the last cursor is only handed over once the frames are whole.
-            check_zstd_complete(source.path)
+        yield from roll.settle()
         if held is not None:
-            yield held
+            yield Checkpoint(replace(held.cursor, state=roll.saved()))
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
         roll = _Rollout(str(source.path), native_id(source.path, Cursor()), Cursor())
@@ -113,62 +111,16 @@ def native_id(path: Path, cursor: Cursor) -> str:
 def _peek_id(path: Path) -> str | None:
     try:
         with open_payload(path) as fh:
-            for _ in range(3):
-                raw = fh.readline(1 << 24)
-                if not raw:
-                    break
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if not isinstance(obj, dict):
-                    continue
-                payload = obj.get("payload")
-                if obj.get("type") == "session_meta" and isinstance(payload, dict):
+            for _, raw in zip(range(3), fh, strict=False):
+                obj = orjson.loads(raw) if raw.strip() else {}
+                payload = obj.get("payload") if isinstance(obj, dict) else None
+                if isinstance(payload, dict) and obj.get("type") == "session_meta":
                     return _str(payload.get("id"))
-                if "type" not in obj and "payload" not in obj and _str(obj.get("id")):
+                if isinstance(obj, dict) and "type" not in obj and "payload" not in obj:
                     return _str(obj.get("id"))
     except Exception:  # an unreadable payload: the read itself reports it
         return None
     return None
-
-
-def check_zstd_complete(path: Path) -> None:
-    """Walk the zstd frame and block headers; raise unless the payload ends exactly at a frame end.
-
-    Raises:
-        SourceError: the payload is cut inside a frame or is not zstd.
-    """
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            pos = 0
-            while pos < size:
-                fh.seek(pos)
-                head = fh.read(18)
-                magic = int.from_bytes(head[:4], "little")
-                if len(head) >= 8 and 0x184D2A50 <= magic <= 0x184D2A5F:  # a skippable frame
-                    pos += 8 + int.from_bytes(head[4:8], "little")
-                    continue
-                if len(head) < 5 or magic != _ZSTD_MAGIC:
-                    raise SourceError(f"{path}: truncated or not zstd at byte {pos}")
-                fhd = head[4]
-                single = (fhd >> 5) & 1
-                pos += 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
-                while True:
-                    fh.seek(pos)
-                    block = fh.read(3)
-                    if len(block) < 3:
-                        raise SourceError(f"{path}: truncated zstd payload (cut inside a frame)")
-                    value = int.from_bytes(block, "little")
-                    pos += 3 + (1 if (value >> 1) & 3 == 1 else value >> 3)
-                    if value & 1:
-                        break
-                pos += 4 if (fhd >> 2) & 1 else 0
-            if pos > size:
-                raise SourceError(f"{path}: truncated zstd payload (cut inside a frame)")
-    except OSError as exc:
-        raise SourceError(f"{path}: cannot open: {exc.strerror or exc}") from exc
 
 
 @dataclass(slots=True)
@@ -194,23 +146,40 @@ class _Rollout:
         self.identified = bool(saved.get("identified", resumed))
         self.titled = bool(saved.get("titled", resumed))
         self.slots = [_Slot(s[0], s[1], s[2], s[3]) for s in saved.get("slots", []) if len(s) == 4]
-        self.queue: list[Item] = []
+        self.queue: list[Item] = []  # items held back behind a pending event copy
+        self.held: list[list[Any]] = []  # the lines behind `queue`: [n, raw] or [n, None, warning]
+        self._mark = self._fields()
         self._line = Line(0, b"", {})
         self._ts: str | None = None
         self._out: list[Item] = []
+        self.replayed: list[Item] = []
+        for rec in saved.get("held", []):
+            if rec[1] is None:
+                self.replayed += self.hold(ReadWarning(path, str(rec[2]), rec[0]))
+            else:
+                raw = str(rec[1]).encode()
+                self.replayed += self.feed(Line(rec[0], raw, orjson.loads(raw)))
 
-    def saved(self) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
         return {"v": _STATE_VERSION, "native": self.native, "identified": self.identified,
                 "titled": self.titled, "slots": [[s.cat, s.src, s.digest, s.line] for s in self.slots]}
 
-    def hold(self, item: Item) -> list[Item]:
+    def saved(self) -> dict[str, Any]:
+        """What a resumed read needs: the state before the held lines, and those lines to read again."""
+        return {**self._mark, "held": list(self.held)} if self.queue else self._fields()
+
+    def hold(self, item: ReadWarning) -> list[Item]:
         if self.queue:
             self.queue.append(item)
+            self.held.append([item.line, None, item.why])
             return []
         return [item]
 
     def feed(self, line: Line) -> list[Item]:
+        if not self.queue:
+            self._mark = self._fields()
         self._line, self._out = line, []
+        self._settle_now(line.number - _MAX_WAIT)
         obj = line.obj
         self._ts = _timestamp(obj.get("timestamp"))
         rtype, payload = obj.get("type"), obj.get("payload")
@@ -231,18 +200,14 @@ class _Rollout:
         if not self.queue and not pending:
             return self._out
         self.queue.extend(self._out)
-        if pending:
-            return []
-        out, self.queue = self.queue, []
-        return out
+        self.held.append([line.number, line.raw.decode()])
+        # Overlapping copies (an events-only rollout) would hold everything back: cap the held tail.
+        return [] if pending and len(self.held) <= 4 * _MAX_WAIT else self.settle()
 
     def settle(self) -> list[Item]:
         """Pending event copies with no twin are the conversation after all; hand over the queue."""
-        for slot in self.slots:
-            if slot.entry is not None:
-                slot.entry = None
-                self._title(slot.title, self.queue)
-        out, self.queue = self.queue, []
+        self._settle_now()
+        out, self.queue, self.held = self.queue, [], []
         return out
 
     # -- line kinds ---------------------------------------------------------------------------
@@ -331,7 +296,6 @@ class _Rollout:
             self._meta(ptype, _str(commit.get("id")) if isinstance(commit, dict) else None)
         else:
             self._meta(ptype, _detail(p))
-        self._settle_now()
 
     def _message(self, p: dict[str, Any], nid: str | None) -> None:
         role = _str(p.get("role")) or "?"
@@ -415,7 +379,8 @@ class _Rollout:
         parts = []
         if p.get("window_number") is not None:
             parts.append(f"window {p['window_number']}")
-        for key, name in (("window_id", "id"), ("previous_window_id", "previous"), ("first_window_id", "first")):
+        for key, name in (("window_id", "id"), ("previous_window_id", "previous"),
+                          ("first_window_id", "first")):
             if _str(p.get(key)):
                 parts.append(f"{name} {p[key]}")
         history = p.get("replacement_history")
@@ -448,10 +413,10 @@ class _Rollout:
         while len(self.slots) > _MAX_SLOTS and self.slots[0].entry is None:
             self.slots.pop(0)
 
-    def _settle_now(self) -> None:
-        """A pending event copy whose twin did not come next stays the conversation."""
+    def _settle_now(self, before: int | None = None) -> None:
+        """A pending event copy whose twin did not come (by line `before`) stays the conversation."""
         for slot in self.slots:
-            if slot.entry is not None:
+            if slot.entry is not None and (before is None or slot.line < before):
                 slot.entry = None
                 self._title(slot.title, self.queue)
 
