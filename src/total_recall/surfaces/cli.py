@@ -146,7 +146,7 @@ def _render_sync(report: SyncReport, settings: Settings) -> None:
                   f"{report.sessions_updated} updated; {report.sources_read} sources read, "
                   f"{report.sources_skipped} unchanged.", highlight=False)
     for notice in report.notices:
-        console.print(f"[dim]note: {notice}[/]", highlight=False, markup=True)
+        click.echo(f"note: {notice}", err=True)
     if report.warnings:
         click.echo(f"{len(report.warnings)} warnings (lines skipped):", err=True)
         for w in report.warnings[:MAX_LISTED_WARNINGS]:
@@ -173,12 +173,19 @@ def sessions(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> N
     from rich.table import Table
 
     table = Table()
-    for col in ("session", "harness", "title", "cwd", "entries", "started", "parent", "read error"):
-        table.add_column(col, overflow="fold")
+    table.add_column("session", no_wrap=True, min_width=7)
+    table.add_column("harness", no_wrap=True, min_width=11)
+    table.add_column("title", max_width=40, overflow="ellipsis", no_wrap=True)
+    table.add_column("cwd", max_width=30, overflow="ellipsis", no_wrap=True)
+    table.add_column("entries", justify="right", no_wrap=True, min_width=7)
+    table.add_column("started", no_wrap=True, min_width=16)
+    table.add_column("parent", no_wrap=True, min_width=6)
+    table.add_column("read error", overflow="fold")
     for s in found:
-        table.add_row(s.address, s.harness, (s.title or "")[:60], s.cwd or "", str(s.entries),
-                      (s.started or "")[:19], f"s{s.parent}" if s.parent else "", s.read_error or "")
-    Console().print(table)
+        table.add_row(s.address, s.harness, s.title or "", s.cwd or "", str(s.entries),
+                      (s.started or "")[:16].replace("T", " "), f"s{s.parent}" if s.parent else "",
+                      s.read_error or "", style="red" if s.read_error else None)
+    Console().print(table, markup=False, highlight=False)
 
 
 @cli.command()
