@@ -165,7 +165,8 @@ def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
     killed_home = tmp_path / "killed"
     for kill_at in ("3", "9"):
         done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(killed_home), "sync"],
-                              env={**env, "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": kill_at},
+                              env={**env, "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": kill_at,
+                                   "TOTAL_RECALL_TEST_COMMIT_BYTES": "1"},
                               capture_output=True)
         assert done.returncode == -9, done.stderr
     partial = snapshot(killed_home)

@@ -7,7 +7,7 @@ changes only through `erase`, which logs the erasure first.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -20,7 +20,7 @@ from total_recall.model import Address, Author, Entry, Kind, Session, Span, Span
 from total_recall.readers.base import Cursor
 from total_recall.record.migrations import migrate
 
-_compress = zstandard.ZstdCompressor(level=1).compress
+_compressor = zstandard.ZstdCompressor(level=1)
 _decompressor = zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
@@ -62,6 +62,8 @@ class Store:
             # Autocommit mode: every transaction in this module is explicit.
             self.db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
             self.db.row_factory = sqlite3.Row
+            # Large pages hold most entries without overflow chains; only takes effect on a new file.
+            self.db.execute("PRAGMA page_size=32768")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -157,48 +159,51 @@ class Store:
         )
         return cur.rowcount > 0
 
-    def refresh_counts(self, numbers: Iterable[int]) -> None:
-        self.db.executemany(
-            "UPDATE sessions SET entries = COALESCE((SELECT MAX(seq) FROM entries WHERE session = ?), 0) "
-            "WHERE id = ?",
-            [(n, n) for n in numbers],
-        )
+    def set_counts(self, rows: Sequence[tuple[int, int]]) -> None:
+        """Set sessions' entry counts, given as (count, session)."""
+        self.db.executemany("UPDATE sessions SET entries = ? WHERE id = ?", rows)
 
     # -- writing: entries --
 
-    def next_raw_id(self) -> int:
-        """The first free source-record id; valid while this connection holds the write transaction."""
-        row = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM raws").fetchone()
-        return int(row[0])
+    def session_keys(self, number: int) -> tuple[int, set[str]]:
+        """A recorded session's next entry number and the keys it already holds."""
+        keys = {r[0] for r in self.db.execute("SELECT key FROM entries WHERE session = ?", (number,))}
+        row = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE session = ?", (number,))
+        return int(row.fetchone()[0]), keys
+
+    def next_ids(self) -> tuple[int, int]:
+        """The first free entry id and source-record id, for the sync that holds the write lock."""
+        row = self.db.execute(
+            "SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM entries), "
+            "(SELECT COALESCE(MAX(id), 0) + 1 FROM raws)"
+        ).fetchone()
+        return int(row[0]), int(row[1])
 
     def append_raws(self, rows: Sequence[tuple[int, bytes]]) -> None:
-        """Store source records as (id, raw bytes), compressed."""
-        self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", [(i, _compress(r)) for i, r in rows])
-
-    def append_entries(self, rows: Sequence[tuple[Any, ...]]) -> int:
-        """Append entry rows; a row whose (session, key) is already recorded is ignored.
-
-        Each row: (session, session, author, kind, text, ts, key, source, line, row, native_id,
-        native_parent, grp, tool, sidechain, raw_id). The seq is the session's next number, taken in SQL
-        so an ignored duplicate never leaves a gap.
-        """
-        before = self.db.total_changes
+        """Store source records, given as (id, raw bytes), compressed on every core at once."""
+        packed = _compressor.multi_compress_to_buffer([r for _, r in rows], threads=-1)
         self.db.executemany(
-            "INSERT OR IGNORE INTO entries(session, seq, author, kind, text, ts, key, source, line, row, "
-            "native_id, native_parent, grp, tool, sidechain, raw_id) VALUES (?, "
-            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE session = ?), "
-            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO raws(id, raw) VALUES (?, ?)",
+            [(row[0], packed[n].tobytes()) for n, row in enumerate(rows)],
+        )
+
+    def append_entries(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
+        line, row, native_id, native_parent, grp, tool, sidechain, raw_id).
+
+        Raises:
+            sqlite3.IntegrityError: a number or key is taken (the caller's numbering is wrong).
+        """
+        self.db.executemany(
+            "INSERT INTO entries(id, session, seq, author, kind, text, ts, key, source, line, row, "
+            "native_id, native_parent, grp, tool, sidechain, raw_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        return self.db.total_changes - before
 
-    def add_spans(self, rows: Sequence[tuple[int, str, int, int, str]]) -> None:
-        """Spans for freshly appended entries, given as (session, key, start, end, tag)."""
-        self.db.executemany(
-            "INSERT OR IGNORE INTO spans(entry, start, end, tag) "
-            "SELECT id, ?, ?, ? FROM entries WHERE session = ? AND key = ?",
-            [(start, end, tag, session, key) for session, key, start, end, tag in rows],
-        )
+    def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
+        """Spans of freshly appended entries, given as (entry id, start, end, tag)."""
+        self.db.executemany("INSERT INTO spans(entry, start, end, tag) VALUES (?, ?, ?, ?)", rows)
 
     # -- erase and quarantine --
 

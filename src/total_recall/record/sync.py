@@ -7,9 +7,11 @@ where its last commit stopped and a second sync of an unchanged store adds nothi
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,14 +24,22 @@ from total_recall.record.spans import owner_spans
 from total_recall.record.store import Store
 
 Progress = Callable[[int, int, str], None]
-# Test hook: SIGKILL this process at the Nth commit point, after the batch is written, before COMMIT.
+# Test hooks: SIGKILL this process at the Nth reader checkpoint, after its batch is written and before
+# any commit; and commit after this many bytes instead of COMMIT_BYTES.
 KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
+COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
+# Commit about this often: few commits keep WAL checkpoints rare; each carries its cursors.
+COMMIT_BYTES = 64 << 20
 _SESSION_FIELDS = ("title", "cwd", "parent_native", "relation", "started", "ended", "meta")
 
 
 @dataclass
 class _Batch:
-    """Entries, source records and spans waiting for the next commit of one source."""
+    """Entries, source records and spans waiting for the next flush of one source.
+
+    Numbers (entry seq, entry and record ids) are assigned here: a sync holds the record's sync lock
+    and its write transaction, so nobody else appends meanwhile.
+    """
 
     store: Store
     source_id: int
@@ -39,12 +49,16 @@ class _Batch:
     sessions: dict[str, int] = field(default_factory=dict)
     created: set[int] = field(default_factory=set)
     touched: set[int] = field(default_factory=set)
+    next_seq: dict[int, int] = field(default_factory=dict)
+    keys: dict[int, set[str]] = field(default_factory=dict)
     entries: list[tuple[Any, ...]] = field(default_factory=list)
     raws: list[tuple[int, bytes]] = field(default_factory=list)
-    spans: list[tuple[int, str, int, int, str]] = field(default_factory=list)
+    spans: list[tuple[int, int, int, str]] = field(default_factory=list)
     next_raw: int = 0
+    next_entry: int = 0
     last_raw: bytes | None = None
     last_raw_id: int = 0
+    raw_bytes: int = 0
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
@@ -61,47 +75,58 @@ class _Batch:
             self.sessions[native_id] = number
             if created:
                 self.created.add(number)
+                self.next_seq[number], self.keys[number] = 1, set()
+            else:
+                self.next_seq[number], self.keys[number] = self.store.session_keys(number)
         return number
 
     def entry(self, e: EntryDraft) -> None:
         number = self._number(e.session)
+        keys = self.keys[number]
+        if e.key in keys:
+            return  # already recorded (a replayed block, a re-read after a crash)
+        keys.add(e.key)
+        if not self.next_entry:
+            self.next_entry, self.next_raw = self.store.next_ids()
         author = e.author
         if author == "owner":
             spans = owner_spans(e.text)
             if spans:
-                self.spans.extend((number, e.key, s.start, s.end, s.tag) for s in spans)
+                self.spans.extend((self.next_entry, s.start, s.end, s.tag) for s in spans)
             else:
                 author = "harness"  # nothing of it is the owner's own words
         # Entries cut from one line share its record: readers pass the same bytes object.
         if e.raw is not self.last_raw:
-            if not self.next_raw:
-                self.next_raw = self.store.next_raw_id()
             self.last_raw, self.last_raw_id = e.raw, self.next_raw
             self.raws.append((self.next_raw, e.raw))
+            self.raw_bytes += len(e.raw)
             self.next_raw += 1
+        seq = self.next_seq[number]
+        self.next_seq[number] = seq + 1
         self.entries.append(
-            (number, number, author, e.kind, e.text, e.timestamp, e.key, self.source_id, e.line, e.row,
-             e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain), self.last_raw_id)
+            (self.next_entry, number, seq, author, e.kind, e.text, e.timestamp, e.key, self.source_id,
+             e.line, e.row, e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain),
+             self.last_raw_id)
         )
+        self.next_entry += 1
 
     def flush(self) -> None:
         if self.raws:
             self.store.append_raws(self.raws)
         if self.entries:
-            added = self.store.append_entries(self.entries)
+            self.store.append_entries(self.entries)
+            added = len(self.entries)
             self.report.entries_added += added
             counts = self.report.per_harness.setdefault(self.harness, {})
             counts["entries_added"] = counts.get("entries_added", 0) + added
-            if added:
-                numbers = {row[0] for row in self.entries}
-                self.store.refresh_counts(numbers)
-                self.touched.update(numbers - self.created)
+            numbers = {row[1] for row in self.entries}
+            self.store.set_counts([(self.next_seq[n] - 1, n) for n in numbers])
+            self.touched.update(numbers - self.created)
         if self.spans:
             self.store.add_spans(self.spans)
         self.entries, self.raws, self.spans = [], [], []
-        self.next_raw = 0
+        self.next_raw = self.next_entry = 0
         self.last_raw = None
-
 
 @dataclass
 class Syncer:
@@ -114,20 +139,41 @@ class Syncer:
     progress: Progress | None = None
     explicit: bool = False
     report: SyncReport = field(default_factory=SyncReport)
+    commit_bytes: int = COMMIT_BYTES
     _checkpoints: int = 0
     _kill_at: int = 0
+    _pending: int = 0
 
     def run(self) -> SyncReport:
-        self._kill_at = int((self.env if self.env is not None else os.environ).get(KILL_AT_ENV, "0") or 0)
+        env = self.env if self.env is not None else os.environ
+        self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
+        self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
         work = self._discover()
-        for done, (reader, source) in enumerate(work):
-            if self.progress:
-                self.progress(done, len(work), source.key)
-            self._sync_source(reader, source)
+        with sync_lock(self.store.path):
+            self.store.begin()
+            try:
+                for done, (reader, source) in enumerate(work):
+                    if self.progress:
+                        self.progress(done, len(work), source.key)
+                    self._sync_source(reader, source)
+                self.store.commit()
+            except BaseException:
+                self.store.rollback()
+                raise
         if self.progress:
             self.progress(len(work), len(work), "")
         self._totals()
         return self.report
+
+    def _commit_point(self, force: bool = False) -> None:
+        """Commit when enough is pending: everything written so far, with the cursors that cover it."""
+        self._checkpoints += 1
+        if self._kill_at and self._checkpoints >= self._kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if force or self._pending >= self.commit_bytes:
+            self.store.commit()
+            self.store.begin()
+            self._pending = 0
 
     def _discover(self) -> list[tuple[Reader, Source]]:
         work: list[tuple[Reader, Source]] = []
@@ -164,9 +210,7 @@ class Syncer:
         self.report.sources_read += 1
         cursor, generation = row.cursor, row.generation
         if (cursor.offset or cursor.line) and not reader.unchanged_prefix(source, cursor):
-            store.begin()
             generation = store.new_generation(row.id)
-            store.commit()
             cursor = Cursor()
             self.report.generations += 1
             self.report.warnings.append(
@@ -174,40 +218,29 @@ class Syncer:
             )
         batch = _Batch(store, row.id, source.harness, generation, self.report)
         error: str | None = None
-        store.begin()
         try:
-            try:
-                for item in reader.read(source, cursor):
-                    if isinstance(item, EntryDraft):
-                        batch.entry(item)
-                    elif isinstance(item, SessionDraft):
-                        batch.session(item)
-                    elif isinstance(item, ReadWarning):
-                        self.report.warnings.append(item)
-                    elif isinstance(item, Checkpoint):
-                        batch.flush()
-                        store.save_cursor(row.id, str(source.path), item.cursor)
-                        self._commit_point()
-                        store.commit()
-                        store.begin()
-            except SourceError as exc:
-                error = str(exc)
-                self.report.errors.append(error)
-            batch.flush()
-            store.finish_source(row.id, fingerprint, error)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
+            for item in reader.read(source, cursor):
+                if isinstance(item, EntryDraft):
+                    batch.entry(item)
+                elif isinstance(item, SessionDraft):
+                    batch.session(item)
+                elif isinstance(item, ReadWarning):
+                    self.report.warnings.append(item)
+                elif isinstance(item, Checkpoint):
+                    self._pending += batch.raw_bytes
+                    batch.raw_bytes = 0
+                    batch.flush()
+                    store.save_cursor(row.id, str(source.path), item.cursor)
+                    self._commit_point()
+        except SourceError as exc:
+            error = str(exc)
+            self.report.errors.append(error)
+        batch.flush()
+        store.finish_source(row.id, fingerprint, error)
         self.report.sessions_added += len(batch.created)
         self.report.sessions_updated += len(batch.touched - batch.created)
         counts = self.report.per_harness.setdefault(source.harness, {})
         counts["sessions_added"] = counts.get("sessions_added", 0) + len(batch.created)
-
-    def _commit_point(self) -> None:
-        self._checkpoints += 1
-        if self._kill_at and self._checkpoints >= self._kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
 
     def _totals(self) -> None:
         for harness, sessions, entries in self.store.execute(
@@ -217,6 +250,17 @@ class Syncer:
                 counts = self.report.per_harness[harness]
                 counts["sessions"] = sessions
                 counts["entries"] = entries
+
+
+@contextmanager
+def sync_lock(record: Path) -> Iterator[None]:
+    """One sync at a time per record: a second waits for the first (entry numbers are assigned here)."""
+    with open(record.with_name(record.name + ".sync-lock"), "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
