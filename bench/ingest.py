@@ -28,9 +28,8 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate
-
 import total_recall.readers.base as base
+from generate import generate
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",

@@ -156,8 +156,8 @@ def test_system_lines_keep_their_content_verbatim() -> None:
 def test_a_new_layout_subagent_file_is_a_child_session_titled_by_its_sidecar() -> None:
     reader = ClaudeCodeReader()
     found = list(reader.sources(WORKTREES))
-    assert [s.path for s in found] == [SUBAGENT, MAIN]
-    result = read_all(reader, found[0])
+    assert [s.path for s in found] == [MAIN, SUBAGENT]  # a transcript before its subagents
+    result = read_all(reader, found[1])
     session = only_session(result)
     assert session.native_id == "agent-aef063ba534d73153"
     assert session.parent_native == MAIN_ID and session.relation == "subagent"
@@ -181,8 +181,8 @@ def test_workflow_subagents_are_sources_but_journals_and_sidecars_are_not(tmp_pa
     shutil.copy(MAIN, tmp_path / "proj" / f"{MAIN_ID}.jsonl")
     reader = ClaudeCodeReader()
     found = list(reader.sources(tmp_path))
-    assert [s.path.name for s in found] == ["agent-abc.jsonl", f"{MAIN_ID}.jsonl"]
-    sub = only_session(read_all(reader, found[0]))
+    assert [s.path.name for s in found] == [f"{MAIN_ID}.jsonl", "agent-abc.jsonl"]
+    sub = only_session(read_all(reader, found[1]))
     assert (sub.native_id, sub.parent_native, sub.relation) == ("agent-abc", MAIN_ID, "subagent")
     assert sub.meta == {"workflow": "wf1", "agentType": "x", "description": "wf step"}
     assert sub.title == "wf step"

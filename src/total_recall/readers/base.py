@@ -329,7 +329,8 @@ def file_sources(harness: str, root: Path, patterns: tuple[str, ...]) -> Iterato
     if root.is_file():
         candidates = [root]
     else:
-        candidates = sorted({p for pat in patterns for p in root.rglob(pat) if p.is_file()})
+        # By string, so a transcript `<id>.jsonl` comes before its `<id>/subagents/` children.
+        candidates = sorted({p for pat in patterns for p in root.rglob(pat) if p.is_file()}, key=str)
     plain = {str(p) for p in candidates if not p.name.endswith(".zst")}
     for p in candidates:
         key = str(p)

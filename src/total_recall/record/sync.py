@@ -30,6 +30,8 @@ KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
 # Commit about this often: few commits keep WAL checkpoints rare; each carries its cursors.
 COMMIT_BYTES = 64 << 20
+# Hand batches to SQLite about this often, whatever the reader's checkpoints, so memory stays flat.
+FLUSH_BYTES = 4 << 20
 _SESSION_FIELDS = ("title", "cwd", "parent_native", "relation", "started", "ended", "meta")
 
 
@@ -59,6 +61,7 @@ class _Batch:
     last_raw: bytes | None = None
     last_raw_id: int = 0
     raw_bytes: int = 0
+    unflushed: int = 0
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
@@ -100,6 +103,7 @@ class _Batch:
             self.last_raw, self.last_raw_id = e.raw, self.next_raw
             self.raws.append((self.next_raw, e.raw))
             self.raw_bytes += len(e.raw)
+            self.unflushed += len(e.raw)
             self.next_raw += 1
         seq = self.next_seq[number]
         self.next_seq[number] = seq + 1
@@ -109,6 +113,8 @@ class _Batch:
              self.last_raw_id)
         )
         self.next_entry += 1
+        if self.unflushed >= FLUSH_BYTES:
+            self.flush()  # into the open transaction: memory stays flat; the commit waits for a checkpoint
 
     def flush(self) -> None:
         if self.raws:
@@ -125,7 +131,7 @@ class _Batch:
         if self.spans:
             self.store.add_spans(self.spans)
         self.entries, self.raws, self.spans = [], [], []
-        self.next_raw = self.next_entry = 0
+        self.next_raw = self.next_entry = self.unflushed = 0
         self.last_raw = None
 
 @dataclass
