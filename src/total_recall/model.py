@@ -186,3 +186,19 @@ class SyncReport:
     warnings: list[ReadWarning] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: always an address `read` opens exactly."""
+
+    address: str
+    session: int
+    seq: int
+    harness: str
+    author: str
+    kind: str
+    timestamp: str | None
+    score: float
+    snippet: str
+    matched: tuple[str, ...] = ()

@@ -168,9 +168,38 @@ M001_RECORD = """
         END;
 """
 
+# Finding: a word index over entry text (external content: the text is stored once, in entries) and
+# the exact strings of each entry with a trigram index for substring lookups. Both are derived.
+M002_FIND = """
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+            text, content='entries', content_rowid='id',
+            tokenize="unicode61 remove_diacritics 2 tokenchars '_'"
+        );
+        INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
+
+        CREATE TABLE strings(
+            id INTEGER PRIMARY KEY,
+            entry INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE INDEX strings_entry ON strings(entry);
+        CREATE INDEX strings_value ON strings(value);
+        CREATE VIRTUAL TABLE strings_fts USING fts5(
+            value, content='strings', content_rowid='id', tokenize='trigram'
+        );
+        CREATE TRIGGER strings_fts_add AFTER INSERT ON strings BEGIN
+            INSERT INTO strings_fts(rowid, value) VALUES (new.id, new.value);
+        END;
+        CREATE TRIGGER strings_fts_forget AFTER DELETE ON strings BEGIN
+            INSERT INTO strings_fts(strings_fts, rowid, value) VALUES ('delete', old.id, old.value);
+        END;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
+    ("m002_find", M002_FIND),
 ]
 
 

@@ -16,6 +16,7 @@ import orjson
 import zstandard
 
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
+from total_recall.find import index
 from total_recall.model import Address, Author, Entry, Kind, Session, Span, SpanTag
 from total_recall.readers.base import Cursor
 from total_recall.record.migrations import migrate
@@ -200,6 +201,7 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        index.on_append(self.db, rows)  # the indexes are current in the same transaction
 
     def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
         """Spans of freshly appended entries, given as (entry id, start, end, tag)."""
@@ -224,6 +226,7 @@ class Store:
                 self.db.execute(
                     "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason)
                 )
+                index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
                 self.db.execute(
                     "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ? WHERE id = ?",
                     (TOMBSTONE.format(at=at, reason=reason), at, reason, entry_id),
@@ -233,8 +236,6 @@ class Store:
                     "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
                 )
                 self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
-                for hook in ERASE_HOOKS:
-                    hook(self.db, entry_id)
                 erased.append(f"s{address.session}#{seq}")
             self.commit()
         except sqlite3.IntegrityError as exc:
@@ -348,9 +349,6 @@ class Store:
         """Raw access for tests and derived indexes; the core's own SQL stays in this module."""
         return self.db.execute(sql, params)
 
-
-# Derived indexes register here to forget an erased entry in the same transaction.
-ERASE_HOOKS: list[Any] = []
 
 _SESSION_SELECT = """
     SELECT s.*, src.path AS source_path, src.read_error AS read_error,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import click
 import orjson
@@ -26,11 +26,12 @@ from total_recall.config import (
     sandbox_armed,
 )
 from total_recall.errors import TotalRecallError
-from total_recall.model import HARNESSES, Address, SyncReport
+from total_recall.find.search import search as find
+from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
 from total_recall.record.reading import read as read_entries
 from total_recall.record.store import Store
 from total_recall.record.sync import sync as run_sync
-from total_recall.surfaces.wire import entry_json, session_json, sync_json
+from total_recall.surfaces.wire import entry_json, hit_json, session_json, sync_json
 
 MAX_LISTED_WARNINGS = 20
 
@@ -247,6 +248,58 @@ def quarantine(settings: Settings, address: str, reason: str, undo: bool, as_jso
         _dump({"released" if undo else "quarantined": done, "reason": reason})
     else:
         click.echo(f"{'released' if undo else 'quarantined'} {len(done)} entries: {', '.join(done)}")
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--harness", "harnesses", multiple=True, type=click.Choice(HARNESSES), help="Repeatable.")
+@click.option("--session", help="Only this session (s3).")
+@click.option("--project", help="Only sessions whose cwd contains this.")
+@click.option("--author", "authors", multiple=True, type=click.Choice(AUTHORS), help="Repeatable.")
+@click.option("--since", help="Only entries at or after this ISO time (2026-11-01, 2026-11-01T09:00).")
+@click.option("--batch", type=click.File("r", encoding="utf-8"),
+              help="Answer one query per line of this file (- for stdin), one JSON line each.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.pass_obj
+def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[str, ...], session: str | None,
+           project: str | None, authors: tuple[str, ...], since: str | None, batch: TextIO | None,
+           as_json: bool) -> None:
+    """Find entries by words, exact strings (paths, hashes, URLs, error lines) and meaning; every hit is
+    an address that `read` opens exactly."""
+    if (query is None) == (batch is None):
+        _fail("give a QUERY or --batch FILE (not both)")
+    number = None
+    if session is not None:
+        _valid(session)
+        number = Address.parse(session).session
+    with _store(settings) as store:
+
+        def run(q: str) -> list[dict[str, Any]]:
+            hits = find(store, q, limit=limit, harness=harnesses, session=number, project=project,
+                        author=authors, since=since)
+            return [hit_json(h) for h in hits]
+
+        if batch is not None:
+            for line in batch:
+                q = line.rstrip("\n")
+                if not q.strip():
+                    continue
+                try:
+                    click.echo(orjson.dumps({"query": q, "hits": run(q)}).decode())
+                except TotalRecallError as exc:
+                    click.echo(orjson.dumps({"query": q, "hits": [], "error": str(exc)}).decode())
+            return
+        assert query is not None
+        hits = run(query)
+    if as_json:
+        _dump(hits)
+        return
+    if not hits:
+        click.echo("no hits", err=True)
+    for h in hits:
+        when = (h["timestamp"] or "")[:16]
+        click.echo(f"{h['address']:<10} {h['harness']:<11} {h['author']:<7} {when:<16} {h['snippet']}")
 
 
 def main() -> None:

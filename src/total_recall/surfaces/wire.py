@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from total_recall.model import Entry, Session, SyncReport
+from total_recall.model import Entry, Hit, Session, SyncReport
 
 
 def session_json(s: Session) -> dict[str, Any]:
@@ -65,4 +65,17 @@ def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
         "warnings": [str(w) for w in r.warnings],
         "errors": r.errors,
         "notices": r.notices,
+    }
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    return {
+        "address": h.address,
+        "session": f"s{h.session}",
+        "harness": h.harness,
+        "author": h.author,
+        "kind": h.kind,
+        "timestamp": h.timestamp,
+        "score": h.score,
+        "snippet": h.snippet,
     }

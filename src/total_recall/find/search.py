@@ -1,0 +1,204 @@
+"""Search: one ranking fused from the word index, the exact-string index (and vectors when present).
+
+"Retrieve coarse, address fine": every hit is an entry address. Rankings are fused by reciprocal rank
+(each list contributes 1 / (K + rank)), so a hash fragment found only by the exact index and a phrase
+found only by words both rise, and agreeing lists reinforce each other.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from total_recall.errors import TotalRecallError
+from total_recall.find.exact import looks_exact
+from total_recall.model import Hit
+from total_recall.record.store import Store
+
+RRF_K = 60
+CANDIDATES = 200
+# The owner's words and the agent's replies outrank bulky tool output and harness bookkeeping.
+WEIGHTS: dict[tuple[str, str], float] = {
+    ("owner", "message"): 1.5,
+    ("agent", "message"): 1.3,
+    ("harness", "summary"): 1.1,
+    ("agent", "thinking"): 0.9,
+    ("agent", "tool_call"): 1.0,
+    ("tool", "tool_result"): 0.8,
+    ("harness", "meta"): 0.3,
+    ("harness", "message"): 0.6,
+    ("system", "message"): 0.4,
+}
+_STOP = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being do does did
+    what which who whom whose when where why how this that these those it its i me my we our you your he
+    him his she her they them their there here so not no yes can could would should will shall may might
+    about into over under than then too very just also any all some""".split()
+)
+_WORD = re.compile(r"[\w]+", re.U)
+_TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;]+")
+
+
+class SearchError(TotalRecallError):
+    """A query that cannot be searched (empty, or nothing searchable in it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    harness: Sequence[str] = ()
+    session: int | None = None
+    project: str | None = None
+    author: Sequence[str] = ()
+    since: str | None = None
+    kinds: Sequence[str] = field(default_factory=tuple)
+
+    def sql(self) -> tuple[str, list[object]]:
+        where: list[str] = ["e.erased_at IS NULL"]
+        params: list[object] = []
+        if self.harness:
+            where.append(f"s.harness IN ({','.join('?' * len(self.harness))})")
+            params.extend(self.harness)
+        if self.session is not None:
+            where.append("e.session = ?")
+            params.append(self.session)
+        if self.project:
+            where.append("s.cwd LIKE ? ESCAPE '\\'")
+            params.append(_like(self.project))
+        if self.author:
+            where.append(f"e.author IN ({','.join('?' * len(self.author))})")
+            params.extend(self.author)
+        if self.since:
+            where.append("e.ts >= ?")
+            params.append(self.since)
+        if self.kinds:
+            where.append(f"e.kind IN ({','.join('?' * len(self.kinds))})")
+            params.extend(self.kinds)
+        return " AND ".join(where), params
+
+
+def _like(fragment: str) -> str:
+    """A LIKE pattern matching `fragment` anywhere, its own % and _ taken literally."""
+    return "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def words_query(query: str) -> str | None:
+    """The FTS5 query for free text: every meaningful word, quoted, OR-ed (never a syntax error)."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    keep = [w for w in words if w not in _STOP and len(w) > 1] or [w for w in words if len(w) > 1]
+    if not keep:
+        return None
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(keep))
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    limit: int = 10,
+    harness: Sequence[str] = (),
+    session: int | None = None,
+    project: str | None = None,
+    author: Sequence[str] = (),
+    since: str | None = None,
+) -> list[Hit]:
+    """The best `limit` entries for `query`, fused from every index, each with its address.
+
+    Raises:
+        SearchError: the query holds nothing to search for.
+    """
+    if not query.strip():
+        raise SearchError("empty query: give some words, a path, a hash or an error line")
+    filters = Filters(harness, session, project, author, since)
+    where, params = filters.sql()
+    lists: list[list[int]] = []
+    scores: dict[int, float] = {}
+    fts = words_query(query)
+    if fts:
+        lists.append(_words(store.db, fts, where, params, scores))
+    exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
+    if exact:
+        lists.append(_exact(store.db, exact, where, params))
+    if not any(lists) and not fts and not exact:
+        raise SearchError(f"nothing searchable in {query!r}")
+    fused: dict[int, float] = {}
+    for ranking in lists:
+        for rank, entry_id in enumerate(ranking):
+            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    best = sorted(fused, key=lambda i: (-fused[i], i))[:limit]
+    return _hits(store.db, best, fused, fts)
+
+
+def _words(
+    db: sqlite3.Connection, fts: str, where: str, params: list[object], scores: dict[int, float]
+) -> list[int]:
+    rows = db.execute(
+        f"""
+        SELECT e.id, e.author, e.kind, bm25(entries_fts) AS score
+        FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid JOIN sessions s ON s.id = e.session
+        WHERE entries_fts MATCH ? AND {where}
+        ORDER BY score LIMIT ?
+        """,
+        (fts, *params, CANDIDATES * 4),
+    ).fetchall()
+    # bm25 is negative, better when lower; weight by who wrote it, then rank.
+    weighted = sorted(
+        ((r[3] * WEIGHTS.get((r[1], r[2]), 0.7), r[0]) for r in rows), key=lambda t: (t[0], t[1])
+    )
+    for score, entry_id in weighted:
+        scores[entry_id] = score
+    return [entry_id for _, entry_id in weighted[:CANDIDATES]]
+
+
+def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
+    found: list[int] = []
+    for token in dict.fromkeys(tokens):
+        pattern = _like(token)
+        rows = db.execute(
+            f"""
+            SELECT DISTINCT e.id FROM strings_fts
+            JOIN strings st ON st.id = strings_fts.rowid
+            JOIN entries e ON e.id = st.entry JOIN sessions s ON s.id = e.session
+            WHERE strings_fts.value LIKE ? ESCAPE '\\' AND {where}
+            ORDER BY e.id DESC LIMIT ?
+            """,
+            (pattern, *params, CANDIDATES),
+        ).fetchall()
+        found.extend(r[0] for r in rows if r[0] not in found)
+    return found
+
+
+def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = {
+        r[0]: r
+        for r in db.execute(
+            f"""
+            SELECT e.id, e.session, e.seq, s.harness, e.author, e.kind, e.ts, e.text
+            FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id IN ({marks})
+            """,
+            ids,
+        )
+    }
+    words = [w.strip('"') for w in fts.split(" OR ")] if fts else []
+    hits = []
+    for entry_id in ids:
+        r = rows[entry_id]
+        hits.append(Hit(
+            address=f"s{r[1]}#{r[2]}", session=r[1], seq=r[2], harness=r[3], author=r[4], kind=r[5],
+            timestamp=r[6], score=round(fused[entry_id], 6), snippet=snippet(r[7], words),
+        ))
+    return hits
+
+
+def snippet(text: str, words: Sequence[str], width: int = 160) -> str:
+    """A one-line window of `text` around the first matched word."""
+    flat = " ".join(text.split())
+    lower = flat.lower()
+    at = min((i for i in (lower.find(w) for w in words) if i >= 0), default=0)
+    start = max(0, at - width // 3)
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
