@@ -244,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for s in qa["evidence"]:
                     ev["strings"] += 1
                     parsed = [f"D{a}:{int(b)}" for a, b in _EVIDENCE.findall(s)]
-                    ev["repaired"] += parsed != [s]
+                    ev["repaired"] += bool(parsed) and parsed != [s]
                     for dia in parsed or [s]:
                         ev["ids"] += 1
                         if dia in addrs[conv.conv_id]:

@@ -1,0 +1,127 @@
+"""Search over the record: words, exact strings, filters, erase purging, the CLI contract."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from total_recall.config import demo_roots
+from total_recall.find.exact import extract
+from total_recall.find.search import SearchError, search
+from total_recall.model import Address
+from total_recall.record.reading import read
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.cli import cli
+
+RULE = "Never restart the production database during the day."
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "record.sqlite3")
+    report = sync(s, list(demo_roots()), roots=demo_roots())
+    assert report.errors == []
+    return s
+
+
+def texts(store: Store, hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [read(store, h.address)[0].text for h in hits]
+
+
+def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(store: Store) -> None:
+    hits = search(store, "restart the production database", limit=5)
+    assert hits
+    for hit, text in zip(hits, texts(store, hits), strict=True):
+        assert re.fullmatch(r"s\d+#\d+", hit.address)
+        assert any(w in text.lower() for w in ("restart", "production", "database"))
+    assert any(RULE in t for t in texts(store, hits))
+
+
+def test_the_owner_s_words_outrank_tool_output_that_repeats_them(store: Store) -> None:
+    hits = search(store, "Never restart the production database during the day", limit=3)
+    assert hits[0].author == "owner"
+
+
+def test_a_hash_fragment_finds_its_entries_through_the_exact_index(store: Store) -> None:
+    hits = search(store, "3f9c2e", limit=10)  # a fragment no word tokenizer would match
+    assert hits and all("3f9c2e" in t for t in texts(store, hits))
+
+
+def test_a_path_finds_entries_that_name_it(store: Store) -> None:
+    hits = search(store, "/etc/ssl/private", limit=10)
+    assert hits and all("/etc/ssl/private" in t for t in texts(store, hits[:5]))
+
+
+def test_filters_scope_by_harness_session_author_and_time(store: Store) -> None:
+    assert {h.harness for h in search(store, "certbot", harness=["codex"], limit=50)} == {"codex"}
+    assert {h.session for h in search(store, "certbot", session=1, limit=50)} == {1}
+    assert {h.author for h in search(store, "certbot", author=["owner"], limit=50)} == {"owner"}
+    late = search(store, "certbot", since="2026-11-20", limit=50)
+    assert late and all((h.timestamp or "") >= "2026-11-20" for h in late)
+    assert search(store, "certbot", project="/no/such/project") == []
+
+
+def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Store) -> None:
+    hit = search(store, RULE, author=["owner"], limit=1)[0]
+    text = read(store, hit.address)[0].text
+    store.erase(Address.parse(hit.address), "test")
+    words = set(re.findall(r"[A-Za-z0-9]{3,}", text))
+    for word in words:
+        assert hit.address not in [h.address for h in search(store, word, limit=1000)], word
+    for kind, value in extract("message", text):
+        assert hit.address not in [h.address for h in search(store, value, limit=1000)], (kind, value)
+
+
+def test_an_empty_query_is_a_clear_error(store: Store) -> None:
+    with pytest.raises(SearchError, match="empty query"):
+        search(store, "   ")
+    with pytest.raises(SearchError, match="nothing searchable"):
+        search(store, "? !")
+
+
+def test_query_syntax_never_reaches_the_engine_raw(store: Store) -> None:
+    for odd in ['"unbalanced', "NEAR(a b", "a AND OR b", "col:value", "-deploy", "a^b", "x OR"]:
+        search(store, odd)  # no sqlite3.OperationalError
+    with pytest.raises(SearchError):
+        search(store, "*")
+
+
+def test_exact_strings_are_extracted_at_ingest() -> None:
+    text = ("certbot renew failed at 14:03: Renewal failed: urn:ietf:params:acme:error:unauthorized :: "
+            "Invalid response from http://shop.example.com/.well-known/acme-challenge/x: 404\n"
+            "see /etc/ssl/private/shop.pem and commit 3f9c2e1 (nginx 1.24.0 on shop.example.com)")
+    found = extract("tool_result", text)
+    kinds = {k: v for k, v in reversed(found)}
+    assert kinds["hash"] == "3f9c2e1"
+    assert kinds["path"] == "/etc/ssl/private/shop.pem"
+    assert kinds["url"].startswith("http://shop.example.com/.well-known/acme-challenge/x")
+    assert kinds["version"] == "1.24.0"
+    assert kinds["host"] == "shop.example.com"
+    assert kinds["time"] == "14:03"
+    assert any(k == "error" and "Renewal failed" in v for k, v in found)
+
+
+def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) -> None:
+    home = str(store.path.parent)
+    store.close()
+    runner = CliRunner()
+    out = runner.invoke(cli, ["--home", home, "search", "certbot", "--limit", "3", "--json"])
+    assert out.exit_code == 0, out.output
+    hits = json.loads(out.stdout)
+    assert len(hits) == 3
+    for key in ("address", "session", "harness", "author", "timestamp", "score", "snippet"):
+        assert all(key in h for h in hits)
+    queries = tmp_path / "q.txt"
+    queries.write_text("certbot\n3f9c2e1\n\n?\n", encoding="utf-8")
+    out = runner.invoke(cli, ["--home", home, "search", "--batch", str(queries), "--json", "--limit", "2"])
+    assert out.exit_code == 0
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [line["query"] for line in lines] == ["certbot", "3f9c2e1", "?"]
+    assert len(lines[0]["hits"]) == 2 and "error" in lines[2]
+    bad = runner.invoke(cli, ["--home", home, "search", "  "])
+    assert bad.exit_code == 2 and "empty query" in bad.stderr and "Traceback" not in bad.output
