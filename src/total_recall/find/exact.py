@@ -14,31 +14,31 @@ import orjson
 
 MAX_PER_ENTRY = 64
 MAX_LEN = 300
-# Only so much of a huge tool output is scanned: the strings worth quoting sit near its start and end.
-SCAN_HEAD = 32_768
-SCAN_TAIL = 8_192
+# Only so much of an entry is scanned: the strings worth quoting sit near the start and end of a tool
+# output, and scanning all of every output would cost more than the rest of the sync together. The
+# word index still covers every byte (search turns an exact-looking token into a phrase or prefix query).
+SCAN_HEAD = 8_192
+SCAN_TAIL = 4_096
+TOOL_HEAD = 4_096
+TOOL_TAIL = 2_048
 
-_URL = r"(?P<url>\bhttps?://[^\s'\"<>`)\]}]+)"
-_PATH = (
-    r"(?P<path>(?<![\w/.:])(?:~|\.{1,2})?/(?:[\w.@+-]+/)+[\w.@+-]*"
-    r"|(?<![\w/.:])/(?:etc|var|usr|opt|srv|home|tmp|root|proc|dev|mnt)/?(?![\w/]))"
-)
-_HASH = r"(?P<hash>\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b)"
-_VERSION = r"(?P<version>\bv?\d+\.\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?\b)"
+_VERSION = r"(?:\bv?\d+\.\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?\b)"
 _TIME = (
-    r"(?P<time>\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
-    r"|\b\d{1,2}:\d\d(?::\d\d)?\s?(?:[ap]\.?m\.?)?\b)"
+    r"(?:\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
+    r"|\b\d{1,2}:\d\d(?::\d\d)?(?:\s?[ap]\.?m\.?)?\b)"
 )
-_HOST = (
-    r"(?P<host>\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
-    r"(?:com|org|net|io|dev|app|ai|co|uk|de|fr|local|internal|lan|example|test|cloud|sh|me|us|eu)\b)"
+# Found with str.find, then widened to the whole line: regexes over whole outputs are too slow.
+_ERROR_WORDS = ("error", "failed", "failure", "exception", "fatal", "denied", "refused", "unauthorized",
+                "forbidden", "not found", "traceback", "panic", "timed out", "cannot", "unable to")
+_CANDIDATE = re.compile(r"(?<![^\s\"'`=(\[{<,])(?=[^\s\"'`]*?[/:.])[^\s\"'`]{3,}")
+_TIME_RX = re.compile(_TIME, re.I)
+_VERSION_RX = re.compile(_VERSION)
+_HOST_RX = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
+_TLDS = frozenset(
+    "com org net io dev app ai co uk de fr local internal lan example test cloud sh me us eu".split()
 )
-_STRING = re.compile("|".join((_URL, _PATH, _HASH, _VERSION, _TIME, _HOST)), re.I)
-_ERROR_LINE = re.compile(
-    r"^.*\b(?:error|failed|failure|exception|fatal|denied|refused|unauthorized|forbidden|not found|"
-    r"traceback|panic|timed? ?out|cannot|can't|unable to)\b.*$",
-    re.I | re.M,
-)
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z_./:])[0-9a-fA-F]{7,64}(?![0-9A-Za-z_/:])")
+_EDGE = "\"'`()[]{}<>,;"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
 
@@ -47,7 +47,8 @@ def extract(kind: str, text: str, tool: str | None = None) -> list[tuple[str, st
     """The exact strings of one entry as (kind, value), in order of first appearance, deduplicated."""
     if kind == "meta" or not text:
         return []
-    body = text if len(text) <= SCAN_HEAD + SCAN_TAIL else text[:SCAN_HEAD] + "\n" + text[-SCAN_TAIL:]
+    head, tail = (TOOL_HEAD, TOOL_TAIL) if kind == "tool_result" else (SCAN_HEAD, SCAN_TAIL)
+    body = text if len(text) <= head + tail else text[:head] + "\n" + text[-tail:]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for found in _candidates(kind, body, tool):
@@ -66,16 +67,64 @@ def _candidates(kind: str, body: str, tool: str | None) -> Iterator[tuple[str, s
         command = _command_of(body)
         if command:
             yield "command", command
-    for m in _COMMAND_LINE.finditer(body):
-        yield "command", m.group(1)
-    for m in _STRING.finditer(body):
-        name = m.lastgroup or "string"
-        yield name, m.group(0)
+    if "$ " in body:
+        for m in _COMMAND_LINE.finditer(body):
+            yield "command", m.group(1)
+    # Cheap regexes pick the tokens that could be strings worth quoting; the full patterns run on those
+    # alone (running them over whole texts is several times slower).
+    for token in _CANDIDATE.findall(body):
+        found = classify(token.strip(_EDGE))
+        if found is not None:
+            yield found
+    for word in _HEX_RUN.findall(body):
+        if not word.isdigit() and not word.isalpha():
+            yield "hash", word
     if kind in ("tool_result", "message", "summary", "thinking"):
-        for m in _ERROR_LINE.finditer(body):
-            line = m.group(0).strip()
-            if 8 <= len(line) <= MAX_LEN:
-                yield "error", line
+        yield from _error_lines(body)
+
+
+def classify(token: str) -> tuple[str, str] | None:
+    """What kind of exact string a token is, by cheap tests first (a regex per token is slow)."""
+    if len(token) < 3:
+        return None
+    low = token.lower()
+    if low.startswith(("http://", "https://")):
+        return "url", token
+    if "/" in token:
+        if token[0] in "/~." or token.count("/") >= 2:
+            return "path", token
+        return None
+    first = token[0]
+    if first.isdigit() or (first in "vV" and token[1:2].isdigit()):
+        if ":" in token or "-" in token[:10]:
+            m = _TIME_RX.match(token)
+            if m:
+                return "time", m.group(0)
+        m = _VERSION_RX.match(token)
+        return ("version", m.group(0)) if m else None
+    if "." in token:
+        tld = low.rsplit(".", 1)[1]
+        if tld in _TLDS and _HOST_RX.fullmatch(low):
+            return "host", token
+    return None
+
+
+def _error_lines(body: str) -> Iterator[tuple[str, str]]:
+    lower = body.lower()
+    starts: set[int] = set()
+    for word in _ERROR_WORDS:
+        at = lower.find(word)
+        while at >= 0 and len(starts) < MAX_PER_ENTRY:
+            starts.add(lower.rfind("\n", 0, at) + 1)
+            nxt = lower.find("\n", at)
+            if nxt < 0:
+                break
+            at = lower.find(word, nxt)
+    for start in sorted(starts):
+        end = body.find("\n", start)
+        line = body[start : len(body) if end < 0 else end].strip()
+        if 8 <= len(line) <= MAX_LEN:
+            yield "error", line
 
 
 def _command_of(body: str) -> str | None:
@@ -90,6 +139,21 @@ def _command_of(body: str) -> str | None:
         if isinstance(cmd, str):
             return cmd
     return None
+
+
+def keys_of(kind: str, value: str) -> list[str]:
+    """The lookup keys of one exact string: itself, and for paths, URLs and hosts its tails at
+    separators, so `ssl/private` or `example.com` finds `/etc/ssl/private/` and `shop.example.com`."""
+    keys = [value]
+    if kind in ("path", "url", "host"):
+        sep = "." if kind == "host" else "/"
+        body = value.split("://", 1)[-1]
+        parts = [p for p in body.split(sep) if p]
+        for i in range(1, min(len(parts), 6)):
+            tail = sep.join(parts[i:])
+            if len(tail) >= 3:
+                keys.append(tail)
+    return keys
 
 
 def looks_exact(token: str) -> bool:

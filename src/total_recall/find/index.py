@@ -1,7 +1,7 @@
 """Keeping the derived indexes current: called by the record as entries are appended or erased.
 
 `entries_fts` is an external-content FTS5 index over entry text (the text lives once, in `entries`);
-`strings` holds the exact strings of each entry, with a trigram index for substring lookups.
+`strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts).
 Both are rebuildable from the record; the record never depends on them.
 """
 
@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from total_recall.find.exact import extract
+from total_recall.find.exact import extract, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
 _ID, _KIND, _TEXT, _TOOL = 0, 4, 5, 14
@@ -25,12 +25,13 @@ def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
         "INSERT INTO entries_fts(rowid, text) VALUES (?, ?)", [(r[_ID], r[_TEXT]) for r in rows]
     )
     strings = [
-        (r[_ID], kind, value)
+        (r[_ID], kind, key)
         for r in rows
         for kind, value in extract(r[_KIND], r[_TEXT], r[_TOOL])
+        for key in keys_of(kind, value)
     ]
     if strings:
-        db.executemany("INSERT INTO strings(entry, kind, value) VALUES (?, ?, ?)", strings)
+        db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", strings)
 
 
 def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
@@ -50,8 +51,8 @@ def rebuild(db: sqlite3.Connection) -> None:
     rows = db.execute("SELECT id, kind, text, tool FROM entries WHERE erased_at IS NULL")
     batch: list[tuple[int, str, str]] = []
     for entry_id, kind, text, tool in rows:
-        batch.extend((entry_id, k, v) for k, v in extract(kind, text, tool))
+        batch.extend((entry_id, k, key) for k, v in extract(kind, text, tool) for key in keys_of(k, v))
         if len(batch) > 10_000:
-            db.executemany("INSERT INTO strings(entry, kind, value) VALUES (?, ?, ?)", batch)
+            db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", batch)
             batch = []
-    db.executemany("INSERT INTO strings(entry, kind, value) VALUES (?, ?, ?)", batch)
+    db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", batch)

@@ -120,6 +120,7 @@ def search(
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
     if exact:
         lists.append(_exact(store.db, exact, where, params))
+        lists.append(_phrases(store.db, exact, where, params))
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
@@ -152,21 +153,40 @@ def _words(
 
 
 def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
+    """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail)."""
     found: list[int] = []
     for token in dict.fromkeys(tokens):
-        pattern = _like(token)
+        key = token.strip(".,;:!?\"'`()[]{}<>")
+        if len(key) < 3:
+            continue
+        prefix = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = db.execute(
             f"""
-            SELECT DISTINCT e.id FROM strings_fts
-            JOIN strings st ON st.id = strings_fts.rowid
+            SELECT DISTINCT e.id FROM strings st
             JOIN entries e ON e.id = st.entry JOIN sessions s ON s.id = e.session
-            WHERE strings_fts.value LIKE ? ESCAPE '\\' AND {where}
+            WHERE st.key LIKE ? ESCAPE '\\' AND {where}
             ORDER BY e.id DESC LIMIT ?
             """,
-            (pattern, *params, CANDIDATES),
+            (prefix, *params, CANDIDATES),
         ).fetchall()
-        found.extend(r[0] for r in rows if r[0] not in found)
+        seen = set(found)
+        found.extend(r[0] for r in rows if r[0] not in seen)
     return found
+
+
+def _phrases(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
+    """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
+    phrase of its words, a hex fragment as a prefix."""
+    terms = []
+    for token in dict.fromkeys(tokens):
+        words = [w.lower() for w in _WORD.findall(token)]
+        if len(words) == 1 and len(words[0]) >= 4:
+            terms.append(f'"{words[0]}"*')
+        elif len(words) > 1:
+            terms.append('"' + " ".join(words) + '"')
+    if not terms:
+        return []
+    return _words(db, " OR ".join(terms), where, params, {})
 
 
 def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:

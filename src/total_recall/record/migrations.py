@@ -169,7 +169,7 @@ M001_RECORD = """
 """
 
 # Finding: a word index over entry text (external content: the text is stored once, in entries) and
-# the exact strings of each entry with a trigram index for substring lookups. Both are derived.
+# the exact strings of each entry, looked up whole or by prefix. Both are derived.
 M002_FIND = """
         CREATE VIRTUAL TABLE entries_fts USING fts5(
             text, content='entries', content_rowid='id',
@@ -177,23 +177,15 @@ M002_FIND = """
         );
         INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
 
+        -- One row per lookup key of an exact string (the string itself, and for paths, URLs and
+        -- hosts its tails at separators); NOCASE so a prefix LIKE uses the index.
         CREATE TABLE strings(
-            id INTEGER PRIMARY KEY,
             entry INTEGER NOT NULL,
             kind TEXT NOT NULL,
-            value TEXT NOT NULL
+            key TEXT NOT NULL COLLATE NOCASE
         );
         CREATE INDEX strings_entry ON strings(entry);
-        CREATE INDEX strings_value ON strings(value);
-        CREATE VIRTUAL TABLE strings_fts USING fts5(
-            value, content='strings', content_rowid='id', tokenize='trigram'
-        );
-        CREATE TRIGGER strings_fts_add AFTER INSERT ON strings BEGIN
-            INSERT INTO strings_fts(rowid, value) VALUES (new.id, new.value);
-        END;
-        CREATE TRIGGER strings_fts_forget AFTER DELETE ON strings BEGIN
-            INSERT INTO strings_fts(strings_fts, rowid, value) VALUES ('delete', old.id, old.value);
-        END;
+        CREATE INDEX strings_key ON strings(key);
 """
 
 MIGRATIONS: list[tuple[str, str]] = [
