@@ -19,6 +19,8 @@ from total_recall.record.store import Store
 
 RRF_K = 60
 CANDIDATES = 200
+# How much of its best neighbour's word score an entry borrows (tuned on LoCoMo: see docs/BENCHMARKS.md).
+NEIGHBOUR = 0.35
 # The owner's words and the agent's replies outrank bulky tool output and harness bookkeeping.
 WEIGHTS: dict[tuple[str, str], float] = {
     ("owner", "message"): 1.5,
@@ -136,20 +138,25 @@ def _words(
 ) -> list[int]:
     rows = db.execute(
         f"""
-        SELECT e.id, e.author, e.kind, bm25(entries_fts) AS score
+        SELECT e.id, e.session, e.seq, e.author, e.kind, bm25(entries_fts) AS score
         FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid JOIN sessions s ON s.id = e.session
         WHERE entries_fts MATCH ? AND {where}
         ORDER BY score LIMIT ?
         """,
         (fts, *params, CANDIDATES * 4),
     ).fetchall()
-    # bm25 is negative, better when lower; weight by who wrote it, then rank.
-    weighted = sorted(
-        ((r[3] * WEIGHTS.get((r[1], r[2]), 0.7), r[0]) for r in rows), key=lambda t: (t[0], t[1])
-    )
-    for score, entry_id in weighted:
+    # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
+    # entry borrow from its best neighbour in the same session (an answer sits next to its question).
+    own = {(r[1], r[2]): -r[5] * WEIGHTS.get((r[3], r[4]), 0.7) for r in rows}
+    smoothed = []
+    for r in rows:
+        key = (r[1], r[2])
+        near = max(own.get((r[1], r[2] - 1), 0.0), own.get((r[1], r[2] + 1), 0.0))
+        smoothed.append((own[key] + NEIGHBOUR * near, r[0]))
+    smoothed.sort(key=lambda t: (-t[0], t[1]))
+    for score, entry_id in smoothed:
         scores[entry_id] = score
-    return [entry_id for _, entry_id in weighted[:CANDIDATES]]
+    return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
 
 
 def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:

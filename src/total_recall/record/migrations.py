@@ -173,7 +173,7 @@ M001_RECORD = """
 M002_FIND = """
         CREATE VIRTUAL TABLE entries_fts USING fts5(
             text, content='entries', content_rowid='id',
-            tokenize="unicode61 remove_diacritics 2 tokenchars '_'"
+            tokenize="porter unicode61 remove_diacritics 2 tokenchars '_'"
         );
         INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
 
