@@ -20,6 +20,8 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("TOTAL_RECALL_HOME", str(tmp_path / "record"))
     monkeypatch.setenv("TOTAL_RECALL_SANDBOX", "1")
+    # Embedding is slow; only the tests of meaning search turn it on.
+    monkeypatch.setenv("TOTAL_RECALL_VECTOR_BUDGET", "0")
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "VIBE_HOME", "OPENCLAW_DIR", "XDG_DATA_HOME",
                 "XDG_CONFIG_HOME", "TOTAL_RECALL_CLAUDE_ROOT", "TOTAL_RECALL_CODEX_ROOT",
                 "TOTAL_RECALL_OPENCODE_ROOT", "TOTAL_RECALL_VIBE_ROOT", "TOTAL_RECALL_OPENCLAW_ROOT"):

@@ -186,6 +186,7 @@ class SyncReport:
     warnings: list[ReadWarning] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    vectors: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
             "INSERT INTO entries_fts(entries_fts, rowid, text) VALUES ('delete', ?, ?)", (entry_id, row[0])
         )
     db.execute("DELETE FROM strings WHERE entry = ?", (entry_id,))
+    db.execute("DELETE FROM vectors WHERE entry = ?", (entry_id,))
 
 
 def rebuild(db: sqlite3.Connection) -> None:

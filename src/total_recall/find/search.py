@@ -13,12 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from total_recall.errors import TotalRecallError
+from total_recall.find import vectors
 from total_recall.find.exact import looks_exact
+from total_recall.find.when import window
 from total_recall.model import Hit
 from total_recall.record.store import Store
 
 RRF_K = 60
 CANDIDATES = 200
+# Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
+# query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
+RERANK_DEPTH = 30
+MEANING_WEIGHT = 0.3
 # How much of its best neighbour's word score an entry borrows (tuned on LoCoMo: see docs/BENCHMARKS.md).
 NEIGHBOUR = 0.35
 # The owner's words and the agent's replies outrank bulky tool output and harness bookkeeping.
@@ -119,6 +125,10 @@ def search(
     fts = words_query(query)
     if fts:
         lists.append(_words(store.db, fts, where, params, scores))
+        if named := window(query):
+            # The same words again within the time the query names: entries from then rise.
+            timed = f"{where} AND e.ts >= ? AND e.ts < ?"
+            lists.append(_words(store.db, fts, timed, [*params, *named], {}))
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
     if exact:
         lists.append(_exact(store.db, exact, where, params))
@@ -129,8 +139,26 @@ def search(
     for ranking in lists:
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-    best = sorted(fused, key=lambda i: (-fused[i], i))[:limit]
-    return _hits(store.db, best, fused, fts)
+    ranked = sorted(fused, key=lambda i: (-fused[i], i))
+    if ranked and _meaning_ready(store):
+        ranked = _rerank_by_meaning(store, query, ranked, fused)
+    return _hits(store.db, ranked[:limit], fused, fts)
+
+
+def _meaning_ready(store: Store) -> bool:
+    return vectors.available() and store.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+
+
+def _rerank_by_meaning(store: Store, query: str, ranked: list[int], fused: dict[int, float]) -> list[int]:
+    """The best word and exact candidates reordered by adding how close each is in meaning."""
+    head = ranked[:RERANK_DEPTH]
+    close = vectors.similarity(store.db, query, head)
+    top = fused[head[0]]
+    for entry_id in head:
+        fused[entry_id] = fused[entry_id] / top + MEANING_WEIGHT * close.get(entry_id, 0.0)
+    for entry_id in ranked[RERANK_DEPTH:]:
+        fused[entry_id] = fused[entry_id] / top
+    return sorted(head, key=lambda i: (-fused[i], i)) + ranked[RERANK_DEPTH:]
 
 
 def _words(
@@ -229,3 +257,38 @@ def snippet(text: str, words: Sequence[str], width: int = 160) -> str:
     start = max(0, at - width // 3)
     piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Hits of one session gathered into the range that spans them: read coarse, address fine."""
+
+    session: int
+    range: str
+    score: float
+    hits: tuple[Hit, ...]
+
+
+def group(hits: Sequence[Hit], gap: int = 3) -> list[Group]:
+    """Hits gathered per session into ranges (hits at most `gap` entries apart join), best first."""
+    by_session: dict[int, list[Hit]] = {}
+    for h in hits:
+        by_session.setdefault(h.session, []).append(h)
+    groups: list[Group] = []
+    for session, members in by_session.items():
+        members.sort(key=lambda h: h.seq)
+        run: list[Hit] = [members[0]]
+        for h in members[1:]:
+            if h.seq - run[-1].seq <= gap:
+                run.append(h)
+            else:
+                groups.append(_group(session, run))
+                run = [h]
+        groups.append(_group(session, run))
+    return sorted(groups, key=lambda g: -g.score)
+
+
+def _group(session: int, run: list[Hit]) -> Group:
+    first, last = run[0].seq, run[-1].seq
+    address = f"s{session}#{first}" if first == last else f"s{session}#{first}-{last}"
+    return Group(session, address, round(sum(h.score for h in run), 6), tuple(run))

@@ -188,10 +188,19 @@ M002_FIND = """
         CREATE INDEX strings_key ON strings(key);
 """
 
+# Meaning search: one int8 vector per embedded entry (see find/vectors.py); derived, rebuildable.
+M003_VECTORS = """
+        CREATE TABLE vectors(
+            entry INTEGER PRIMARY KEY,
+            vec BLOB NOT NULL
+        );
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
     ("m002_find", M002_FIND),
+    ("m003_vectors", M003_VECTORS),
 ]
 
 

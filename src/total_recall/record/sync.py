@@ -28,6 +28,9 @@ Progress = Callable[[int, int, str], None]
 # any commit; and commit after this many bytes instead of COMMIT_BYTES.
 KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
+# Seconds a sync may spend embedding new entries (the vectors extra); `total-recall index` finishes.
+VECTOR_BUDGET_ENV = "TOTAL_RECALL_VECTOR_BUDGET"
+DEFAULT_VECTOR_BUDGET = 20.0
 # Commit about this often: few commits keep WAL checkpoints rare; each carries its cursors.
 COMMIT_BYTES = 64 << 20
 # Hand batches to SQLite about this often, whatever the reader's checkpoints, so memory stays flat.
@@ -169,7 +172,19 @@ class Syncer:
         if self.progress:
             self.progress(len(work), len(work), "")
         self._totals()
+        self._embed(env)
         return self.report
+
+    def _embed(self, env: Mapping[str, str]) -> None:
+        """Meaning vectors for new entries, within a time budget; the rest wait for the next sync."""
+        from total_recall.find import vectors
+
+        budget = float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
+        if budget <= 0 or not vectors.pending(self.store.db, 1) or not vectors.available():
+            return
+        embedded, done = vectors.index_pending(self.store.db, budget)
+        self.report.vectors = {"embedded": embedded, "pending": 0 if done else len(
+            vectors.pending(self.store.db, 1_000_000))}
 
     def _commit_point(self, force: bool = False) -> None:
         """Commit when enough is pending: everything written so far, with the cursors that cover it."""

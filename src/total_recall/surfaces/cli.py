@@ -302,5 +302,33 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
         click.echo(f"{h['address']:<10} {h['harness']:<11} {h['author']:<7} {when:<16} {h['snippet']}")
 
 
+@cli.command()
+@click.option("--budget", type=float, default=None, help="Stop embedding after this many seconds.")
+@click.option("--rebuild", is_flag=True, help="Rebuild the word and exact-string indexes from the record.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def index(settings: Settings, budget: float | None, rebuild: bool, as_json: bool) -> None:
+    """Bring the derived indexes up to date: meaning vectors for every entry that lacks one (needs the
+    vectors extra), and with --rebuild the word and exact-string indexes."""
+    from total_recall.find import index as indexes
+    from total_recall.find import vectors
+
+    with _store(settings) as store:
+        if rebuild:
+            store.begin()
+            indexes.rebuild(store.db)
+            store.commit()
+        if not vectors.available():
+            _fail("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
+        embedded, done = vectors.index_pending(store.db, budget)
+        total = vectors.count(store.db)
+    result = {"embedded": embedded, "vectors": total, "done": done, "rebuilt": rebuild}
+    if as_json:
+        _dump(result)
+    else:
+        more = "" if done else "; more remain"
+        click.echo(f"embedded {embedded} entries ({total} vectors in all){more}")
+
+
 def main() -> None:
     cli(prog_name="total-recall")

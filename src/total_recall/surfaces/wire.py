@@ -65,6 +65,7 @@ def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
         "warnings": [str(w) for w in r.warnings],
         "errors": r.errors,
         "notices": r.notices,
+        "vectors": r.vectors,
     }
 
 

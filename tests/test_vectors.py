@@ -1,0 +1,76 @@
+"""Meaning search with the vectors extra: embedded at sync within a budget, reranks, forgets on erase."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from total_recall.config import demo_roots
+from total_recall.find import vectors
+from total_recall.find.search import search
+from total_recall.model import Address
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.cli import cli
+
+pytestmark = pytest.mark.skipif(not vectors.available(), reason="the vectors extra is not installed")
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("TOTAL_RECALL_VECTOR_BUDGET", "600")
+    s = Store(tmp_path / "record.sqlite3")
+    report = sync(s, list(demo_roots()), roots=demo_roots())
+    assert report.errors == [] and report.vectors["embedded"] > 0 and report.vectors["pending"] == 0
+    return s
+
+
+def test_sync_embeds_the_messages_and_summaries_and_nothing_else(store: Store) -> None:
+    kinds = store.execute(
+        "SELECT DISTINCT e.kind FROM vectors v JOIN entries e ON e.id = v.entry"
+    ).fetchall()
+    assert {k for (k,) in kinds} <= {"message", "summary"}
+    expected = store.execute(
+        "SELECT COUNT(*) FROM entries WHERE kind IN ('message', 'summary') "
+        "AND author IN ('owner', 'agent', 'harness')"
+    ).fetchone()[0]
+    assert vectors.count(store.db) == expected
+    assert all(len(blob) == vectors.DIM for (blob,) in store.execute("SELECT vec FROM vectors"))
+
+
+def test_embeddings_put_a_paraphrase_closest_to_its_meaning() -> None:
+    v = vectors.embed([
+        "the certificate renewal failed with an unauthorized error",
+        "certbot renew: urn:ietf:params:acme:error:unauthorized, 404 on the challenge",
+        "the checkout page is slow since five o'clock",
+    ])
+    assert float(v[0] @ v[1]) > float(v[0] @ v[2])
+
+
+def test_meaning_reranks_word_candidates(store: Store) -> None:
+    hits = search(store, "why did the cert renewal fail", limit=5)
+    assert hits
+    texts = [store.entries(Address.parse(h.address))[0].text.lower() for h in hits]
+    assert any("renew" in t and ("404" in t or "fail" in t) for t in texts)
+
+
+def test_erase_removes_the_vector(store: Store) -> None:
+    entry_id = store.execute("SELECT entry FROM vectors LIMIT 1").fetchone()[0]
+    session, seq = store.execute("SELECT session, seq FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    store.erase(Address(session, seq, seq), "test")
+    assert store.execute("SELECT COUNT(*) FROM vectors WHERE entry = ?", (entry_id,)).fetchone()[0] == 0
+
+
+def test_a_budget_of_nothing_leaves_the_rest_for_the_index_command(tmp_path: Path) -> None:
+    home = tmp_path / "rec"
+    runner = CliRunner(env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
+    assert runner.invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
+    out = runner.invoke(cli, ["--home", str(home), "--demo", "index", "--json"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.stdout)
+    assert result["embedded"] > 0 and result["done"] is True and result["vectors"] == result["embedded"]
+    again = json.loads(runner.invoke(cli, ["--home", str(home), "--demo", "index", "--json"]).stdout)
+    assert again["embedded"] == 0
