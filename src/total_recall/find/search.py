@@ -110,8 +110,12 @@ def search(
     project: str | None = None,
     author: Sequence[str] = (),
     since: str | None = None,
+    meaning: bool = True,
 ) -> list[Hit]:
     """The best `limit` entries for `query`, fused from every index, each with its address.
+
+    With `meaning` (and the vectors extra and some vectors in the record) the best candidates are
+    reordered by closeness in meaning too.
 
     Raises:
         SearchError: the query holds nothing to search for.
@@ -140,7 +144,7 @@ def search(
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    if ranked and _meaning_ready(store):
+    if meaning and ranked and _meaning_ready(store):
         ranked = _rerank_by_meaning(store, query, ranked, fused)
     return _hits(store.db, ranked[:limit], fused, fts)
 
