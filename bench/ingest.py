@@ -75,7 +75,8 @@ def payload_bytes_and_parse(store: Path) -> tuple[int, float]:
 
 
 def run_sync(store: Path, home: Path) -> tuple[float, int, dict[str, object]]:
-    env = {**os.environ, "TOTAL_RECALL_SANDBOX": "1"}
+    # The sync as a user without the vectors extra runs it: record, word index and exact strings.
+    env = {**os.environ, "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
     for sub, var in ROOT_VARS.items():
         if (store / sub).exists():
             env[var] = str(store / sub)
