@@ -21,6 +21,7 @@ from total_recall.record.store import Store
 
 RRF_K = 60
 CANDIDATES = 200
+SCORED = 2_000
 # Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
 # query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
 RERANK_DEPTH = 30
@@ -126,14 +127,17 @@ def search(
     where, params = filters.sql()
     lists: list[list[int]] = []
     scores: dict[int, float] = {}
-    fts = words_query(query)
+    exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
+    # A host or a path OR-ed word by word ("com", "us", "13") matches half the record: exact tokens
+    # are searched whole (exact index) and as phrases instead.
+    plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
+    fts = words_query(plain)
     if fts:
         lists.append(_words(store.db, fts, where, params, scores))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
             lists.append(_words(store.db, fts, timed, [*params, *named], {}))
-    exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
     if exact:
         lists.append(_exact(store.db, exact, where, params))
         lists.append(_phrases(store.db, exact, where, params))
@@ -150,7 +154,8 @@ def search(
 
 
 def _meaning_ready(store: Store) -> bool:
-    return vectors.available() and store.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+    has_vectors = store.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+    return has_vectors and vectors.available()  # the model loads only when there is something to use
 
 
 def _rerank_by_meaning(store: Store, query: str, ranked: list[int], fused: dict[int, float]) -> list[int]:
@@ -168,14 +173,28 @@ def _rerank_by_meaning(store: Store, query: str, ranked: list[int], fused: dict[
 def _words(
     db: sqlite3.Connection, fts: str, where: str, params: list[object], scores: dict[int, float]
 ) -> list[int]:
+    # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
+    # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
+    # match list by rowid, which needs no scoring): vague queries favour recent work.
+    bound = db.execute(
+        f"""
+        SELECT entries_fts.rowid FROM entries_fts
+        CROSS JOIN entries e ON e.id = entries_fts.rowid JOIN sessions s ON s.id = e.session
+        WHERE entries_fts MATCH ? AND {where}
+        ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?
+        """,
+        (fts, *params, SCORED - 1),
+    ).fetchone()
+    floor = bound[0] if bound else 0
     rows = db.execute(
         f"""
         SELECT e.id, e.session, e.seq, e.author, e.kind, bm25(entries_fts) AS score
-        FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid JOIN sessions s ON s.id = e.session
-        WHERE entries_fts MATCH ? AND {where}
+        FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.rowid
+        JOIN sessions s ON s.id = e.session
+        WHERE entries_fts MATCH ? AND entries_fts.rowid >= ? AND {where}
         ORDER BY score LIMIT ?
         """,
-        (fts, *params, CANDIDATES * 4),
+        (fts, floor, *params, CANDIDATES * 4),
     ).fetchall()
     # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
     # entry borrow from its best neighbour in the same session (an answer sits next to its question).
@@ -202,7 +221,7 @@ def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[o
         rows = db.execute(
             f"""
             SELECT DISTINCT e.id FROM strings st
-            JOIN entries e ON e.id = st.entry JOIN sessions s ON s.id = e.session
+            CROSS JOIN entries e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
             WHERE st.key LIKE ? ESCAPE '\\' AND {where}
             ORDER BY e.id DESC LIMIT ?
             """,

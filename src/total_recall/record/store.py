@@ -90,6 +90,12 @@ class Store:
     def commit(self) -> None:
         self.db.execute("COMMIT")
 
+    def optimize(self) -> None:
+        """Refresh the planner's statistics (bounded sampling), so filtered lookups pick good plans."""
+        self.db.execute("PRAGMA analysis_limit=1000")
+        analysed = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone()
+        self.db.execute("PRAGMA optimize" if analysed else "ANALYZE")
+
     def rollback(self) -> None:
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")

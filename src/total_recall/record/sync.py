@@ -169,6 +169,7 @@ class Syncer:
             except BaseException:
                 self.store.rollback()
                 raise
+            self.store.optimize()
         if self.progress:
             self.progress(len(work), len(work), "")
         self._totals()
