@@ -125,3 +125,20 @@ def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) ->
     assert len(lines[0]["hits"]) == 2 and "error" in lines[2]
     bad = runner.invoke(cli, ["--home", home, "search", "  "])
     assert bad.exit_code == 2 and "empty query" in bad.stderr and "Traceback" not in bad.output
+
+
+def test_grouped_hits_are_ranges_that_read_opens(store: Store, tmp_path: Path) -> None:
+    home = str(store.path.parent)
+    store.close()
+    args = ["--home", home, "search", "certbot renew", "--group", "--json", "--limit", "12"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 0, out.output
+    groups = json.loads(out.stdout)
+    assert groups and sum(len(g["hits"]) for g in groups) == 12
+    scores = [g["score"] for g in groups]
+    assert scores == sorted(scores, reverse=True)
+    with Store(Path(home) / "record.sqlite3") as again:
+        for g in groups:
+            inside = {e.address for e in read(again, g["range"])}
+            assert {h["address"] for h in g["hits"]} <= inside
+            assert all(h["session"] == g["session"] for h in g["hits"])

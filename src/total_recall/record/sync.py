@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from total_recall.config import resolve_roots
+from total_recall.config import OVERRIDE_VARS, resolve_roots
 from total_recall.errors import ConfigError, SourceError
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
@@ -286,8 +286,6 @@ def sync_lock(record: Path) -> Iterator[None]:
 
 
 def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
-    from total_recall.config import OVERRIDE_VARS
-
     e = os.environ if env is None else env
     return bool(e.get(OVERRIDE_VARS[harness], "").strip())
 

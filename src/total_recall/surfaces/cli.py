@@ -26,12 +26,13 @@ from total_recall.config import (
     sandbox_armed,
 )
 from total_recall.errors import TotalRecallError
+from total_recall.find.search import group as group_hits
 from total_recall.find.search import search as find
 from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
 from total_recall.record.reading import read as read_entries
 from total_recall.record.store import Store
 from total_recall.record.sync import sync as run_sync
-from total_recall.surfaces.wire import entry_json, hit_json, session_json, sync_json
+from total_recall.surfaces.wire import entry_json, group_json, hit_json, session_json, sync_json
 
 MAX_LISTED_WARNINGS = 20
 
@@ -260,11 +261,12 @@ def quarantine(settings: Settings, address: str, reason: str, undo: bool, as_jso
 @click.option("--since", help="Only entries at or after this ISO time (2026-11-01, 2026-11-01T09:00).")
 @click.option("--batch", type=click.File("r", encoding="utf-8"),
               help="Answer one query per line of this file (- for stdin), one JSON line each.")
+@click.option("--group", is_flag=True, help="Gather the hits per session into ranges to read whole.")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @click.pass_obj
 def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[str, ...], session: str | None,
            project: str | None, authors: tuple[str, ...], since: str | None, batch: TextIO | None,
-           as_json: bool) -> None:
+           group: bool, as_json: bool) -> None:
     """Find entries by words, exact strings (paths, hashes, URLs, error lines) and meaning; every hit is
     an address that `read` opens exactly."""
     if (query is None) == (batch is None):
@@ -278,6 +280,8 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
         def run(q: str) -> list[dict[str, Any]]:
             hits = find(store, q, limit=limit, harness=harnesses, session=number, project=project,
                         author=authors, since=since)
+            if group:
+                return [group_json(g) for g in group_hits(hits)]
             return [hit_json(h) for h in hits]
 
         if batch is not None:
@@ -297,6 +301,12 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
         return
     if not hits:
         click.echo("no hits", err=True)
+    if group:
+        for g in hits:
+            click.echo(f"{g['range']:<14} score {g['score']:.4f}  ({len(g['hits'])} hits)")
+            for h in g["hits"]:
+                click.echo(f"    {h['address']:<10} {h['author']:<7} {h['snippet']}")
+        return
     for h in hits:
         when = (h["timestamp"] or "")[:16]
         click.echo(f"{h['address']:<10} {h['harness']:<11} {h['author']:<7} {when:<16} {h['snippet']}")

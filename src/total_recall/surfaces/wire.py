@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from total_recall.find.search import Group
 from total_recall.model import Entry, Hit, Session, SyncReport
 
 
@@ -80,3 +81,8 @@ def hit_json(h: Hit) -> dict[str, Any]:
         "score": h.score,
         "snippet": h.snippet,
     }
+
+
+def group_json(g: Group) -> dict[str, Any]:
+    return {"session": f"s{g.session}", "range": g.range, "score": g.score,
+            "hits": [hit_json(h) for h in g.hits]}
