@@ -14,15 +14,25 @@ from typing import Any
 from total_recall.find.exact import extract, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
-_ID, _KIND, _TEXT, _TOOL = 0, 4, 5, 14
+_ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TOOL = 0, 1, 3, 4, 5, 14
+
+
+def tag(author: str, kind: str, harness: str, session: int) -> str:
+    """The filter tokens of an entry, exactly as the entries_fts_content view writes them."""
+    return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}"
 
 
 def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Index freshly appended entries, in the sync's transaction."""
     if not rows:
         return
+    sessions = {r[_SESSION] for r in rows}
+    harness = dict(db.execute(
+        f"SELECT id, harness FROM sessions WHERE id IN ({','.join('?' * len(sessions))})", tuple(sessions)
+    ).fetchall())
     db.executemany(
-        "INSERT INTO entries_fts(rowid, text) VALUES (?, ?)", [(r[_ID], r[_TEXT]) for r in rows]
+        "INSERT INTO entries_fts(rowid, text, tag) VALUES (?, ?, ?)",
+        [(r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION])) for r in rows],
     )
     strings = [
         (r[_ID], kind, key)
@@ -36,11 +46,11 @@ def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
 
 def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
     """Forget an entry in every index; runs before the text is replaced by the tombstone."""
-    row = db.execute("SELECT text FROM entries WHERE id = ?", (entry_id,)).fetchone()
-    if row is not None:
-        db.execute(
-            "INSERT INTO entries_fts(entries_fts, rowid, text) VALUES ('delete', ?, ?)", (entry_id, row[0])
-        )
+    db.execute(
+        "INSERT INTO entries_fts(entries_fts, rowid, text, tag) "
+        "SELECT 'delete', id, text, tag FROM entries_fts_content WHERE id = ?",
+        (entry_id,),
+    )
     db.execute("DELETE FROM strings WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM vectors WHERE entry = ?", (entry_id,))
 

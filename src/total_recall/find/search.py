@@ -21,6 +21,8 @@ from total_recall.record.store import Store
 
 RRF_K = 60
 CANDIDATES = 200
+# A project filter becomes tag tokens when it names at most this many sessions, else stays SQL.
+MAX_TAGGED_SESSIONS = 200
 SCORED = 2_000
 # Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
 # query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
@@ -62,6 +64,31 @@ class Filters:
     author: Sequence[str] = ()
     since: str | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
+
+    def tags(self, db: sqlite3.Connection) -> str | None:
+        """The filters as an FTS5 clause over the tag column (None when nothing narrows the search).
+
+        The SQL conditions stay as well; the clause lets FTS5 intersect before anything is joined.
+        """
+        groups: list[list[str]] = []
+        if self.harness:
+            groups.append([f"h_{h.replace('-', '_')}" for h in self.harness])
+        if self.author:
+            groups.append([f"a_{a}" for a in self.author])
+        if self.kinds:
+            groups.append([f"k_{k}" for k in self.kinds])
+        if self.session is not None:
+            groups.append([f"s_{self.session}"])
+        elif self.project:
+            ids = [r[0] for r in db.execute(
+                "SELECT id FROM sessions WHERE cwd LIKE ? ESCAPE '\\' LIMIT ?",
+                (_like(self.project), MAX_TAGGED_SESSIONS + 1),
+            )]
+            if len(ids) <= MAX_TAGGED_SESSIONS:
+                groups.append([f"s_{i}" for i in ids] or ["s_0"])  # s_0 matches nothing: no session
+        if not groups:
+            return None
+        return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups)
 
     def sql(self) -> tuple[str, list[object]]:
         where: list[str] = ["e.erased_at IS NULL"]
@@ -125,6 +152,7 @@ def search(
         raise SearchError("empty query: give some words, a path, a hash or an error line")
     filters = Filters(harness, session, project, author, since)
     where, params = filters.sql()
+    tags = filters.tags(store.db)
     lists: list[list[int]] = []
     scores: dict[int, float] = {}
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
@@ -133,14 +161,14 @@ def search(
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        lists.append(_words(store.db, fts, where, params, scores))
+        lists.append(_words(store.db, _scoped(fts, tags), where, params, scores))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
-            lists.append(_words(store.db, fts, timed, [*params, *named], {}))
+            lists.append(_words(store.db, _scoped(fts, tags), timed, [*params, *named], {}))
     if exact:
         lists.append(_exact(store.db, exact, where, params))
-        lists.append(_phrases(store.db, exact, where, params))
+        lists.append(_phrases(store.db, exact, tags, where, params))
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
@@ -188,7 +216,7 @@ def _words(
     floor = bound[0] if bound else 0
     rows = db.execute(
         f"""
-        SELECT e.id, e.session, e.seq, e.author, e.kind, bm25(entries_fts) AS score
+        SELECT e.id, e.session, e.seq, e.author, e.kind, bm25(entries_fts, 1.0, 0.0) AS score
         FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.rowid
         JOIN sessions s ON s.id = e.session
         WHERE entries_fts MATCH ? AND entries_fts.rowid >= ? AND {where}
@@ -232,7 +260,9 @@ def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[o
     return found
 
 
-def _phrases(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
+def _phrases(
+    db: sqlite3.Connection, tokens: list[str], tags: str | None, where: str, params: list[object]
+) -> list[int]:
     """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
     phrase of its words, a hex fragment as a prefix."""
     terms = []
@@ -244,7 +274,13 @@ def _phrases(db: sqlite3.Connection, tokens: list[str], where: str, params: list
             terms.append('"' + " ".join(words) + '"')
     if not terms:
         return []
-    return _words(db, " OR ".join(terms), where, params, {})
+    return _words(db, _scoped(" OR ".join(terms), tags), where, params, {})
+
+
+def _scoped(fts: str, tags: str | None) -> str:
+    """Words matched in the text column only, intersected with the filter tags when there are any."""
+    text = f"text : ({fts})"
+    return f"({text}) AND (tag : ({tags}))" if tags else text
 
 
 def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:
