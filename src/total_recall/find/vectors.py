@@ -97,19 +97,24 @@ def quantize(vectors: Any) -> list[bytes]:
     return [row.tobytes() for row in q]
 
 
+_PENDING = f"""
+    FROM entries e
+    WHERE e.kind IN ({",".join("?" * len(EMBEDDED_KINDS))})
+      AND e.author IN ({",".join("?" * len(EMBEDDED_AUTHORS))}) AND e.erased_at IS NULL
+      AND e.id > COALESCE((SELECT MAX(entry) FROM vectors), 0)
+"""
+
+
 def pending(db: sqlite3.Connection, limit: int) -> list[tuple[int, str]]:
     """Entries that should have a vector and have none yet, oldest first."""
-    kinds = ",".join("?" * len(EMBEDDED_KINDS))
-    authors = ",".join("?" * len(EMBEDDED_AUTHORS))
     return db.execute(
-        f"""
-        SELECT e.id, e.text FROM entries e
-        WHERE e.kind IN ({kinds}) AND e.author IN ({authors}) AND e.erased_at IS NULL
-          AND e.id > COALESCE((SELECT MAX(entry) FROM vectors), 0)
-        ORDER BY e.id LIMIT ?
-        """,
-        (*EMBEDDED_KINDS, *EMBEDDED_AUTHORS, limit),
+        f"SELECT e.id, e.text {_PENDING} ORDER BY e.id LIMIT ?", (*EMBEDDED_KINDS, *EMBEDDED_AUTHORS, limit)
     ).fetchall()
+
+
+def pending_count(db: sqlite3.Connection) -> int:
+    row = db.execute(f"SELECT COUNT(*) {_PENDING}", (*EMBEDDED_KINDS, *EMBEDDED_AUTHORS)).fetchone()
+    return int(row[0])
 
 
 def index_pending(db: sqlite3.Connection, budget_s: float | None = None) -> tuple[int, bool]:

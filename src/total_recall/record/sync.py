@@ -184,8 +184,8 @@ class Syncer:
         if budget <= 0 or not vectors.pending(self.store.db, 1) or not vectors.available():
             return
         embedded, done = vectors.index_pending(self.store.db, budget)
-        self.report.vectors = {"embedded": embedded, "pending": 0 if done else len(
-            vectors.pending(self.store.db, 1_000_000))}
+        remaining = 0 if done else vectors.pending_count(self.store.db)
+        self.report.vectors = {"embedded": embedded, "pending": remaining}
 
     def _commit_point(self, force: bool = False) -> None:
         """Commit when enough is pending: everything written so far, with the cursors that cover it."""
