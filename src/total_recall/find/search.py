@@ -167,8 +167,12 @@ def search(
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
             lists.append(_words(store.db, _scoped(fts, tags), timed, [*params, *named], {}))
     if exact:
-        lists.append(_exact(store.db, exact, where, params))
-        lists.append(_phrases(store.db, exact, tags, where, params))
+        whole = _exact(store.db, exact, where, params)
+        lists.append(whole)
+        if len(whole) < limit * 2:
+            # The exact index scans only the head and tail of big outputs; phrases cover every byte,
+            # at the price of reading the position lists of common pieces ("com", "example").
+            lists.append(_phrases(store.db, exact, tags, where, params))
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
