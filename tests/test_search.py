@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from total_recall.config import demo_roots
+from total_recall.errors import SearchError
 from total_recall.find.exact import extract
-from total_recall.find.search import SearchError, search
+from total_recall.find.search import search
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store

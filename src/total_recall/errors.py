@@ -27,3 +27,11 @@ class AppendOnlyError(TotalRecallError):
 
 class RecordError(TotalRecallError):
     """The record database is unusable (corrupt, locked, or from a newer version)."""
+
+
+class SearchError(TotalRecallError):
+    """A query that cannot be searched (empty, or nothing searchable in it)."""
+
+
+class VectorsUnavailable(TotalRecallError):
+    """The optional vectors extra is not installed (pip install 'total-recall[vectors]')."""

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from total_recall.errors import TotalRecallError
+from total_recall.errors import SearchError
 from total_recall.find import vectors
 from total_recall.find.exact import looks_exact
 from total_recall.find.when import window
@@ -50,10 +50,6 @@ _STOP = frozenset(
 )
 _WORD = re.compile(r"[\w]+", re.U)
 _TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;]+")
-
-
-class SearchError(TotalRecallError):
-    """A query that cannot be searched (empty, or nothing searchable in it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from total_recall.errors import TotalRecallError
+from total_recall.errors import VectorsUnavailable
 
 DIM = 384
 MAX_CHARS = 1_200  # the model reads 256 word pieces; more text only costs time
@@ -28,10 +28,6 @@ EMBEDDED_KINDS = ("message", "summary")
 EMBEDDED_AUTHORS = ("owner", "agent", "harness")
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).with_name("models") / "minilm_tokenizer.json"
-
-
-class VectorsUnavailable(TotalRecallError):
-    """The optional vectors extra is not installed (pip install 'total-recall[vectors]')."""
 
 
 def available() -> bool:
