@@ -14,6 +14,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
@@ -358,6 +359,18 @@ def content_key(*parts: object) -> str:
         h.update(part if isinstance(part, bytes) else str(part).encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def epoch_iso(value: Any, unit: Literal["auto", "ms"] = "auto") -> str | None:
+    """An epoch time as `YYYY-MM-DDTHH:MM:SS.mmmZ`; with "auto", values past 1e11 are milliseconds."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        return None
+    seconds = value / 1000 if unit == "ms" or value > 1e11 else value
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def is_readable_dir(path: Path) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -25,6 +24,7 @@ from total_recall.readers.base import (
     Line,
     Source,
     content_key,
+    epoch_iso,
     file_sources,
     json_text,
     stat_fingerprint,
@@ -476,14 +476,7 @@ def _media(block: dict[str, Any]) -> str:
 def _timestamp(value: Any) -> str | None:
     if isinstance(value, str):
         return value if _ISO.match(value) else None
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        seconds = value / 1000 if value > 1e11 else value
-        try:
-            moment = datetime.fromtimestamp(seconds, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return None
+    return epoch_iso(value)
 
 
 def _str(value: Any) -> str | None:

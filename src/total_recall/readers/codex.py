@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -28,6 +27,7 @@ from total_recall.readers.base import (
     Line,
     Source,
     content_key,
+    epoch_iso,
     file_sources,
     iter_jsonl,
     json_text,
@@ -551,10 +551,4 @@ def _strs(value: Any) -> TypeGuard[list[str]]:
 def _timestamp(value: Any) -> str | None:
     if isinstance(value, str):
         return value or None
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        try:
-            moment = datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return None
+    return epoch_iso(value)

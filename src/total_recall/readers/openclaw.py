@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from total_recall.readers.base import (
     JsonlReader,
     Line,
     Source,
+    epoch_iso,
     json_text,
     open_payload,
     stat_fingerprint,
@@ -303,13 +303,7 @@ def _image_text(block: dict[str, Any]) -> str:
 def _timestamp(value: Any) -> str | None:
     if isinstance(value, str) and value:
         return value
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        try:
-            moment = datetime.fromtimestamp(value / 1000, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return None
+    return epoch_iso(value, "ms")
 
 
 def _is_transcript(path: Path) -> bool:
