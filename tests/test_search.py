@@ -143,3 +143,9 @@ def test_grouped_hits_are_ranges_that_read_opens(store: Store, tmp_path: Path) -
             inside = {e.address for e in read(again, g["range"])}
             assert {h["address"] for h in g["hits"]} <= inside
             assert all(h["session"] == g["session"] for h in g["hits"])
+
+
+def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Store) -> None:
+    hits = search(store, "what did the renewal error say", limit=3, meaning=False)
+    assert "Renewal failed: urn:ietf:params:acme:error:unauthorized" in hits[0].snippet
+    assert hits[0].author == "tool"

@@ -157,7 +157,9 @@ def search(
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        lists.append(_words(store.db, _scoped(fts, tags), where, params, scores))
+        words_ranked = _words(store.db, _scoped(fts, tags), where, params, scores)
+        lists.append(words_ranked)
+        lists.append(_error_lines(store.db, fts, words_ranked))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
@@ -238,6 +240,33 @@ def _words(
     return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
 
 
+def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[int]:
+    """Tool outputs among the word candidates whose error lines hold the query's words, most first.
+
+    The exact line a person asks back for ("what did the renewal error say?") often sits in a long tool
+    output that length normalization pushes down; its own line is short and says it all.
+    """
+    head = ranked[:CANDIDATES]
+    if not head:
+        return []
+    words = {w.strip('"') for w in fts.split(" OR ")}
+    rows = db.execute(
+        f"""
+        SELECT st.entry, st.key FROM strings st JOIN entries e ON e.id = st.entry
+        WHERE st.kind = 'error' AND e.kind = 'tool_result' AND st.entry IN ({','.join('?' * len(head))})
+        """,
+        head,
+    ).fetchall()
+    found: dict[int, int] = {}
+    for entry_id, line in rows:
+        lower = line.lower()
+        found[entry_id] = max(found.get(entry_id, 0), sum(w in lower for w in words))
+    position = {entry_id: n for n, entry_id in enumerate(head)}
+    need = 2 if len(words) >= 2 else 1  # one shared word ("failed") is not yet the line asked for
+    hits = [e for e, n in found.items() if n >= need]
+    return sorted(hits, key=lambda e: (-found[e], position[e]))
+
+
 def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
     """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail)."""
     found: list[int] = []
@@ -309,13 +338,29 @@ def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: 
 
 
 def snippet(text: str, words: Sequence[str], width: int = 160) -> str:
-    """A one-line window of `text` around the first matched word."""
+    """A one-line window of `text` where the most distinct query words meet."""
     flat = " ".join(text.split())
     lower = flat.lower()
-    at = min((i for i in (lower.find(w) for w in words) if i >= 0), default=0)
-    start = max(0, at - width // 3)
-    piece = flat[start : start + width]
-    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+    spots = sorted(
+        (at, w) for w in words if w for at in _occurrences(lower, w)
+    )
+    best, best_count = 0, 0
+    for at, _ in spots:
+        start = max(0, at - width // 3)
+        count = len({w for p, w in spots if start <= p < start + width})
+        if count > best_count:
+            best, best_count = start, count
+    piece = flat[best : best + width]
+    return ("…" if best else "") + piece + ("…" if best + width < len(flat) else "")
+
+
+def _occurrences(lower: str, word: str, most: int = 50) -> list[int]:
+    found: list[int] = []
+    at = lower.find(word)
+    while at >= 0 and len(found) < most:
+        found.append(at)
+        at = lower.find(word, at + 1)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
