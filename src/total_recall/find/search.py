@@ -27,6 +27,8 @@ SCORED = 2_000
 # Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
 # query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
 RERANK_DEPTH = 30
+# How many of the best word candidates have their error lines compared with the query.
+ERROR_DEPTH = 50
 MEANING_WEIGHT = 0.3
 # How much of its best neighbour's word score an entry borrows (tuned on LoCoMo: see docs/BENCHMARKS.md).
 NEIGHBOUR = 0.35
@@ -246,10 +248,10 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
     The exact line a person asks back for ("what did the renewal error say?") often sits in a long tool
     output that length normalization pushes down; its own line is short and says it all.
     """
-    head = ranked[:CANDIDATES]
-    if not head:
-        return []
+    head = ranked[:ERROR_DEPTH]
     words = {w.strip('"') for w in fts.split(" OR ")}
+    if not head or len(words) < 2:
+        return []  # one word ("failed") does not yet ask for a particular line
     rows = db.execute(
         f"""
         SELECT st.entry, st.key FROM strings st JOIN entries e ON e.id = st.entry
@@ -262,8 +264,7 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
         lower = line.lower()
         found[entry_id] = max(found.get(entry_id, 0), sum(w in lower for w in words))
     position = {entry_id: n for n, entry_id in enumerate(head)}
-    need = 2 if len(words) >= 2 else 1  # one shared word ("failed") is not yet the line asked for
-    hits = [e for e, n in found.items() if n >= need]
+    hits = [e for e, n in found.items() if n >= 2]
     return sorted(hits, key=lambda e: (-found[e], position[e]))
 
 
