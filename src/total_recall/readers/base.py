@@ -12,7 +12,7 @@ import hashlib
 import io
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -359,6 +359,27 @@ def content_key(*parts: object) -> str:
         h.update(part if isinstance(part, bytes) else str(part).encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def base64_size(data: str) -> int:
+    """Decoded size of base64 text (a `data:` URL's payload included), without decoding it."""
+    data = (data.split(",", 1)[1] if data.startswith("data:") else data).strip()
+    return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+
+
+def join_blocks(content: Any, render: Callable[[dict[str, Any]], str]) -> str:
+    """Message content as text: a string verbatim, a block list rendered block by block and joined
+    with newlines (string blocks as they are), anything else as JSON."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return json_text(content)
+    return "\n".join(
+        block if isinstance(block, str) else render(block) if isinstance(block, dict) else json_text(block)
+        for block in content
+    )
 
 
 def epoch_iso(value: Any, unit: Literal["auto", "ms"] = "auto") -> str | None:

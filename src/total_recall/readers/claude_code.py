@@ -23,9 +23,11 @@ from total_recall.readers.base import (
     JsonlReader,
     Line,
     Source,
+    base64_size,
     content_key,
     epoch_iso,
     file_sources,
+    join_blocks,
     json_text,
     stat_fingerprint,
 )
@@ -443,21 +445,15 @@ def _all_harness(text: str) -> bool:
 
 def _joined(content: Any) -> str:
     """Tool result / summary content: a string verbatim, a block list joined with newlines."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return json_text(content)
-    out: list[str] = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            out.append(_text(block.get("text")))
-        elif isinstance(block, dict) and block.get("type") in ("image", "document"):
-            out.append(_media(block))
-        else:
-            out.append(json_text(block))
-    return "\n".join(out)
+    return join_blocks(content, _block_text)
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    if block.get("type") == "text":
+        return _text(block.get("text"))
+    if block.get("type") in ("image", "document"):
+        return _media(block)
+    return json_text(block)
 
 
 def _media(block: dict[str, Any]) -> str:
@@ -467,8 +463,7 @@ def _media(block: dict[str, Any]) -> str:
     mime = src.get("media_type")
     data = src.get("data")
     if isinstance(data, str):
-        size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
-        return f"[{kind}: {mime}, {size} bytes]"
+        return f"[{kind}: {mime}, {base64_size(data)} bytes]"
     where = src.get("url") or src.get("file_id") or mime
     return f"[{kind}: {where}]"
 

@@ -26,6 +26,7 @@ from total_recall.readers.base import (
     JsonlReader,
     Line,
     Source,
+    base64_size,
     content_key,
     epoch_iso,
     file_sources,
@@ -494,7 +495,7 @@ def _image(url: Any) -> str:
     m = re.match(r"data:([^;,]+)(;base64)?,", url)
     if m:
         data = url[m.end():]
-        size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))) if m.group(2) else len(data)
+        size = base64_size(data) if m.group(2) else len(data)
         return f"[image: {m.group(1)}, {size} bytes]"
     return f"[image: {url}]"
 

@@ -27,7 +27,9 @@ from total_recall.readers.base import (
     JsonlReader,
     Line,
     Source,
+    base64_size,
     epoch_iso,
+    join_blocks,
     json_text,
     open_payload,
     stat_fingerprint,
@@ -268,35 +270,23 @@ def _entry_pieces(obj: dict[str, Any]) -> list[_Piece]:
 
 def _blocks_text(content: Any) -> str:
     """String content as is; block lists as text blocks joined by newlines, images as placeholders."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return json_text(content)
-    parts: list[str] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict):
-            btype = block.get("type")
-            if btype == "text":
-                text = block.get("text")
-                parts.append(text if isinstance(text, str) else "")
-            elif btype == "image":
-                parts.append(_image_text(block))
-            else:
-                parts.append(json_text(block))
-    return "\n".join(parts)
+    return join_blocks(content, _block_text)
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    btype = block.get("type")
+    if btype == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else ""
+    if btype == "image":
+        return _image_text(block)
+    return json_text(block)
 
 
 def _image_text(block: dict[str, Any]) -> str:
     mime = _str(block.get("mimeType")) or _str(block.get("mime_type")) or "image"
     data = block.get("data")
-    size = 0
-    if isinstance(data, str):
-        data = data.strip()
-        size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+    size = base64_size(data) if isinstance(data, str) else 0
     return f"[image: {mime}, {size} bytes]"
 
 

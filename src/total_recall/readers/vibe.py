@@ -28,6 +28,7 @@ from total_recall.readers.base import (
     JsonlReader,
     Line,
     Source,
+    base64_size,
     json_text,
     open_payload,
     stat_fingerprint,
@@ -272,16 +273,10 @@ def _images_text(images: Any) -> str:
         mime = _str(img.get("mime_type")) or "image"
         data = src.get("data")
         if isinstance(data, str):
-            out.append(f"[image: {mime}, {_b64_size(data)} bytes]")
+            out.append(f"[image: {mime}, {base64_size(data)} bytes]")
         else:
             out.append(f"[image: {mime}, {_str(src.get('path')) or 'unknown source'}]")
     return "".join("\n" + s for s in out)
-
-
-def _b64_size(data: str) -> int:
-    data = data.split(",", 1)[1] if data.startswith("data:") else data
-    data = data.strip()
-    return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
 
 
 def _fallback_title(text: str) -> str | None:
