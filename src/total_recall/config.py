@@ -134,3 +134,9 @@ def live_store_present(env: Mapping[str, str] | None = None) -> bool:
     if any(e.get(var, "").strip() for var in OVERRIDE_VARS.values()):
         return True
     return any(p.is_dir() for h in OVERRIDE_VARS for p in default_roots(h, e))
+
+
+def use_demo(harnesses: tuple[str, ...] | list[str], env: Mapping[str, str] | None = None) -> bool:
+    """Whether a sync with no harness named should run on the bundled demo store: only when this
+    machine has no agent store at all and the sandbox is not armed (a sandboxed run reads nothing live)."""
+    return not harnesses and not sandbox_armed(env) and not live_store_present(env)

@@ -21,9 +21,8 @@ from total_recall.config import (
     DEMO_RECORD_FILE,
     RECORD_FILE,
     demo_roots,
-    live_store_present,
     record_home,
-    sandbox_armed,
+    use_demo,
 )
 from total_recall.errors import TotalRecallError
 from total_recall.find.search import group as group_hits
@@ -92,7 +91,7 @@ def sync(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
     With no store on this machine, syncs the bundled demo store into its own record instead.
     """
     roots = None
-    if settings.demo or (not harnesses and not sandbox_armed() and not live_store_present()):
+    if settings.demo or use_demo(harnesses):
         settings.demo = True
         roots = demo_roots()
         harnesses = tuple(roots)
