@@ -8,7 +8,7 @@ from total_recall.config import record_home, use_demo
 
 
 def test_the_demo_store_is_used_only_on_a_machine_with_no_agent_store(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+    home = tmp_path / "machine"
     home.mkdir()
     env = {"HOME": str(home)}
     assert use_demo((), env)
