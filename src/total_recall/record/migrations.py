@@ -204,11 +204,170 @@ M003_VECTORS = """
         );
 """
 
+# Keeping (issue 4): the markers compaction leaves, the receipt of every compaction decision, and the
+# agent's recall cues. A marker is what a window was shown, so it is kept as shown (never edited) with the
+# entries it quotes; erasing one of those entries withdraws the marker's text in the same transaction, so
+# erased words cannot come back through an old marker. Receipts and cues are append-only logs.
+M004_KEEPING = """
+        CREATE TABLE markers(
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES sessions(id),
+            range TEXT NOT NULL,
+            body TEXT NOT NULL,  -- the marker as JSON; '' once an erase withdrew it
+            tokens INTEGER NOT NULL,
+            created TEXT NOT NULL,
+            erased_at TEXT
+        );
+        CREATE INDEX markers_session ON markers(session, id);
+
+        -- The entries a marker quotes (instructions, strings, items, pointer openings).
+        CREATE TABLE marker_entries(
+            marker INTEGER NOT NULL REFERENCES markers(id),
+            entry INTEGER NOT NULL REFERENCES entries(id),
+            PRIMARY KEY(marker, entry)
+        ) WITHOUT ROWID;
+        CREATE INDEX marker_entries_entry ON marker_entries(entry);
+
+        CREATE TABLE receipts(
+            id INTEGER PRIMARY KEY,
+            controller TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            decision TEXT NOT NULL CHECK (decision IN ('compacted', 'kept')),
+            knowledge TEXT NOT NULL CHECK (knowledge IN ('known input', 'sent, unconfirmed')),
+            session INTEGER REFERENCES sessions(id),
+            range TEXT,
+            tokens_before INTEGER,
+            tokens_after INTEGER,
+            marker INTEGER REFERENCES markers(id),
+            source TEXT,
+            note TEXT,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX receipts_session ON receipts(session, id);
+
+        CREATE TABLE cues(
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES sessions(id),
+            text TEXT NOT NULL,
+            covers TEXT NOT NULL,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX cues_session ON cues(session, id);
+
+        CREATE TRIGGER markers_never_deleted BEFORE DELETE ON markers BEGIN
+            SELECT RAISE(ABORT, 'markers are kept as shown: never deleted');
+        END;
+        CREATE TRIGGER markers_change_only_by_erase BEFORE UPDATE ON markers
+        WHEN NOT (
+            OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL AND NEW.body = ''
+            AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.range = OLD.range
+            AND NEW.tokens = OLD.tokens AND NEW.created = OLD.created
+            AND EXISTS (SELECT 1 FROM marker_entries me JOIN entries e ON e.id = me.entry
+                        WHERE me.marker = OLD.id AND e.erased_at = NEW.erased_at)
+        ) BEGIN
+            SELECT RAISE(ABORT, 'markers are kept as shown: changed only when an entry they quote is erased');
+        END;
+        CREATE TRIGGER markers_forget_erased_entries AFTER UPDATE OF erased_at ON entries
+        WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL BEGIN
+            UPDATE markers SET body = '', erased_at = NEW.erased_at
+            WHERE erased_at IS NULL AND id IN (SELECT marker FROM marker_entries WHERE entry = NEW.id);
+        END;
+        CREATE TRIGGER marker_entries_never_updated BEFORE UPDATE ON marker_entries BEGIN
+            SELECT RAISE(ABORT, 'what a marker quotes is never changed');
+        END;
+        CREATE TRIGGER marker_entries_never_deleted BEFORE DELETE ON marker_entries BEGIN
+            SELECT RAISE(ABORT, 'what a marker quotes is never changed');
+        END;
+        CREATE TRIGGER receipts_never_updated BEFORE UPDATE ON receipts BEGIN
+            SELECT RAISE(ABORT, 'receipts are append-only');
+        END;
+        CREATE TRIGGER receipts_never_deleted BEFORE DELETE ON receipts BEGIN
+            SELECT RAISE(ABORT, 'receipts are append-only');
+        END;
+        CREATE TRIGGER cues_never_updated BEFORE UPDATE ON cues BEGIN
+            SELECT RAISE(ABORT, 'cues are append-only (leave a newer cue instead)');
+        END;
+        CREATE TRIGGER cues_never_deleted BEFORE DELETE ON cues BEGIN
+            SELECT RAISE(ABORT, 'cues are append-only (leave a newer cue instead)');
+        END;
+"""
+
+# The summary cache (seed 004): per session, a chain of LLM-written blocks, each naming the exact entry
+# range it summarises; the next block starts where the last ended (a trigger holds the chain). Blocks are
+# derived data: the newest one may be deleted, but only after its deletion is logged, and never edited.
+M005_SUMMARIES = """
+        CREATE TABLE summary_blocks(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the deletion log names blocks by id
+            session INTEGER NOT NULL REFERENCES sessions(id),
+            first_seq INTEGER NOT NULL CHECK (first_seq >= 1),
+            last_seq INTEGER NOT NULL,
+            first_ts TEXT,
+            last_ts TEXT,
+            owner INTEGER NOT NULL,
+            agent INTEGER NOT NULL,
+            tool INTEGER NOT NULL,
+            thinking INTEGER NOT NULL,
+            harness INTEGER NOT NULL,
+            chars INTEGER NOT NULL,
+            tokens_est INTEGER NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            usage_reported INTEGER NOT NULL,
+            prompt_bytes INTEGER NOT NULL,
+            dropped_entries INTEGER NOT NULL,
+            dropped_bytes INTEGER NOT NULL,
+            unverified TEXT NOT NULL DEFAULT '[]',
+            text TEXT NOT NULL,
+            created TEXT NOT NULL,
+            CHECK (last_seq >= first_seq),
+            UNIQUE(session, first_seq)
+        );
+        CREATE TRIGGER summary_blocks_chain BEFORE INSERT ON summary_blocks
+        WHEN NEW.first_seq <> COALESCE(
+            (SELECT MAX(last_seq) FROM summary_blocks WHERE session = NEW.session), 0) + 1
+        BEGIN
+            SELECT RAISE(ABORT, 'a summary block starts where the last one ended');
+        END;
+        CREATE TRIGGER summary_blocks_final BEFORE UPDATE ON summary_blocks BEGIN
+            SELECT RAISE(ABORT, 'summary blocks are never edited: delete the newest and summarise again');
+        END;
+
+        CREATE TABLE summary_deletions(
+            id INTEGER PRIMARY KEY,
+            block INTEGER NOT NULL UNIQUE,
+            session INTEGER NOT NULL REFERENCES sessions(id),
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            created TEXT NOT NULL,
+            summary_chars INTEGER NOT NULL,  -- the deleted summary's length; its text is not kept
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TRIGGER summary_blocks_newest_only BEFORE DELETE ON summary_blocks
+        WHEN EXISTS (SELECT 1 FROM summary_blocks WHERE session = OLD.session AND first_seq > OLD.first_seq)
+          OR NOT EXISTS (SELECT 1 FROM summary_deletions WHERE block = OLD.id)
+        BEGIN
+            SELECT RAISE(ABORT, 'only the newest summary block may be deleted, after its deletion is logged');
+        END;
+        CREATE TRIGGER summary_deletions_log_update BEFORE UPDATE ON summary_deletions BEGIN
+            SELECT RAISE(ABORT, 'the summary deletion log is append-only');
+        END;
+        CREATE TRIGGER summary_deletions_log_delete BEFORE DELETE ON summary_deletions BEGIN
+            SELECT RAISE(ABORT, 'the summary deletion log is append-only');
+        END;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
     ("m002_find", M002_FIND),
     ("m003_vectors", M003_VECTORS),
+    ("m004_keeping", M004_KEEPING),
+    ("m005_summaries", M005_SUMMARIES),
 ]
 
 

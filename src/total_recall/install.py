@@ -1,0 +1,386 @@
+"""Registering the MCP server with a client: the snippet, and merging it into the client's own config.
+
+Each client reads a different file in its own format (checked against each client's documentation):
+
+- Claude Code: user-scope MCP servers under `mcpServers` in `~/.claude.json`
+  (`$CLAUDE_CONFIG_DIR/.claude.json`), the supported CLI route being `claude mcp add --scope user`;
+  hooks under `hooks` in `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`): PreCompact,
+  SessionStart, UserPromptSubmit.
+- Codex: the `[mcp_servers.<name>]` table in `$CODEX_HOME/config.toml` (`~/.codex/config.toml`).
+- OpenCode: `mcp.<name>` with `type: "local"` and a `command` array in
+  `$XDG_CONFIG_HOME/opencode/opencode.json` (V2 also reads that shape; a file already in V2's
+  `mcp.servers` shape gets the entry there).
+- Mistral Vibe: a `[[mcp_servers]]` entry with `name`, `transport = "stdio"`, `command`, `args`, `env` in
+  `$VIBE_HOME/config.toml` (`~/.vibe/config.toml`).
+
+A merge keeps everything else in the file (TOML keeps its comments and layout through tomlkit); a file
+that cannot be parsed is refused, named, and left alone. Writing keeps a timestamped backup beside it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import tomlkit
+import tomlkit.exceptions
+from tomlkit.items import AoT, Table
+
+from total_recall.errors import InstallError
+
+CLIENTS: tuple[str, ...] = ("claude-code", "codex", "opencode", "vibe")
+SERVER_KEY = "total-recall"
+CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPromptSubmit")
+OPENCODE_SCHEMA = "https://opencode.ai/config.json"
+BACKUP_INFIX = ".total-recall-backup-"
+
+Format = Literal["json", "toml"]
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    """One file a registration touches: where it is, what to add by hand, and how to merge it in."""
+
+    path: Path
+    format: Format
+    what: str
+    snippet: str
+    merge: Callable[[str | None], str] = field(compare=False, repr=False)
+
+    def merged(self, current: str | None) -> str:
+        """The file's new text: `current` (None for a missing file) with the registration merged in.
+
+        Raises:
+            InstallError: `current` cannot be parsed, or holds the key in a shape that cannot take it.
+        """
+        return self.merge(current)
+
+
+def executable() -> str:
+    """The absolute path of the `total-recall` executable, so a client finds it without the venv on PATH.
+
+    Raises:
+        InstallError: no such executable can be found.
+    """
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "total-recall" and argv0.is_file():
+        return str(argv0.absolute())
+    beside = Path(sys.executable).parent / "total-recall"
+    if beside.is_file():
+        return str(beside)
+    if found := shutil.which("total-recall"):
+        return str(Path(found).absolute())
+    raise InstallError("cannot find the total-recall executable (not beside this Python, not on PATH); "
+                       "install the package first")
+
+
+def registration(client: str, command: str, *, env: Mapping[str, str] | None = None,
+                 config: Path | None = None, harness: str | None = None) -> list[ConfigChange]:
+    """The files registering the server with `client` touches, each with its snippet and merge.
+
+    `command` is the executable's absolute path; `config` replaces the client's default MCP config file;
+    `harness` binds the server (the `HARNESS` variable in its environment block).
+
+    Raises:
+        InstallError: `client` is not one of CLIENTS.
+    """
+    e = os.environ if env is None else env
+    server_env = {"HARNESS": harness} if harness else {}
+    if client == "claude-code":
+        claude_dir = Path(e["CLAUDE_CONFIG_DIR"]).expanduser() if e.get("CLAUDE_CONFIG_DIR") else None
+        mcp_file = config or (claude_dir / ".claude.json" if claude_dir else _home(e) / ".claude.json")
+        settings = (claude_dir or _home(e) / ".claude") / "settings.json"
+        return [_claude_server(mcp_file, command, server_env), _claude_hooks(settings, command)]
+    if client == "codex":
+        codex_home = Path(e["CODEX_HOME"].split(",")[0].strip()).expanduser() if e.get("CODEX_HOME") \
+            else _home(e) / ".codex"
+        return [_codex(config or codex_home / "config.toml", command, server_env)]
+    if client == "opencode":
+        return [_opencode(config or _opencode_file(e), command, server_env)]
+    if client == "vibe":
+        vibe_home = Path(e["VIBE_HOME"]).expanduser() if e.get("VIBE_HOME") else _home(e) / ".vibe"
+        return [_vibe(config or vibe_home / "config.toml", command, server_env)]
+    raise InstallError(f"unknown client {client!r} (known: {', '.join(CLIENTS)})")
+
+
+def claude_add_command(command: str, harness: str | None = None) -> str:
+    """Claude Code's own route to the same user-scope registration."""
+    env = f"--env HARNESS={shlex.quote(harness)} " if harness else ""
+    return f"claude mcp add --scope user {env}{SERVER_KEY} -- {shlex.quote(command)} mcp"
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `apply` did to one file: `changed` is False when the registration was already there as is."""
+
+    path: Path
+    changed: bool
+    backup: Path | None
+
+
+def apply(changes: Sequence[ConfigChange], now: datetime | None = None) -> list[Written]:
+    """Merge each change into its file, keeping a timestamped backup of a file that existed.
+
+    Every merge is computed before anything is written, so a file that cannot be parsed leaves all of
+    them untouched; nothing but these files and their backups is ever written.
+
+    Raises:
+        InstallError: a file cannot be read or parsed (the message names it).
+    """
+    planned = [(change, _read(change.path)) for change in changes]
+    texts = [change.merged(current) for change, current in planned]
+    stamp = now or datetime.now(UTC)
+    return [_write(change.path, current, text, stamp) for (change, current), text in zip(planned, texts,
+                                                                                          strict=True)]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8") if path.exists() else None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read it ({exc}); nothing written") from exc
+
+
+def _write(path: Path, current: str | None, text: str, now: datetime) -> Written:
+    if text == current:
+        return Written(path, False, None)
+    backup = None
+    if current is not None:
+        backup = _backup_path(path, now)
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside and renamed over, so a crash never leaves a half-written config.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if current is not None:
+            shutil.copymode(path, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Written(path, True, backup)
+
+
+def _backup_path(path: Path, now: datetime) -> Path:
+    stamp = now.strftime("%Y%m%dT%H%M%SZ")
+    candidate = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}")
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}-{n}")
+    return candidate
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+# -- JSON clients --
+
+
+def _load_json(path: Path, current: str | None) -> dict[str, Any]:
+    if current is None or not current.strip():
+        return {}
+    try:
+        data = json.loads(current)
+    except json.JSONDecodeError as exc:
+        raise InstallError(f"{path}: cannot parse it as JSON ({exc}); nothing written. Comments and trailing "
+                           "commas are not JSON: add the snippet by hand") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: the top level is not a JSON object; nothing written")
+    return data
+
+
+def _object_at(path: Path, data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise InstallError(f"{path}: {key!r} is not a JSON object; nothing written")
+    return value
+
+
+def _dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _json_merge(path: Path, edit: Callable[[dict[str, Any]], None]) -> Callable[[str | None], str]:
+    """A merge applying `edit` to the parsed file; a file `edit` leaves equal comes back byte for byte."""
+
+    def merge(current: str | None) -> str:
+        data = _load_json(path, current)
+        before = copy.deepcopy(data)
+        edit(data)
+        return current if current is not None and data == before else _dump_json(data)
+
+    return merge
+
+
+def _claude_server(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
+    entry = {"type": "stdio", "command": command, "args": ["mcp"], "env": server_env}
+
+    def edit(data: dict[str, Any]) -> None:
+        _object_at(path, data, "mcpServers")[SERVER_KEY] = entry
+
+    return ConfigChange(path, "json", "MCP server (user scope)",
+                        _dump_json({"mcpServers": {SERVER_KEY: entry}}), _json_merge(path, edit))
+
+
+def _claude_hooks(path: Path, command: str) -> ConfigChange:
+    hook_command = f"{shlex.quote(command)} hook claude-code"
+
+    def group(event: str) -> dict[str, Any]:
+        hooks = {"hooks": [{"type": "command", "command": hook_command}]}
+        # UserPromptSubmit takes no matcher; an empty one matches every trigger of the other two.
+        return hooks if event == "UserPromptSubmit" else {"matcher": "", **hooks}
+
+    def edit(data: dict[str, Any]) -> None:
+        hooks = _object_at(path, data, "hooks")
+        for event in CLAUDE_HOOK_EVENTS:
+            groups = hooks.setdefault(event, [])
+            if not isinstance(groups, list):
+                raise InstallError(f"{path}: hooks.{event} is not a list; nothing written")
+            kept = [g for g in groups if not _is_our_hook_group(g)]
+            hooks[event] = [*kept, group(event)]
+
+    snippet = _dump_json({"hooks": {e: [group(e)] for e in CLAUDE_HOOK_EVENTS}})
+    return ConfigChange(path, "json", "hooks", snippet, _json_merge(path, edit))
+
+
+def _is_our_hook_group(group: Any) -> bool:
+    """A hook group this installer wrote before (perhaps from another install path): replaced, not doubled."""
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or len(group["hooks"]) != 1:
+        return False
+    cmd = group["hooks"][0].get("command") if isinstance(group["hooks"][0], dict) else None
+    if not isinstance(cmd, str):
+        return False
+    words = shlex.split(cmd) if cmd.strip() else []
+    return len(words) == 3 and Path(words[0]).name == "total-recall" and words[1:] == ["hook", "claude-code"]
+
+
+def _opencode_file(env: Mapping[str, str]) -> Path:
+    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else _home(env) / ".config"
+    folder = base / "opencode"
+    plain, jsonc = folder / "opencode.json", folder / "opencode.jsonc"
+    return jsonc if jsonc.exists() and not plain.exists() else plain
+
+
+def _opencode(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
+    entry: dict[str, Any] = {"type": "local", "command": [command, "mcp"], "enabled": True}
+    if server_env:
+        entry["environment"] = server_env
+
+    def edit(data: dict[str, Any]) -> None:
+        if not data:
+            data["$schema"] = OPENCODE_SCHEMA
+        mcp = _object_at(path, data, "mcp")
+        servers = mcp.get("servers")
+        if isinstance(servers, dict) and "type" not in servers:
+            # The file is in V2's shape (mcp.servers.<name>, no `enabled` field): follow it.
+            servers[SERVER_KEY] = {k: v for k, v in entry.items() if k != "enabled"}
+        else:
+            mcp[SERVER_KEY] = entry
+
+    return ConfigChange(path, "json", "MCP server", _dump_json({"mcp": {SERVER_KEY: entry}}),
+                        _json_merge(path, edit))
+
+
+# -- TOML clients --
+
+
+def _load_toml(path: Path, current: str | None) -> tomlkit.TOMLDocument:
+    try:
+        return tomlkit.parse(current or "")
+    except tomlkit.exceptions.ParseError as exc:
+        raise InstallError(f"{path}: cannot parse it as TOML ({exc}); nothing written") from exc
+
+
+def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
+    def table() -> Table:
+        t = tomlkit.table()
+        t.add("command", command)
+        t.add("args", ["mcp"])
+        if server_env:
+            t.add("env", _inline(server_env))
+        t.add(tomlkit.nl())
+        return t
+
+    def merge(current: str | None) -> str:
+        doc = _load_toml(path, current)
+        servers = doc.get("mcp_servers")
+        if servers is None:
+            servers = tomlkit.table(is_super_table=True)
+            doc.add("mcp_servers", servers)
+        if not isinstance(servers, Table):
+            raise InstallError(f"{path}: mcp_servers is not a table; nothing written")
+        if current is not None and _same(servers.get(SERVER_KEY), table()):
+            return current
+        servers[SERVER_KEY] = table()  # in place when it is there already
+        return _toml_text(doc)
+
+    snippet = tomlkit.document()
+    snippet.add("mcp_servers", tomlkit.table(is_super_table=True))
+    snippet["mcp_servers"].add(SERVER_KEY, table())
+    return ConfigChange(path, "toml", "MCP server", tomlkit.dumps(snippet), merge)
+
+
+def _vibe(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
+    def entry() -> Table:
+        t = tomlkit.table()
+        t.add("name", SERVER_KEY)
+        t.add("transport", "stdio")
+        t.add("command", command)
+        t.add("args", ["mcp"])
+        if server_env:
+            t.add("env", _inline(server_env))
+        t.add(tomlkit.nl())
+        return t
+
+    def merge(current: str | None) -> str:
+        doc = _load_toml(path, current)
+        servers = doc.get("mcp_servers")
+        if servers is None:
+            doc.add("mcp_servers", tomlkit.aot())
+            servers = doc["mcp_servers"]
+        if not isinstance(servers, AoT):
+            raise InstallError(f"{path}: mcp_servers is not an array of tables ([[mcp_servers]]); "
+                               "nothing written")
+        for i, server in enumerate(servers.body):
+            if server.get("name") == SERVER_KEY:
+                if current is not None and _same(server, entry()):
+                    return current
+                servers.body[i] = entry()
+                break
+        else:
+            servers.append(entry())
+        return _toml_text(doc)
+
+    snippet = tomlkit.document()
+    snippet.add("mcp_servers", tomlkit.aot())
+    snippet["mcp_servers"].append(entry())
+    return ConfigChange(path, "toml", "MCP server", tomlkit.dumps(snippet), merge)
+
+
+def _same(item: Any, table: Table) -> bool:
+    return hasattr(item, "unwrap") and item.unwrap() == table.unwrap()
+
+
+def _inline(values: dict[str, str]) -> Any:
+    table = tomlkit.inline_table()
+    table.update(values)
+    return table
+
+
+def _toml_text(doc: tomlkit.TOMLDocument) -> str:
+    text = tomlkit.dumps(doc)
+    return text if text.endswith("\n") else text + "\n"

@@ -1,0 +1,216 @@
+"""The exact strings of a range (paths, hashes, URLs, hosts, versions, times, commands, error lines),
+found fast enough for a 10k-entry range, each once at its first entry, scored by how often a person asks
+for its kind.
+
+Why not `find/exact.extract` per entry or the `strings` index: extract costs ~40 µs per entry even on a
+short message, and reading the index back costs several µs per row (a grep-heavy 10k range holds ~400k
+keys), either of which alone spends the builder's 200 ms. So the candidate tokens of all the texts are
+found in one regex pass over them joined, and classified by `find/exact.classify` (the same kinds the
+index holds). What the owner wrote and the error lines of failed calls are always read; the agent's
+messages, thinking and tool calls newest first up to AGENT_TEXT_CHARS; tool output (which a person rarely
+asks for string by string) newest first up to TOOL_OUTPUT_CHARS, a failed call's output before the rest.
+The entries left unread are returned and the marker names them in its pointer, so nothing is lost in
+silence. Error lines count only in a failed call's output or in what the owner pasted: in prose a line
+saying "error" is a sentence, and the items already say what failed.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import orjson
+
+from total_recall.find.exact import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify, extract
+from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD
+from total_recall.model import Span
+
+# Tool output is read for strings newest first up to this much (the agent's own text and commands up to
+# AGENT_TEXT_CHARS): a person asks for the strings in output far less than for the ones the agent used.
+TOOL_OUTPUT_CHARS = 30_000
+
+# A token worth classifying starts after white space, a quote or an opening bracket (as in find/exact.py),
+# and either holds / : . (paths, URLs, hosts, versions, times) or is a run of hex digits (a hash).
+_TOKEN = re.compile(
+    r"(?<![^\s\"'`=(\[{<,])(?:[^\s\"'`/:.]*+[/:.](?=[^\s\"'`])[^\s\"'`]*+|[0-9a-fA-F]{7,64}+(?![0-9A-Za-z_/:]))"
+)
+_HEX = re.compile(r"[0-9a-fA-F]{7,64}")
+_PARTS = re.compile(r"\\[ntr\"]|\]\(")
+_EDGE = "\"'`()[]{}<>,;"
+_COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
+_SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
+_SEPARATOR = "\n\x00\n"  # no token crosses it: a token never spans white space
+
+_KIND_VALUE = {"hash": 4, "error": 4, "command": 4, "path": 4, "url": 4, "host": 2, "version": 2, "time": 1}
+_AUTHOR_VALUE = {("owner", "message"): 4, ("agent", "message"): 2, ("agent", "tool_call"): 1}
+
+
+class Source(Protocol):
+    """What string finding reads of an entry."""
+
+    seq: int
+    author: str
+    kind: str
+    tool: str | None
+    text: str
+    spans: tuple[Span, ...]
+    failed: bool
+    errors: tuple[str, ...]
+
+    def holds(self, quoted: str) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FoundString:
+    """A string as it stands, word for word, in the entry numbered `seq`."""
+
+    seq: int
+    text: str
+    kind: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class StringScan:
+    """The strings found, best first, and the tool outputs left unscanned (their entry numbers)."""
+
+    found: list[FoundString]
+    unscanned: list[int]
+
+
+def find_strings(entries: Sequence[Source]) -> StringScan:
+    """Every exact string of the entries, once (at its first entry), best first."""
+    pieces: list[tuple[int, str]] = []  # (index into entries, text to scan)
+    direct: list[tuple[int, str, str]] = []  # (index, kind, value) found without the scan
+    own: list[int] = []  # the agent's text and commands, read newest first up to a bound
+    outputs: list[int] = []
+    failures: set[int] = set()
+    for i, e in enumerate(entries):
+        if e.author == "owner":
+            for s in e.spans:
+                if s.tag == "command" and e.text.startswith("/", s.start):
+                    continue  # a slash command (/exit, /compact) is not a path
+                pieces.append((i, e.text[s.start:s.end]))
+                if s.tag == "paste":
+                    pasted = extract("message", e.text[s.start:s.end])
+                    direct.extend((i, k, v) for k, v in pasted if k == "error")
+        elif e.kind != "tool_result":
+            own.append(i)
+        elif e.failed:
+            failures.add(i)
+            direct.extend((i, "error", line) for line in e.errors)
+            outputs.append(i)
+        else:
+            outputs.append(i)
+    unscanned: list[int] = []
+    # Read from the end: the newest is the likeliest to be asked about, and a failed call's output first.
+    outputs.sort(key=lambda i: (i in failures, i))
+    for group, bound, head, tail in ((own, AGENT_TEXT_CHARS, SCAN_HEAD, SCAN_TAIL),
+                                     (outputs, TOOL_OUTPUT_CHARS, TOOL_HEAD, TOOL_TAIL)):
+        for n in range(len(group) - 1, -1, -1):
+            e = entries[group[n]]
+            body = e.text if len(e.text) <= head + tail else e.text[:head] + "\n" + e.text[-tail:]
+            if len(body) > bound:
+                unscanned.extend(entries[i].seq for i in group[: n + 1])
+                break
+            pieces.append((group[n], body))
+            bound -= len(body)
+            if e.kind == "tool_call" and e.tool and e.tool.lower() in _SHELL_TOOLS:
+                direct.extend((group[n], "command", c) for c in _commands(e.text))
+    found = sorted(_scan(pieces) + [(i, -1, k, v) for i, k, v in direct])
+    return StringScan(_ranked(entries, found, failures), sorted(unscanned))
+
+
+def _commands(text: str) -> Iterator[str]:
+    """The command of a shell tool call (its JSON arguments), whole and, for an argv, its script."""
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return
+    command = args.get("command") or args.get("cmd") if isinstance(args, dict) else None
+    if isinstance(command, str):
+        yield command
+    elif isinstance(command, list) and command:
+        yield " ".join(str(c) for c in command)
+        yield str(command[-1])
+
+
+def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
+    """(index, position, kind, value) of every string in the pieces, from one pass over them joined."""
+    if not pieces:
+        return []
+    starts = []
+    at = 0
+    for _, text in pieces:
+        starts.append(at)
+        at += len(text) + len(_SEPARATOR)
+    joined = _SEPARATOR.join(text for _, text in pieces)
+    out: list[tuple[int, int, str, str]] = []
+    for m in _TOKEN.finditer(joined):
+        index = pieces[bisect_right(starts, m.start()) - 1][0]
+        # A token from JSON-escaped output or a Markdown link holds several strings: `\n` and `](` part them.
+        parts = _PARTS.split(m.group(0)) if "\\" in m.group(0) or "](" in m.group(0) else [m.group(0)]
+        for part in parts:
+            token = part.strip(_EDGE).rstrip(".,;:")
+            if len(token) < 3:
+                continue
+            found = classify(token)
+            if found is None and _HEX.fullmatch(token) and not token.isdigit() and not token.isalpha():
+                found = ("hash", token)
+            if found is not None:
+                out.append((index, m.start(), found[0], found[1]))
+    if "$ " in joined:
+        for m in _COMMAND_LINE.finditer(joined):
+            out.append((pieces[bisect_right(starts, m.start()) - 1][0], m.start(), "command", m.group(1)))
+    return out
+
+
+def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]],
+            failures: set[int]) -> list[FoundString]:
+    first: dict[str, tuple[int, str]] = {}
+    mentions: dict[str, set[int]] = {}
+    bonus: dict[str, int] = {}
+    per_kind: dict[tuple[int, str], int] = {}
+    for i, _, kind, value in found:
+        quoted = _verbatim(entries[i], value)
+        if quoted is None:
+            continue
+        mentions.setdefault(quoted, set()).add(i)
+        if quoted in first:
+            continue
+        first[quoted] = (i, kind)
+        n = per_kind.get((i, kind), 0)
+        per_kind[(i, kind)] = n + 1
+        # The fifth error line of one log is worth less than the first; the telling error line of a call
+        # that failed is what a person asks for ("what exactly did it say?").
+        telling = kind == "error" and bool(ERROR_HEAD.search(quoted))
+        bonus[quoted] = ((3 if i in failures and kind == "error" else 0) + (3 if telling else 0)
+                         - min(n, 6) // 2)
+    out = []
+    for quoted, (i, kind) in first.items():
+        e = entries[i]
+        score = (_KIND_VALUE.get(kind, 1) + _AUTHOR_VALUE.get((e.author, e.kind), 0)
+                 + min(3, len(mentions[quoted]) - 1) + bonus[quoted])
+        out.append(FoundString(e.seq, quoted, kind, score))
+    out.sort(key=lambda f: -f.score)  # stable: equal scores keep the order of first appearance
+    return out
+
+
+def _verbatim(e: Source, value: str) -> str | None:
+    """The string as it stands in the entry's text (a command parsed out of JSON may stand escaped),
+    cut to its first line, or None when it does not stand there."""
+    value = value.strip().rstrip(".,;:")[:MAX_LEN]
+    if len(value) < 3:
+        return None
+    if not e.holds(value):
+        value = orjson.dumps(value).decode()[1:-1]
+        if not e.holds(value):
+            return None
+    if "\n" in value:
+        value = value.split("\n", 1)[0].strip()
+        if len(value) < 3:
+            return None
+    return value

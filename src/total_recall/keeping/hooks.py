@@ -1,0 +1,174 @@
+"""Harness hooks: what Total Recall does when Claude Code or Codex calls it around a compaction.
+
+Both harnesses run a hook command with one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
+`hook_event_name`, and per event `trigger` / `custom_instructions` / `source` / `prompt`) and read its
+stdout on exit 0. Sources: Claude Code's hooks reference (code.claude.com/docs/en/hooks: "Common input
+fields", "PreCompact input", "SessionStart input", "Exit code output", "Add context for Claude"); Codex's
+generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compact.command.input.schema.json`,
+`session-start.command.output.schema.json`; PreCompact/PostCompact added in openai/codex#19905, the
+`compact` SessionStart source in `codex-rs/hooks/src/events/session_start.rs`).
+
+- **PreCompact** — sync the harness's store (incremental), find the record session by the harness's
+  `session_id` (else by its transcript path), then the harness's controller builds, verifies and saves
+  a marker for the range before the verbatim tail and writes a receipt (trigger = the hook's
+  `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note). Nothing
+  on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose stdout
+  looks like JSON but is not its schema.
+- **SessionStart** with `source` `compact` or `resume` — the session's markers in force, newest first,
+  up to `CONTEXT_CAP` characters, as `hookSpecificOutput.additionalContext` (both harnesses accept this
+  shape; Claude Code replaces a value over 10,000 characters with a file path and a preview). Other
+  sources (`startup`, `clear`, `fork`) — nothing.
+- **UserPromptSubmit** — the slot for the later per-turn push: for now an empty stdout and exit 0, which
+  both harnesses take as "no decision, no context".
+
+A hook must never break its harness: the surface exits 0 whatever happens (Claude Code blocks the
+compaction on exit 2 from PreCompact, and shows any other non-zero code as a hook error), and problems
+go to stderr, which Claude Code keeps in its debug log on exit 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from total_recall.errors import HookInputError
+from total_recall.keeping.controllers import CompactionEvent, HarnessController
+from total_recall.keeping.marker import markers_for
+from total_recall.keeping.window import in_force
+from total_recall.model import Address
+from total_recall.record.store import Store
+from total_recall.record.sync import VECTOR_BUDGET_ENV, sync
+
+# Claude Code caps a hook's additionalContext at 10,000 characters; stay under it with the header.
+CONTEXT_CAP = 9000
+TRIGGERS = ("manual", "auto")
+CONTEXT_SOURCES = ("compact", "resume")
+
+
+@dataclass(frozen=True, slots=True)
+class HookReply:
+    """What the hook prints: `stdout` exactly ("" prints nothing), `log` lines to stderr."""
+
+    stdout: str = ""
+    log: tuple[str, ...] = ()
+    receipt_id: int | None = None
+
+
+def parse_payload(text: str) -> dict[str, Any]:
+    """The hook JSON read from stdin.
+
+    Raises:
+        HookInputError: it is not a JSON object with a string `hook_event_name` and `session_id`.
+    """
+    if not text.strip():
+        raise HookInputError("stdin is empty: expected the hook's JSON object")
+    try:
+        payload = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise HookInputError(f"stdin is not JSON ({exc}): expected the hook's JSON object") from exc
+    if not isinstance(payload, dict):
+        raise HookInputError(f"stdin holds a JSON {type(payload).__name__}, not the hook's JSON object")
+    for key in ("hook_event_name", "session_id"):
+        if not isinstance(payload.get(key), str) or not payload[key]:
+            raise HookInputError(f"the hook JSON has no {key!r} string")
+    return payload
+
+
+def handle(store: Store, controller: HarnessController, payload: Mapping[str, Any],
+           env: Mapping[str, str] | None = None) -> HookReply:
+    """Answer one hook call of `controller`'s harness (see the module docstring)."""
+    event = payload["hook_event_name"]
+    if event == "PreCompact":
+        return pre_compact(store, controller, payload, env)
+    if event == "SessionStart":
+        return session_start(store, controller, payload)
+    if event == "UserPromptSubmit":
+        return HookReply()  # the slot for the per-turn push (a later issue): a valid no-op
+    return HookReply(log=(f"{event}: not a hook Total Recall handles; nothing done",))
+
+
+def pre_compact(store: Store, controller: HarnessController, payload: Mapping[str, Any],
+                env: Mapping[str, str] | None = None) -> HookReply:
+    """Sync the harness's store, then let its controller prepare a marker and write the receipt."""
+    log: list[str] = []
+    # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
+    report = sync(store, [controller.name], env={**(os.environ if env is None else env),
+                                                  VECTOR_BUDGET_ENV: "0"})
+    log.extend(f"sync: {e}" for e in report.errors)
+    native = str(payload["session_id"])
+    session = session_for(store, controller.name, native, payload.get("transcript_path"))
+    raw_trigger = payload.get("trigger")
+    trigger = raw_trigger if raw_trigger in TRIGGERS else "harness"
+    notes = []
+    if trigger == "harness":
+        notes.append(f"hook trigger {raw_trigger!r} is not manual or auto")
+    custom = payload.get("custom_instructions")
+    if isinstance(custom, str) and custom.strip():
+        notes.append(f"custom instructions: {custom}")
+    if session is None:
+        notes.append(f"{controller.name} session {native} is not in the record "
+                     f"(transcript {payload.get('transcript_path')})")
+        log.append(notes[-1])
+    note = "; ".join(notes) or None
+    receipt = controller.on_compaction(store, CompactionEvent(session, trigger, note=note))
+    return HookReply("", tuple(log), receipt.id)
+
+
+def session_start(store: Store, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
+    """The session's markers as additional context after a compaction or a resume; else nothing."""
+    if payload.get("source") not in CONTEXT_SOURCES:
+        return HookReply()
+    native = str(payload["session_id"])
+    session = session_for(store, controller.name, native, payload.get("transcript_path"))
+    if session is None:
+        return HookReply(log=(f"{controller.name} session {native} is not in the record; no markers",))
+    text = markers_context(store, session)
+    if text is None:
+        return HookReply()
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return HookReply(orjson.dumps(out).decode())
+
+
+def session_for(store: Store, harness: str, native_id: str, transcript: object = None) -> int | None:
+    """The record session of a harness session: by native id (newest generation), else by its file."""
+    found = store.sessions([harness])
+    same = [s.number for s in found if s.native_id == native_id]
+    if same:
+        return max(same)
+    if isinstance(transcript, str) and transcript:
+        path = str(Path(transcript).expanduser())
+        by_file = [s.number for s in found if s.source == path]
+        if by_file:
+            return max(by_file)
+    return None
+
+
+def markers_context(store: Store, session: int, cap: int = CONTEXT_CAP) -> str | None:
+    """The markers in force for `session`, newest first while they fit `cap` characters, shown in range
+    order under a one-line header; None when the session has none."""
+    markers = in_force(markers_for(store, session))
+    if not markers:
+        return None
+    header = (f"Total Recall markers for what left this window (record session s{session}). "
+              f"Each address reads back exactly: total-recall read ADDRESS.")
+    chosen = []
+    used = len(header)
+    for m in markers:  # newest first
+        if used + 2 + len(m.marker.text) > cap:
+            continue
+        chosen.append(m)
+        used += 2 + len(m.marker.text)
+    left = len(markers) - len(chosen)
+    parts = [header] + [m.marker.text for m in sorted(chosen, key=lambda m: _first(m.marker.range))]
+    if left:
+        parts.append(f"{left} more marker(s) did not fit here: total-recall markers s{session}")
+    return "\n\n".join(parts)
+
+
+def _first(span: str) -> int:
+    return Address.parse(span).first or 1

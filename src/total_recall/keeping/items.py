@@ -1,0 +1,301 @@
+"""Decisions, failed attempts and open items, found mechanically in a range: no model, no narrative.
+
+Each item is one line cut verbatim from its entry (shortened with … at a word), so a verifier can find it:
+- failure: a tool result that failed (a non-zero exit, a traceback, a refused call), as its telling error
+  line; the agent or the owner saying something failed or broke;
+- decision: the agent choosing ("let's go with", "I'll use", "decided", "Fix:", "Proposal:"), the owner
+  approving ("yes, go ahead");
+- open: TODO / next step / still need / later, the bullets under an "Open items" heading, the pending steps
+  of the agent's last todo list, and an owner question nothing answers before the range ends.
+Owner instructions are never items: the marker quotes them whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import orjson
+
+from total_recall.model import Span
+
+ItemKind = Literal["decision", "failure", "open"]
+ITEM_KINDS: tuple[str, ...] = ("decision", "failure", "open")
+ITEM_CHARS = 200
+# How much of the agent's own prose is read for items, newest first (about 15k tokens): enough for every
+# message of a normal range, and a bound on the builder's time for a 10k-entry one.
+AGENT_TEXT_CHARS = 60_000
+AGENT_ITEMS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One decision, failed attempt or open item; `line` is cut verbatim from the entry (… if shortened)."""
+
+    kind: ItemKind
+    address: str
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """An item found in the entry numbered `seq`, with how much it is worth keeping (before recency)."""
+
+    kind: ItemKind
+    seq: int
+    line: str
+    score: float
+
+
+class Source(Protocol):
+    """What item finding reads of an entry."""
+
+    seq: int
+    author: str
+    kind: str
+    tool: str | None
+    text: str
+    spans: tuple[Span, ...]
+    failed: bool  # a tool result whose call failed (see `failed`)
+    errors: tuple[str, ...]  # its error lines (see `error_lines`), when it failed
+
+    def holds(self, quoted: str) -> bool: ...
+
+
+# The patterns run on lower-cased text without re.I, and as one alternation, because a case-insensitive
+# search per pattern per sentence costs more than everything else the builder does.
+_FAILURE = (r"\b(?:failed|fails|failing|didn't work|did not work|doesn't work|does not work|not working|"
+            r"isn't working|no luck|broke|broken|crashed|crashes|errored|timed out|same error|"
+            r"still getting)\b")
+_DECISION = (r"\b(?:let's go with|let's use|we'll go with|we'll use|i'll go with|i'll use|i'm going with|"
+             r"going with|decided|we chose|i chose|opted for|settled on|switching to|switched to|instead of|"
+             r"the plan is)\b|^\W*(?:fix|plan|decision|proposal|approach)\W*:")
+_OPEN = (r"\b(?:todo|fixme|next steps?|still need(?:s|ed)?|still to do|left to do|remaining|open items?|"
+         r"open questions?|follow[- ]ups?|not yet|pending|blocked|later|tomorrow|worth a look|your call)\b")
+_KINDS = re.compile(f"(?P<failure>{_FAILURE})|(?P<decision>{_DECISION})|(?P<open>{_OPEN})", re.M)
+_FAILURE_RX = re.compile(_FAILURE)
+_DECISION_RX = re.compile(_DECISION, re.M)
+_OPEN_LABEL = re.compile(r"^\W*(?:open items?|open questions?|todo|next steps?|follow[- ]ups?)\b")
+_OPEN_HEADING = re.compile(
+    r"^\W*(?:open items?|open questions?|next steps?|todo|to ?dos?|follow[- ]ups?|remaining(?: work)?|"
+    r"still to do)\W*$")
+_APPROVAL = re.compile(
+    r"^\W*(?:yes|yep|yeah|ok|okay|sure|go ahead|go for it|approved?|lgtm|sounds good|do it|ship it|agreed|"
+    r"perfect)\b")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[: ]*([1-9]\d*)", re.I | re.M)
+_JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
+_ERROR_WORDS = ("error", "failed", "failure", "fatal", "exception", "denied", "refused", "traceback",
+                "not found", "cannot", "unable to", "unauthorized", "forbidden", "panic", "timed out")
+ERROR_HEAD = re.compile(r"\b(?:error|failed|fatal|exception)\s*:|\w+(?:Error|Exception):", re.I)
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_TODO_TOOLS = frozenset({"TodoWrite", "todowrite", "todo_write", "update_plan"})
+_BASE = {"failure": 3.0, "open": 3.0, "decision": 2.0}
+
+
+@dataclass(frozen=True, slots=True)
+class ItemScan:
+    """The items found, and the agent messages left unread (their entry numbers, oldest first)."""
+
+    found: list[Found]
+    unscanned: list[int]
+
+
+def find_items(entries: Sequence[Source]) -> ItemScan:
+    """Every item found mechanically in the entries, once each, verbatim in its entry.
+
+    The agent's messages are read newest first, up to AGENT_TEXT_CHARS or until AGENT_ITEMS items are
+    found (a marker shows a few dozen; a long range's oldest messages are the least likely to hold what
+    is still open); the ones left unread are returned so the marker can point at them. The owner's words
+    and failed tool calls are always read.
+    """
+    found: list[tuple[ItemKind, Source, str, float]] = []
+    budget = AGENT_TEXT_CHARS
+    unscanned: list[int] = []
+    messages = [e for e in entries if e.kind == "message" and e.author == "agent"]
+    for n, e in enumerate(reversed(messages)):
+        if len(e.text) > budget or len(found) >= AGENT_ITEMS:
+            unscanned = sorted(m.seq for m in messages[: len(messages) - n])
+            break
+        budget -= len(e.text)
+        if _KINDS.search(e.text.lower()):
+            found.extend((kind, e, line, 0.0) for kind, line in _agent_items(e.text))
+    for e in entries:
+        if e.failed:
+            line = failure_line(e.text, e.errors)
+            if line is not None:
+                found.append(("failure", e, line, 1.0))
+    for e in entries:
+        if e.author == "owner":
+            found.extend((kind, e, line, 2.0) for kind, line in _owner_items(e))
+    todos = [e for e in entries if e.kind == "tool_call" and e.tool in _TODO_TOOLS]
+    if todos:
+        found.extend(("open", todos[-1], line, 1.0) for line in _open_todos(todos[-1].text))
+    found.extend(("open", e, line, 2.0) for e, line in _unanswered(entries))
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for kind, e, line, bonus in sorted(found, key=lambda f: f[1].seq):
+        if (kind, line) in seen or not e.holds(line):
+            continue
+        seen.add((kind, line))
+        out.append(Found(kind, e.seq, line, _BASE[kind] + bonus))
+    return ItemScan(out, unscanned)
+
+
+def failed(tool_output: str) -> bool:
+    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first."""
+    head = tool_output[:400]
+    tail = tool_output[-600:]
+    # Plain substring tests first: this runs on every tool output of a range.
+    return (("xit" in head and bool(_FAILED_EXIT.search(head)))
+            or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
+            or "Traceback (most recent call last)" in tool_output or "<tool_use_error>" in head
+            or tool_output.startswith(_REJECTED)
+            or _starts_with_error(head))
+
+
+def _starts_with_error(head: str) -> bool:
+    first = head.lstrip()[:6].lower()
+    return first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum())
+
+
+def failure_line(text: str, lines: Sequence[str]) -> str | None:
+    """The telling line of a failed tool call's output (`lines`: its error lines): an `error:`/`XError:`
+    line, else any error line, else its first line."""
+    best: tuple[int, str] | None = None
+    for line in lines:
+        score = 3 if ERROR_HEAD.search(line) else 1
+        if best is None or score >= best[0]:
+            best = (score, line)
+    if best is not None:
+        return shorten(best[1])
+    first_line = next((p.strip() for p in re.split(r"\n|\\n", text[:2_000]) if p.strip()), "")
+    return shorten(first_line) if first_line else None
+
+
+def error_lines(text: str) -> list[str]:
+    """The lines of a tool output that name an error, in order, each verbatim (also inside a JSON-escaped
+    output, where a line ends at a two-character `\\n`). Only the head and tail of a long output."""
+    body = text if len(text) <= 6_144 else text[:4_096] + "\n" + text[-2_048:]
+    low = body.lower()
+    starts: set[int] = set()
+    for word in _ERROR_WORDS:
+        at = low.find(word)
+        while at >= 0 and len(starts) < 64:
+            escaped = low.rfind("\\n", 0, at)
+            starts.add(max(low.rfind("\n", 0, at) + 1, escaped + 2 if escaped >= 0 else 0))
+            at = low.find(word, at + len(word))
+    out = []
+    for start in sorted(starts):
+        ends = [x for x in (low.find("\n", start), low.find("\\n", start)) if x >= 0]
+        line = body[start:min(ends) if ends else len(body)].strip()
+        if 4 <= len(line) <= 300:
+            out.append(line)
+    return out
+
+
+def _agent_items(text: str) -> Iterator[tuple[ItemKind, str]]:
+    fenced = False
+    under_heading = False
+    for raw in text.split("\n"):
+        if raw.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if not raw.strip():
+            under_heading = False
+            continue
+        if _OPEN_HEADING.match(raw.replace("*", "").strip().lower()):
+            under_heading = True
+            continue
+        if under_heading and _BULLET.match(raw):
+            yield "open", shorten(_strip_bullet(raw))
+            continue
+        for sentence in _SENTENCE_BREAK.split(_strip_bullet(raw)):
+            kind = _classify(sentence)
+            if kind is not None:
+                yield kind, shorten(sentence)
+
+
+def _classify(sentence: str) -> ItemKind | None:
+    """A failure before a decision before an open item, whichever phrase comes first in the sentence."""
+    low = sentence.lower()
+    if _OPEN_LABEL.match(low):
+        return "open"
+    m = _KINDS.search(low)
+    if m is None or m.lastgroup == "failure":
+        return None if m is None else "failure"
+    if _FAILURE_RX.search(low, m.end()):
+        return "failure"
+    if m.lastgroup == "open" and _DECISION_RX.search(low, m.end()):
+        return "decision"
+    return "decision" if m.lastgroup == "decision" else "open"
+
+
+def _owner_items(e: Source) -> Iterator[tuple[ItemKind, str]]:
+    """The owner approving, reporting a failure or naming something for later (never an instruction
+    again: those are quoted whole)."""
+    for s in e.spans:
+        if s.tag != "statement":
+            continue
+        sentence = e.text[s.start:s.end].strip()
+        if not sentence:
+            continue
+        if _APPROVAL.match(sentence.lower()):
+            yield "decision", shorten(sentence)
+            continue
+        kind = _classify(sentence)
+        if kind in ("failure", "open"):
+            yield kind, shorten(sentence)
+
+
+def _open_todos(text: str) -> Iterator[str]:
+    """The pending steps of the agent's last todo list or plan in the range."""
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return
+    steps = args.get("todos") or args.get("plan") if isinstance(args, dict) else None
+    if not isinstance(steps, list):
+        return
+    for step in steps:
+        if not isinstance(step, dict) or step.get("status") not in ("pending", "in_progress"):
+            continue
+        words = step.get("content") or step.get("step")
+        if isinstance(words, str) and words.strip() and "\n" not in words:
+            quoted = words if words in text else orjson.dumps(words).decode()[1:-1]
+            if quoted in text:
+                yield shorten(quoted)
+
+
+def _unanswered(entries: Sequence[Source]) -> Iterator[tuple[Source, str]]:
+    """The owner's last question in the range when nothing from the agent follows it there."""
+    for i in range(len(entries) - 1, -1, -1):
+        e = entries[i]
+        if e.author == "agent" and e.kind in ("message", "tool_call"):
+            return
+        if e.author == "owner":
+            questions = [e.text[s.start:s.end].strip() for s in e.spans if s.tag == "question"]
+            if questions and questions[-1]:
+                yield e, shorten(questions[-1])
+            return
+
+
+def _strip_bullet(line: str) -> str:
+    out = _BULLET.sub("", line, count=1).strip()
+    return out[2:].strip() if out.startswith("**") and out.count("**") % 2 == 1 else out
+
+
+def shorten(line: str) -> str:
+    """At most ITEM_CHARS, cut at a word with … (the part kept stays verbatim)."""
+    line = line.strip()
+    if len(line) <= ITEM_CHARS:
+        return line
+    cut = line.rfind(" ", 0, ITEM_CHARS)
+    return line[: cut if cut > ITEM_CHARS // 2 else ITEM_CHARS].rstrip() + "…"
+
+

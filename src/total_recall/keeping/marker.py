@@ -1,0 +1,796 @@
+"""The marker a compaction leaves in place of an evicted range: what to keep, within a token budget.
+
+A marker carries the range's address, the owner's instructions in it word for word, the exact strings
+(paths, hashes, error lines, commands, URLs …) and one line per decision, failed attempt or open item,
+each with the address of the entry that holds it. There is no narrative. Everything in it is cut from
+the record, verbatim, so `verify` can check every line against the entry it names; and it is always
+built from the record, never from an older marker (a marker Total Recall injected into a transcript is
+masked out by its header and end lines), so the hundredth compaction is as detailed as the first.
+
+Budget: instructions get their own budget Bo (default: half the marker's). When they overflow it, the
+oldest become one-line pointers (address + first words), the oldest pointers fold into one directory line
+of addresses, and a notice says so; every instruction stays word for word at its address. Strings and
+items share what is left, most useful first; what does not fit becomes a count and the addresses that
+hold the rest, never dropped in silence. A recall cue (seed 003) stands in for the mechanical items of the
+part it covers; instructions and strings stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+
+from total_recall.errors import AddressError, MarkerError
+from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL
+from total_recall.keeping.cues import Cue, cues_for
+from total_recall.keeping.exact_strings import find_strings
+from total_recall.keeping.items import Item, ItemKind, error_lines, failed, find_items
+from total_recall.keeping.tokens import SCALE, estimate_tokens, weight
+from total_recall.model import Address, Span, SpanTag
+from total_recall.record.branches import active_branch
+from total_recall.record.store import Store, now
+
+__all__ = [
+    "BO_SHARE", "Item", "ItemKind", "Marker", "Quote", "StoredMarker", "build_marker", "marker_dict",
+    "marker_from_dict", "markers_for", "range_tokens", "render", "save_marker",
+]
+
+# Instructions are what a summary loses first and what the owner has to repeat, so by default they get
+# the largest single share of the budget; strings and items share the rest (and whatever Bo leaves).
+BO_SHARE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """Text that occurs word for word in the entry at `address` (for a cue: the range it covers)."""
+
+    address: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A marker for the range `range` (`s3#10-200`) of session `session`; `text` is what a window shows."""
+
+    session: int
+    range: str
+    instructions: tuple[Quote, ...]
+    strings: tuple[Quote, ...]
+    items: tuple[Item, ...]
+    pointers: tuple[str, ...]
+    cue: Quote | None
+    notices: tuple[str, ...]
+    tokens: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMarker:
+    """A stored marker; `withdrawn` says why it may no longer be shown (its text is then a placeholder)."""
+
+    id: int
+    created: str
+    marker: Marker
+    withdrawn: str | None = None
+
+
+# -- the rendered form (verify re-renders a marker from its fields and compares) --
+
+HEADER = "[total-recall marker {range}]"
+END = "[end total-recall marker {range}]"
+GUIDE = ("Compacted out of the window. Every line names the entry that holds it word for word: "
+         "`total-recall read ADDRESS` returns it exactly.")
+INSTRUCTIONS_HEAD = "instructions (the owner's own words, verbatim):"
+STRINGS_HEAD = "exact strings:"
+ITEMS_HEAD = "decisions, failures, open items:"
+POINTER_WORDS = 4
+# A marker injected back into a transcript (a harness shows it to the model as context) is masked out
+# whole, from its header to its end line, so a new marker never quotes an older one.
+INJECTED = re.compile(
+    r"\[total-recall marker (s\d+#\d+(?:-\d+)?)\].*?(?:\[end total-recall marker \1\]|\Z)", re.S
+)
+INSTRUCTION_POINTER = re.compile(r'^→ (s\d+#\d+) "(.+)…"$')
+DIRECTORY_LIST = re.compile(r"^→ (\d+) older instructions?, word for word at (s\d+#\d+(?:,\d+)*)$")
+DIRECTORY_RANGE = re.compile(
+    r"^→ (\d+) older instructions?, word for word among the owner's messages in (s\d+#\d+(?:-\d+)?)$"
+)
+OVERFLOW = re.compile(
+    r"^→ (\d+)(\+?) more (exact strings|items) (?:at (s\d+#\d+(?:,\d+)*)|in (s\d+#\d+(?:-\d+)?))$"
+)
+
+
+def render(marker_range: str, instructions: Sequence[Quote], strings: Sequence[Quote], items: Sequence[Item],
+           pointers: Sequence[str], cue: Quote | None, notices: Sequence[str]) -> str:
+    """The text of a marker: a pure function of its fields, so a verified marker shows only verified lines."""
+    lines = [HEADER.format(range=marker_range), GUIDE]
+    lines.extend(f"notice: {n}" for n in notices)
+    own = [p for p in pointers if not OVERFLOW.match(p)]
+    if instructions or own:
+        lines.append(INSTRUCTIONS_HEAD)
+        lines.extend(own)
+        lines.extend(_instruction_line(q) for q in instructions)
+    if cue is not None:
+        lines.append(_cue_line(cue))
+    more = {m.group(3): p for p in pointers if (m := OVERFLOW.match(p))}
+    if strings or "exact strings" in more:
+        lines.append(STRINGS_HEAD)
+        lines.extend(_string_line(q) for q in strings)
+        lines.extend([more["exact strings"]] if "exact strings" in more else [])
+    if items or "items" in more:
+        lines.append(ITEMS_HEAD)
+        lines.extend(_item_line(i) for i in items)
+        lines.extend([more["items"]] if "items" in more else [])
+    lines.append(END.format(range=marker_range))
+    return "\n".join(lines)
+
+
+def _instruction_line(q: Quote) -> str:
+    return f'{q.address} "{q.text}"'
+
+
+def _string_line(q: Quote) -> str:
+    return f"{q.address} {q.text}"
+
+
+def _item_line(i: Item) -> str:
+    return f"{i.address} {i.kind}: {i.line}"
+
+
+def _cue_line(q: Quote) -> str:
+    return f'cue for {q.address} (the agent\'s own note; it stands in for the items it covers): "{q.text}"'
+
+
+def pointer_opening(text: str) -> str:
+    """The first words of an instruction, as its pointer shows them."""
+    words = text.split(" ")
+    return " ".join(words[:POINTER_WORDS] if len(words) > POINTER_WORDS else words[: max(1, len(words) // 2)])
+
+
+def _instruction_pointer(q: Quote) -> str:
+    return f'→ {q.address} "{pointer_opening(q.text)}…"'
+
+
+def _address_list(session: int, seqs: Sequence[int]) -> str:
+    return f"s{session}#" + ",".join(str(s) for s in seqs)
+
+
+# -- reading the range --
+
+
+@dataclass(slots=True)
+class _Entry:
+    """What the builder needs of one entry. `text` has any injected marker blanked out (same offsets);
+    `original` is the text as recorded, which every quote must still be found in."""
+
+    id: int
+    seq: int
+    author: str
+    kind: str
+    text: str
+    original: str
+    tool: str | None
+    masks: tuple[tuple[int, int], ...] = ()
+    spans: tuple[Span, ...] = ()
+    failed: bool = False
+    errors: tuple[str, ...] = ()
+
+    def holds(self, quoted: str) -> bool:
+        """Whether `quoted` (… marks a shortened line) stands in the recorded text outside any mask."""
+        core = quoted.removesuffix("…")
+        return core in self.text and (not self.masks or core in self.original)
+
+
+def _read(store: Store, address: Address) -> tuple[Address, list[_Entry]]:
+    """The entries of the range that may be mined, with the owner's spans.
+
+    Three queries (entries, the quarantine log, spans; the tree only when the session forks) and no
+    per-entry work in SQL: `Store.entries` builds a full `Entry` per row (source path, two quarantine
+    subqueries), which alone costs more than a 10k-entry range's budget of 200 ms.
+    Erased, quarantined and side-branch entries, harness and system text, summaries and metadata are left
+    out: none of them is the owner's or the agent's own record of this range.
+    """
+    info = store.session(address.session)
+    if info.entries == 0:
+        raise MarkerError(f"s{address.session} holds no entries: there is nothing to compact")
+    first = address.first or 1
+    last = address.last if address.last is not None else info.entries
+    if last > info.entries:
+        raise AddressError(f"{address}: outside s{address.session} (it has {info.entries} entries)")
+    span = Address(address.session, first, last)
+    cur = store.db.cursor()
+    cur.row_factory = None
+    # Of a long tool output only the head and tail are ever read (for failures, error lines, strings), as
+    # find/exact.py scans them; the text of an entry that is not mined is not read at all.
+    rows = cur.execute(
+        "SELECT id, seq, author, kind, CASE WHEN erased_at IS NOT NULL OR author NOT IN ('owner', 'agent', "
+        "'tool') OR kind NOT IN ('message', 'thinking', 'tool_call', 'tool_result') THEN NULL "
+        "WHEN kind = 'tool_result' AND length(text) > ? "
+        "THEN substr(text, 1, ?) || char(10) || substr(text, -?) ELSE text END, "
+        "tool, native_id, native_parent, erased_at FROM entries "
+        "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+        (TOOL_HEAD + TOOL_TAIL, TOOL_HEAD, TOOL_TAIL, address.session, first, last),
+    ).fetchall()
+    if not rows:
+        return span, []
+    low, high = min(r[0] for r in rows), max(r[0] for r in rows)
+    state: dict[int, str] = {}
+    for entry_id, action in cur.execute(
+        "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
+    ):
+        state[entry_id] = action
+    side: set[str] = set()
+    whole = first == 1 and last == info.entries
+    if any(r[7] for r in rows) and _forks(store, address.session, rows, whole):
+        active = active_branch(store.tree_links(address.session))
+        side = {r[6] for r in rows if r[6] is not None and r[6] not in active}
+    kept: dict[int, _Entry] = {}
+    hidden = {entry_id for entry_id, action in state.items() if action == "quarantine"}
+    for entry_id, seq, author, kind, text, tool, native_id, _, _ in rows:
+        # The query left the text out of every entry that is not mined (erased, harness, metadata …).
+        if text is None or (hidden and entry_id in hidden) or (side and native_id in side):
+            continue
+        if "[total-recall marker " in text:
+            masks = tuple(_injected(text))
+            kept[entry_id] = _Entry(entry_id, seq, author, kind, _blank(text, masks), text, tool, masks)
+        else:
+            kept[entry_id] = _Entry(entry_id, seq, author, kind, text, text, tool)
+        if kind == "tool_result" and failed(text):
+            kept[entry_id].failed = True
+            kept[entry_id].errors = tuple(error_lines(text))
+    spans: dict[int, list[Span]] = {}
+    for entry_id, start, end, tag in cur.execute(
+        "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
+        (low, high),
+    ):
+        e = kept.get(entry_id)
+        if e is not None and e.author == "owner" and not any(s < end and start < t for s, t in e.masks):
+            spans.setdefault(entry_id, []).append(Span(start, end, cast(SpanTag, tag)))
+    for entry_id, found in spans.items():
+        kept[entry_id].spans = tuple(found)
+    return span, list(kept.values())
+
+
+def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], whole: bool) -> bool:
+    """Whether any entry of the session has two children: only then can an entry be on a side branch
+    (working out the active branch of a 10k-entry session costs a fifth of the builder's time)."""
+    if whole:
+        parents = [r[7] for r in rows if r[7] is not None]
+        return len(parents) != len(set(parents))
+    return store.db.execute(
+        "SELECT 1 FROM entries WHERE session = ? AND native_parent IS NOT NULL GROUP BY native_parent "
+        "HAVING COUNT(*) > 1 LIMIT 1",
+        (session,),
+    ).fetchone() is not None
+
+
+def _injected(text: str) -> list[tuple[int, int]]:
+    """Where markers Total Recall injected stand in `text`, header to end line."""
+    return [(m.start(), m.end()) for m in INJECTED.finditer(text)]
+
+
+def _blank(text: str, masks: Sequence[tuple[int, int]]) -> str:
+    """The text with the masked parts turned to spaces (newlines kept), so offsets stay true."""
+    for start, end in masks:
+        text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return text
+
+
+# -- instructions --
+
+
+def _instructions(session: int, entries: Sequence[_Entry]) -> list[Quote]:
+    """The owner's instruction spans, oldest first; neighbours on one line are quoted as one."""
+    out: list[Quote] = []
+    for e in entries:
+        if e.author != "owner":
+            continue
+        run: tuple[int, int] | None = None
+        for s in e.spans:
+            if s.tag != "instruction":
+                if run is not None:
+                    out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
+                run = None
+                continue
+            if run is not None and _same_line_gap(e.text[run[1]:s.start]):
+                run = (run[0], s.end)
+                continue
+            if run is not None:
+                out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
+            run = (s.start, s.end)
+        if run is not None:
+            out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
+    return [q for q in out if q.text.strip()]
+
+
+def _same_line_gap(gap: str) -> bool:
+    return gap.strip() == "" and "\n" not in gap
+
+
+# -- exact strings and items, as candidates for the budget --
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """A line that may go into the marker; its cost (twentieths, newline included) is worked out only
+    when the budget gets to it."""
+
+    score: float
+    order: int
+    seq: int
+    line: str
+    quote: Quote | None = None
+    item: Item | None = None
+    known: int = -1
+
+    @property
+    def cost(self) -> int:
+        if self.known < 0:
+            self.known = _cost(self.line)
+        return self.known
+
+
+def _strings(store: Store, session: int, entries: Sequence[_Entry]) -> tuple[list[_Candidate], list[int]]:
+    scan = find_strings(entries)
+    out = []
+    for order, found in enumerate(scan.found):
+        q = Quote(f"s{session}#{found.seq}", found.text)
+        out.append(_Candidate(found.score, order, found.seq, _string_line(q), quote=q))
+    return out, _holding_strings(store, entries, scan.unscanned)
+
+
+def _holding_strings(store: Store, entries: Sequence[_Entry], seqs: Sequence[int]) -> list[int]:
+    """Of the tool outputs too long to scan here, those the exact index (filled at sync) holds strings
+    for: the marker points at these, and not at the many outputs that hold none."""
+    if not seqs:
+        return []
+    ids = {e.seq: e.id for e in entries}
+    wanted = [ids[q] for q in seqs if q in ids]
+    holding: set[int] = set()
+    for i in range(0, len(wanted), 900):  # SQLite's bound on parameters per statement
+        chunk = wanted[i:i + 900]
+        marks = ",".join("?" * len(chunk))
+        rows = store.execute(f"SELECT DISTINCT entry FROM strings WHERE entry IN ({marks})", chunk)
+        holding.update(int(r[0]) for r in rows)
+    return [q for q in seqs if ids.get(q) in holding]
+
+
+# -- items --
+
+
+def _items(session: int, span: Address, entries: Sequence[_Entry]) -> tuple[list[_Candidate], list[int]]:
+    """The items of the range, best first: hard failures and the owner's words, then the most recent;
+    and the agent messages left unread."""
+    first = span.first or 1
+    size = max(1, (span.last or first) - first + 1)
+    out = []
+    scan = find_items(entries)
+    for order, found in enumerate(scan.found):
+        item = Item(found.kind, f"s{session}#{found.seq}", found.line)
+        score = found.score + 2.0 * (found.seq - first) / size
+        out.append(_Candidate(score, order, found.seq, _item_line(item), item=item))
+    out.sort(key=lambda c: (-c.score, c.order))
+    return out, scan.unscanned
+
+
+# -- the budget --
+
+
+def _cost(line: str) -> int:
+    """A line's tokens in twentieths, with the newline that joins it to the next."""
+    return weight(line) + SCALE
+
+
+@dataclass(slots=True)
+class _Fold:
+    full: list[Quote]
+    pointers: list[str]
+    cost: int
+    notices: list[str]
+
+
+def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
+    """Fit the instructions into Bo (twentieths of a token): the newest in full, older ones as pointers,
+    the oldest in one directory line of addresses (or, when even that is too long, of their range).
+
+    Each extra line in full costs more than the address it takes out of the directory, and each pointer
+    more than its address, so the most that fit are found by counting up; costs are worked out only for
+    the lines counted.
+    """
+    n = len(quotes)
+    if n == 0:
+        return _Fold([], [], 0, [])
+    head = _cost(INSTRUCTIONS_HEAD)
+    newest: list[int] = [0]  # newest[f]: the cost of the newest f in full
+    for q in reversed(quotes):
+        newest.append(newest[-1] + _cost(_instruction_line(q)))
+        if head + newest[-1] > bo:
+            break
+    else:
+        return _Fold(list(quotes), [], head + newest[-1], [])
+    seqs = [int(q.address.split("#")[1]) for q in quotes]
+    pieces = [0, 0]  # pieces[k]: the ",seq" parts of the k oldest addresses after the first
+    for seq in seqs[1:]:
+        pieces.append(pieces[-1] + weight(f",{seq}"))
+
+    def listed(k: int) -> str:
+        where = _address_list(session, seqs[:k])
+        return f"→ {k} older instruction{'s' if k > 1 else ''}, word for word at {where}"
+
+    def ranged(k: int) -> str:
+        return (f"→ {k} older instruction{'s' if k > 1 else ''}, word for word among the owner's messages in "
+                f"{Address(session, seqs[0], seqs[k - 1])}")
+
+    def directory(k: int, form: Callable[[int], str]) -> int:
+        if k == 0:
+            return 0
+        if form is ranged:
+            return _cost(ranged(k))
+        return _cost(f"→ {k} older instructions, word for word at s{session}#{seqs[0]}") + pieces[k]
+
+    def in_full(f: int) -> int:
+        while len(newest) <= f:
+            newest.append(newest[-1] + _cost(_instruction_line(quotes[n - len(newest)])))
+        return newest[f]
+
+    for form in (listed, ranged):
+        if head + directory(n, form) > bo:
+            continue
+        f = 0  # how many of the newest stay in full; the k = n - f oldest leave the view
+        while f + 1 < n and head + in_full(f + 1) + directory(n - f - 1, form) <= bo:
+            f += 1
+        k = n - f
+        pointers: list[int] = [0]  # pointers[p]: the cost of the newest p of the k as pointers
+        while len(pointers) <= k:
+            more = pointers[-1] + _cost(_instruction_pointer(quotes[k - len(pointers)]))
+            p = len(pointers)
+            if head + in_full(f) + more + directory(k - p, form) > bo:
+                break
+            pointers.append(more)
+        return _folded(quotes, k, len(pointers) - 1, form, head + in_full(f), bo)
+    # Not even one directory line fits Bo: the instructions take what they need from the rest.
+    return _folded(quotes, n, 0, ranged, head, bo)
+
+
+def _folded(quotes: Sequence[Quote], k: int, p: int, form: Callable[[int], str], kept: int, bo: int) -> _Fold:
+    """The k oldest out of view: the newest p of them as pointers, the rest in one directory line; `kept`
+    is what the header and the lines in full cost."""
+    n = len(quotes)
+    lines = ([form(k - p)] if k > p else []) + [_instruction_pointer(q) for q in quotes[k - p:k]]
+    cost = kept + sum(_cost(x) for x in lines)
+    notice = _fold_notice(bo // SCALE, n, k, p, k - p, -(-cost // SCALE) if cost > bo else None)
+    return _Fold(list(quotes[k:]), lines, cost, [notice])
+
+
+def _fold_notice(bo: int, n: int, k: int, pointers: int, folded: int, needed: int | None) -> str:
+    """What the owner is told when Bo fills."""
+    text = (f"Bo full ({bo} tokens): the {k} oldest of {n} instructions are out of view ({pointers} as "
+            f"pointers, {folded} in the directory line), each word for word at its address")
+    return text + (f"; even that needs {needed} tokens" if needed is not None else "")
+
+
+def _longest_notice(n: int, budget: int) -> str:
+    """A fold notice at least as long as the real one can be, to keep room for it."""
+    return _fold_notice(budget, n, n, n, n, budget)
+
+
+def _fill(cands: Sequence[_Candidate], budget: int, what: str, session: int,
+          unscanned: Sequence[int] = ()) -> tuple[list[_Candidate], str | None, int]:
+    """Take candidates in rank order while they fit `budget` (twentieths, header included), keeping room
+    for the line that counts the rest and names the entries that hold them."""
+    if not cands and not unscanned:
+        return [], None, 0
+    head = _cost(_head(what))
+    if not unscanned and _need(cands, head, budget) <= budget:
+        return list(cands), None, head + sum(c.cost for c in cands)
+    # When the addresses of every candidate fit in one list, keep room for that list first: a string
+    # one read away at its own address is recoverable, one lost in a range of thousands is not.
+    every = sorted({c.seq for c in cands} | set(unscanned))
+    whole_list = f"→ {len(cands)}{'+' if unscanned else ''} more {what} at {_address_list(session, every)}"
+    if head + _cost(whole_list) + _SHORTEST_LINE <= budget:
+        reserve = _cost(whole_list)
+    else:
+        reserve = _cost(_overflow_bound(what, len(cands), session, [c.seq for c in cands] + list(unscanned)))
+    used = head
+    taken: list[_Candidate] = []
+    misses = 0
+    for c in cands:
+        room = budget - used - reserve
+        if room < _SHORTEST_LINE or misses > _MISSES:
+            break
+        if c.cost <= room:
+            taken.append(c)
+            used += c.cost
+            misses = 0
+        else:
+            misses += 1
+    chosen = {id(c) for c in taken}
+    rest = [c.seq for c in cands if id(c) not in chosen]
+    if not rest and not unscanned:
+        return taken, None, used
+    count = f"{len(rest)}{'+' if unscanned else ''}"
+    held = sorted(set(rest) | set(unscanned))
+    line = f"→ {count} more {what} in {Address(session, held[0], held[-1])}"
+    # Each listed address past the first two costs more than a token over the range form: a list that
+    # cannot fit is not written out (it may name thousands of entries).
+    if used + _cost(line) + SCALE * (len(held) - 2) <= budget:
+        listed = f"→ {count} more {what} at {_address_list(session, held)}"
+        line = listed if used + _cost(listed) <= budget else line
+    return taken, line, used + _cost(line)
+
+
+# A line shorter than this does not exist; after this many misfits in a row the rest will not fit either.
+_SHORTEST_LINE = 4 * SCALE
+_MISSES = 50
+
+
+def _need(cands: Sequence[_Candidate], head: int, cap: int) -> int:
+    """The cost of showing every candidate, counted only until it passes `cap`."""
+    total = head
+    for c in cands:
+        total += c.cost
+        if total > cap:
+            break
+    return total
+
+
+def _head(what: str) -> str:
+    return STRINGS_HEAD if what == "exact strings" else ITEMS_HEAD
+
+
+def _overflow_bound(what: str, count: int, session: int, seqs: Sequence[int]) -> str:
+    """A line at least as long as the shortest overflow line for these candidates can be."""
+    widest = max(seqs) if seqs else 1
+    return f"→ {count}+ more {what} in {Address(session, widest, widest + 1)}"
+
+
+# -- building --
+
+
+def build_marker(store: Store, address: Address, budget: int, bo: int | None = None) -> Marker:
+    """The marker for the range `address` (a whole-session address means the whole session), built from
+    the record only, within `budget` tokens, instructions within `bo` (default: BO_SHARE of the budget,
+    and never more than the budget leaves once the header and the sections' pointers are counted).
+
+    Raises:
+        AddressError: no such session, or the range runs past its last entry.
+        MarkerError: the budget or Bo is unusable, or too small for the header, the instructions' directory
+            line and the pointers that say where the rest is (the message names the minimum).
+    """
+    if budget < 1:
+        raise MarkerError(f"--budget must be a positive number of tokens (got {budget})")
+    if bo is not None and not 0 <= bo <= budget:
+        raise MarkerError(f"--bo must be between 0 and the budget ({budget}); got {bo}")
+    span, entries = _read(store, address)
+    session = span.session
+    marker_range = f"s{session}#{span.first}-{span.last}"  # always a range: never named like an entry
+    capacity = budget * SCALE + SCALE  # the last line has no newline after it
+    fixed = _cost(HEADER.format(range=marker_range)) + _cost(GUIDE) + _cost(END.format(range=marker_range))
+    if fixed > capacity:
+        raise MarkerError(f"budget {budget} is too small: the marker's header alone takes "
+                          f"{_tokens(fixed)} tokens")
+    strings, unscanned = _strings(store, session, entries)
+    items, items_unscanned = _items(session, span, entries)
+    cue, covered = _cue(cues_for(store, session), span)
+    instructions = _instructions(session, entries)
+    notices: list[str] = []
+    if cue is not None:
+        cue_items = [c for c in items if not covered[0] <= c.seq <= covered[1]]
+        cue_unscanned = [n for n in items_unscanned if not covered[0] <= n <= covered[1]]
+        with_cue = (fixed + _cost(_cue_line(cue)) + _least_instructions(session, instructions)
+                    + _floor(strings, unscanned, cue_items, cue_unscanned, session))
+        if with_cue <= capacity:
+            items, items_unscanned = cue_items, cue_unscanned
+        else:
+            notices.append(f"the cue for {cue.address} did not fit the budget; the mechanical items stand in")
+            cue = None
+    rest = fixed + _floor(strings, unscanned, items, items_unscanned, session)
+    rest += _cost(_cue_line(cue)) if cue is not None else 0
+    rest += sum(_cost(f"notice: {n}") for n in notices)
+    wanted = (bo if bo is not None else int(budget * BO_SHARE)) * SCALE
+    reserve = _cost(f"notice: {_longest_notice(len(instructions), budget)}") if instructions else 0
+    room = capacity - rest - reserve
+    fold = _fold(session, instructions, max(0, min(wanted, room)))
+    notices = fold.notices + notices
+    used = rest + fold.cost + sum(_cost(f"notice: {n}") for n in fold.notices)
+    if used > capacity:
+        raise MarkerError(f"budget {budget} is too small to keep this range's instructions and pointers "
+                          f"recoverable: it needs at least {_tokens(used)} tokens")
+    left = capacity - fixed - fold.cost - (_cost(_cue_line(cue)) if cue is not None else 0)
+    left -= sum(_cost(f"notice: {n}") for n in notices)
+    shown_strings, more_strings, shown_items, more_items = _share(strings, unscanned, items, items_unscanned,
+                                                                  left, session)
+    pointers = tuple(fold.pointers) + tuple(x for x in (more_strings, more_items) if x is not None)
+    quotes = tuple(c.quote for c in shown_strings if c.quote is not None)
+    in_order = sorted(shown_items, key=lambda c: (c.seq, c.order))
+    item_list = tuple(c.item for c in in_order if c.item is not None)
+    text = render(marker_range, fold.full, quotes, item_list, pointers, cue, notices)
+    tokens = estimate_tokens(text)
+    if tokens > budget:  # the line costs add up exactly (see tokens.py); this would be a bug, never shown
+        raise MarkerError(f"the marker for {marker_range} came to {tokens} tokens, over its budget of "
+                          f"{budget}")
+    return Marker(session, marker_range, tuple(fold.full), quotes, item_list, pointers, cue, tuple(notices),
+                  tokens, text)
+
+
+def _tokens(twentieths: int) -> int:
+    """Whole tokens of a sum of line costs (the last line has no newline)."""
+    return -(-(twentieths - SCALE) // SCALE)
+
+
+def _floor(strings: Sequence[_Candidate], unscanned: Sequence[int], items: Sequence[_Candidate],
+           items_unscanned: Sequence[int], session: int) -> int:
+    """What the strings and items sections cost at the least: a heading and the line saying where they are."""
+    total = 0
+    for what, seqs in (("exact strings", [c.seq for c in strings] + list(unscanned)),
+                       ("items", [c.seq for c in items] + list(items_unscanned))):
+        if seqs:
+            total += _cost(_head(what)) + _cost(_overflow_bound(what, len(seqs), session, seqs))
+    return total
+
+
+def _least_instructions(session: int, instructions: Sequence[Quote]) -> int:
+    """What the instructions cost at the least: a heading, one directory line of their range, the notice."""
+    if not instructions:
+        return 0
+    least = _fold(session, instructions, 0)
+    return least.cost + sum(_cost(f"notice: {n}") for n in least.notices)
+
+
+def _share(strings: Sequence[_Candidate], unscanned: Sequence[int], items: Sequence[_Candidate],
+           items_unscanned: Sequence[int], left: int,
+           session: int) -> tuple[list[_Candidate], str | None, list[_Candidate], str | None]:
+    """Strings and items split what is left evenly; what one does not need, the other may use."""
+    half = left // 2
+    need_strings = _need(strings, _cost(STRINGS_HEAD), left) if strings else 0
+    need_items = _need(items, _cost(ITEMS_HEAD), left) if items else 0
+    if need_strings <= half and not unscanned:
+        string_budget = need_strings
+    elif need_items <= half and not items_unscanned:
+        string_budget = left - need_items
+    else:
+        string_budget = half
+    # Each section keeps at least the room to say where its lines are (build_marker checked both fit).
+    least_strings = _floor(strings, unscanned, [], [], session)
+    least_items = _floor([], [], items, items_unscanned, session)
+    string_budget = min(max(string_budget, least_strings), left - least_items)
+    shown_strings, more_strings, used = _fill(strings, string_budget, "exact strings", session, unscanned)
+    shown_items, more_items, _ = _fill(items, left - used, "items", session, items_unscanned)
+    return shown_strings, more_strings, shown_items, more_items
+
+
+def _cue(cues: Sequence[Cue], span: Address) -> tuple[Quote | None, tuple[int, int]]:
+    """The newest cue whose range overlaps `span`, and the part of `span` it covers."""
+    for c in reversed(cues):
+        covers = Address.parse(c.covers)
+        first, last = covers.first or 1, covers.last or covers.first or 1
+        if first <= (span.last or 0) and last >= (span.first or 1):
+            return Quote(c.covers, c.text), (max(first, span.first or 1), min(last, span.last or 0))
+    return None, (0, -1)
+
+
+def range_tokens(store: Store, address: Address) -> int:
+    """The estimated tokens of every entry's text at `address`: what the range held before compaction.
+
+    Raises:
+        AddressError: no such session.
+    """
+    info = store.session(address.session)
+    first = address.first or 1
+    last = address.last if address.last is not None else info.entries
+    rows = store.db.execute(
+        "SELECT text FROM entries WHERE session = ? AND seq BETWEEN ? AND ?", (address.session, first, last)
+    )
+    return sum(estimate_tokens(r[0]) for r in rows)
+
+
+# -- storing --
+
+
+def save_marker(store: Store, marker: Marker) -> int:
+    """Verify the marker against the record and store it; returns its id.
+
+    Verification and the write share one transaction, so an erase cannot slip between them.
+
+    Raises:
+        MarkerRejected: the marker names or quotes something the record does not hold (nothing is stored).
+    """
+    from total_recall.keeping.verify import verify  # verify reads this module's formats
+
+    store.begin()
+    try:
+        verify(store, marker)
+        cur = store.db.execute(
+            "INSERT INTO markers(session, range, body, tokens, created) VALUES (?, ?, ?, ?, ?)",
+            (marker.session, marker.range, orjson.dumps(marker_dict(marker)).decode(), marker.tokens, now()),
+        )
+        marker_id = int(cur.lastrowid or 0)
+        seqs = sorted(_quoted_seqs(marker))
+        if seqs:
+            store.db.execute(
+                f"INSERT INTO marker_entries(marker, entry) SELECT ?, id FROM entries WHERE session = ? "
+                f"AND seq IN ({','.join('?' * len(seqs))})",
+                (marker_id, marker.session, *seqs),
+            )
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    return marker_id
+
+
+def _quoted_seqs(marker: Marker) -> set[int]:
+    """The entries whose words the marker shows (pointer openings included)."""
+    addresses = [q.address for q in (*marker.instructions, *marker.strings)]
+    addresses += [i.address for i in marker.items]
+    addresses += [m.group(1) for p in marker.pointers if (m := INSTRUCTION_POINTER.match(p))]
+    return {int(a.split("#")[1]) for a in addresses}
+
+
+def markers_for(store: Store, session: int, include_withdrawn: bool = False) -> list[StoredMarker]:
+    """The session's stored markers, newest last.
+
+    A marker that quotes an entry erased or quarantined since is withdrawn: left out, or with
+    `include_withdrawn` returned with a placeholder text and the reason, never with the words.
+    """
+    rows = store.db.execute(
+        "SELECT id, range, body, tokens, created, erased_at FROM markers WHERE session = ? ORDER BY id",
+        (session,),
+    ).fetchall()
+    if not rows:
+        return []
+    hidden: dict[int, str] = {}
+    for marker_id, seq in store.db.execute(
+        "SELECT me.marker, e.seq FROM marker_entries me JOIN markers m ON m.id = me.marker "
+        "JOIN entries e ON e.id = me.entry WHERE m.session = ? AND (SELECT q.action FROM quarantine q "
+        "WHERE q.entry = me.entry ORDER BY q.id DESC LIMIT 1) = 'quarantine'",
+        (session,),
+    ):
+        hidden.setdefault(marker_id, f"it quotes s{session}#{seq}, which is quarantined")
+    out = []
+    for r in rows:
+        why = f"an entry it quoted was erased at {r['erased_at']}" if r["erased_at"] else hidden.get(r["id"])
+        if why is not None and not include_withdrawn:
+            continue
+        if why is None:
+            marker = marker_from_dict(orjson.loads(r["body"]))
+        else:
+            text = f"[total-recall marker {r['range']} withdrawn: {why}]"
+            marker = Marker(session, r["range"], (), (), (), (), None, (), estimate_tokens(text), text)
+        out.append(StoredMarker(r["id"], r["created"], marker, why))
+    return out
+
+
+def marker_dict(m: Marker) -> dict[str, Any]:
+    """The JSON form of a marker (what `compact --json` prints and what the record stores)."""
+    return {
+        "session": f"s{m.session}",
+        "range": m.range,
+        "instructions": [{"address": q.address, "text": q.text} for q in m.instructions],
+        "strings": [{"address": q.address, "text": q.text} for q in m.strings],
+        "items": [{"kind": i.kind, "address": i.address, "line": i.line} for i in m.items],
+        "pointers": list(m.pointers),
+        "cue": None if m.cue is None else {"address": m.cue.address, "text": m.cue.text},
+        "notices": list(m.notices),
+        "tokens": m.tokens,
+        "text": m.text,
+    }
+
+
+def marker_from_dict(d: dict[str, Any]) -> Marker:
+    cue = d.get("cue")
+    return Marker(
+        session=int(str(d["session"]).lstrip("s")),
+        range=d["range"],
+        instructions=tuple(Quote(q["address"], q["text"]) for q in d["instructions"]),
+        strings=tuple(Quote(q["address"], q["text"]) for q in d["strings"]),
+        items=tuple(Item(cast(ItemKind, i["kind"]), i["address"], i["line"]) for i in d["items"]),
+        pointers=tuple(d["pointers"]),
+        cue=None if cue is None else Quote(cue["address"], cue["text"]),
+        notices=tuple(d["notices"]),
+        tokens=int(d["tokens"]),
+        text=d["text"],
+    )

@@ -1,0 +1,144 @@
+"""`index_sessions` (seed 004): bring the indexes up to date for a scope and say what is indexed.
+
+Words and exact strings need no step of their own: sync indexes each entry in the transaction that records
+it. So this is an incremental sync of the served harnesses, then meaning vectors within a time budget,
+reported per session of the scope (the scope contract of `mining/scope.py`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from total_recall.errors import ScopeError
+from total_recall.find import vectors
+from total_recall.mining.flood import fit_json
+from total_recall.mining.scope import (
+    REPORT_MAX_BYTES,
+    Scoped,
+    check_harness,
+    check_max_bytes,
+    check_window,
+    iso,
+    select_sessions,
+)
+from total_recall.record.store import Store
+from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
+from total_recall.record.sync import sync as run_sync
+from total_recall.surfaces.wire import sync_json
+
+INDEX_TOOL = "index_sessions"
+# Seed 004: the natural index call covers the last day.
+INDEX_HOURS_DEFAULT = 24
+INDEX_BUDGET_MAX = 600.0
+
+
+def index_scope(
+    store: Store,
+    *,
+    session_id: str | None = None,
+    hours_back: float | None = None,
+    all: bool | None = None,
+    directory: str | None = None,
+    harness: str | None = None,
+    budget_seconds: float | None = None,
+    max_bytes: int | None = None,
+    roots: Mapping[str, Path] | None = None,
+) -> dict[str, Any]:
+    """Sync the harnesses (`harness`, else every one, or those of `roots`), then make meaning vectors for
+    up to `budget_seconds` (default 20), and report per session of the scope how many of its entries
+    have one and how many wait. Words and exact strings need no step: sync indexes them in the
+    transaction that records each entry. Flood-capped at max_bytes (default 16384).
+
+    Vectors are made in entry order across the record (the index keeps one high-water mark), so a scope's
+    recent entries wait behind older ones elsewhere; the reply says so when they do.
+
+    Raises:
+        ScopeError: a window outside the scope contract, a bound out of range, a session_id that matches
+            no session or several.
+    """
+    tool = INDEX_TOOL
+    budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
+    seconds = _check_seconds(tool, budget_seconds)
+    only = check_harness(tool, harness)
+    # Checked before the sync: a rejected call does no work.
+    check_window(tool, hours_back=hours_back, all=all, directory=directory, default_hours=INDEX_HOURS_DEFAULT,
+                 session_id=session_id, takes_session=True)
+    harnesses = [only] if only else (list(roots) if roots else None)
+    # The vectors are made below, within this call's budget, not the sync's own.
+    report = run_sync(store, harnesses, env={**os.environ, VECTOR_BUDGET_ENV: "0"}, roots=roots)
+    synced = sync_json(report, str(store.path), False)
+    synced["warnings"] = len(report.warnings)  # can be thousands; `total-recall sync --json` lists them
+    del synced["record"], synced["demo"], synced["vectors"]
+    sessions, described = select_sessions(
+        store, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
+        harness=only, default_hours=INDEX_HOURS_DEFAULT)
+    waiting = bool(vectors.pending(store.db, 1))
+    # `done`: no entry of the record waits for a vector; `available` is asked only when one would be made.
+    made: dict[str, Any] = {"available": None, "embedded": 0, "done": not waiting, "budget_seconds": seconds}
+    if seconds > 0 and waiting:
+        made["available"] = vectors.available()
+        if made["available"]:
+            made["embedded"], made["done"] = vectors.index_pending(store.db, seconds)
+    counts = _vector_counts(store, [c.session.number for c in sessions])
+    rows = [_index_row(c, *counts.get(c.session.number, (0, 0))) for c in sessions]
+    totals = {"sessions": len(rows), "entries": sum(r["entries"] for r in rows),
+              "embeddable": sum(r["embeddable"] for r in rows), "vectors": sum(r["vectors"] for r in rows),
+              "pending": sum(r["pending"] for r in rows)}
+    whole = {"scope": described, "harness": only, "sync": synced, "meaning_vectors": made, "totals": totals,
+             "notice": _index_notice(totals, made), "sessions": rows}
+    return fit_json(tool, "index", whole, "sessions", budget)
+
+
+def _check_seconds(tool: str, seconds: float | None) -> float:
+    if seconds is None:
+        return DEFAULT_VECTOR_BUDGET
+    number = not isinstance(seconds, bool) and isinstance(seconds, int | float)
+    if not number or not 0 <= seconds <= INDEX_BUDGET_MAX:
+        raise ScopeError(f"{tool}: `budget_seconds` is out of range: {seconds!r} — it runs 0–"
+                         f"{INDEX_BUDGET_MAX:g} (0: report only); omit it for {DEFAULT_VECTOR_BUDGET:g}")
+    return float(seconds)
+
+
+def _vector_counts(store: Store, numbers: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Per session: (entries that should have a meaning vector, entries that have one)."""
+    if not numbers:
+        return {}
+    kinds, authors = vectors.EMBEDDED_KINDS, vectors.EMBEDDED_AUTHORS
+    rows = store.execute(
+        f"""SELECT e.session, COUNT(*), COUNT(v.entry) FROM entries e LEFT JOIN vectors v ON v.entry = e.id
+        WHERE e.session IN ({",".join("?" * len(numbers))}) AND e.erased_at IS NULL
+          AND e.kind IN ({",".join("?" * len(kinds))}) AND e.author IN ({",".join("?" * len(authors))})
+        GROUP BY e.session""",
+        (*numbers, *kinds, *authors),
+    )
+    return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
+
+
+def _index_row(c: Scoped, embeddable: int, embedded: int) -> dict[str, Any]:
+    s = c.session
+    row: dict[str, Any] = {"session": s.address, "harness": s.harness, "native_id": s.native_id,
+                           "title": s.title, "last_active": iso(c.last_active),
+                           "entries": s.entries, "embeddable": embeddable, "vectors": embedded,
+                           "pending": embeddable - embedded}
+    if s.read_error:
+        row["read_error"] = s.read_error
+    return row
+
+
+def _index_notice(totals: dict[str, int], made: dict[str, Any]) -> str:
+    parts = [f"words and exact strings: all {totals['entries']} entries of the scope's "
+             f"{totals['sessions']} sessions are indexed (sync indexes each entry as it records it)"]
+    if made["available"] is False:
+        parts.append("meaning vectors: the vectors extra is not installed (pip install "
+                     "'total-recall[vectors]'); search uses words and exact strings")
+    elif totals["pending"]:
+        why = ("budget_seconds is 0" if not made["budget_seconds"]
+               else "the budget ran out; vectors are made in entry order across the record")
+        parts.append(f"meaning vectors: {totals['vectors']} of {totals['embeddable']} made, "
+                     f"{totals['pending']} pending ({why}) — call again, or run `total-recall index`")
+    else:
+        parts.append(f"meaning vectors: all {totals['embeddable']} made")
+    return "; ".join(parts)

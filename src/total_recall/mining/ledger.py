@@ -1,0 +1,261 @@
+"""The summary cache's ledger: per session, a chain of blocks, each naming the entry range it summarises.
+
+Seed 004 keeps the ledger as a CSV beside the store and the text in part files; here both live in the
+record (`summary_blocks`, migration m005), where a trigger holds the chain — a block starts one past
+where the last ended, or at 1 — and another lets only the newest block go, and only once its deletion
+is in the append-only `summary_deletions` log. Blocks are derived data: deleting one loses nothing
+the record cannot rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from total_recall.errors import SummaryCacheError
+from total_recall.record.store import Store, now
+
+COUNTED = ("owner", "agent", "tool", "thinking", "harness")
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What a run of entries holds: how many of each sort, how many characters, roughly how many tokens."""
+
+    first_seq: int
+    last_seq: int
+    first_ts: str | None
+    last_ts: str | None
+    owner: int = 0
+    agent: int = 0
+    tool: int = 0
+    thinking: int = 0
+    harness: int = 0
+    chars: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.last_seq - self.first_seq + 1
+
+    @property
+    def tokens_est(self) -> int:
+        return (self.chars + 3) // 4
+
+    def counts(self) -> dict[str, int]:
+        return {"owner": self.owner, "agent": self.agent, "tool": self.tool, "thinking": self.thinking,
+                "harness": self.harness}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One cached summary: the range it covers, what wrote it, what it cost, what it could not verify."""
+
+    id: int
+    session: int
+    tally: Tally
+    provider: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    usage_reported: bool
+    prompt_bytes: int
+    dropped_entries: int
+    dropped_bytes: int
+    unverified: tuple[dict[str, str], ...]
+    text: str
+    created: str
+
+    @property
+    def first_seq(self) -> int:
+        return self.tally.first_seq
+
+    @property
+    def last_seq(self) -> int:
+        return self.tally.last_seq
+
+    @property
+    def range(self) -> str:
+        return f"s{self.session}#{self.first_seq}-{self.last_seq}"
+
+
+def tally(store: Store, session: int, first_seq: int, last_seq: int | None = None) -> Tally | None:
+    """The tally of entries `first_seq`..`last_seq` (default: the session's end); None when there are none."""
+    last = last_seq if last_seq is not None else 2**62
+    where = "session = ? AND seq >= ? AND seq <= ?"
+    row = store.execute(
+        f"""SELECT MIN(seq), MAX(seq),
+                   (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq LIMIT 1),
+                   (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq DESC LIMIT 1),
+                   {_TALLY_SUMS}, COALESCE(SUM(LENGTH(text)), 0)
+            FROM entries WHERE {where}""",
+        (session, first_seq, last) * 3,
+    ).fetchone()
+    if row[0] is None:
+        return None
+    return Tally(row[0], row[1], row[2], row[3], owner=row[4], agent=row[5], tool=row[6], thinking=row[7],
+                 harness=row[8], chars=row[9])
+
+
+# Each entry counts once: thinking, then tool traffic, then by author; the rest (harness and system
+# text, metadata) is `harness`.
+_TALLY_SUMS = ", ".join([
+    "COALESCE(SUM(author = 'owner' AND kind NOT IN ('thinking', 'tool_call', 'tool_result')), 0)",
+    "COALESCE(SUM(author = 'agent' AND kind NOT IN ('thinking', 'tool_call', 'tool_result')), 0)",
+    "COALESCE(SUM(kind IN ('tool_call', 'tool_result')), 0)",
+    "COALESCE(SUM(kind = 'thinking'), 0)",
+    "COALESCE(SUM(author NOT IN ('owner', 'agent') AND kind NOT IN ('thinking', 'tool_call', 'tool_result'))"
+    ", 0)",
+])
+
+
+# -- reading --
+
+def blocks(store: Store, session: int) -> list[Block]:
+    """The session's blocks, oldest first."""
+    rows = store.execute(
+        "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq", (session,)).fetchall()
+    return [_block(r) for r in rows]
+
+
+def next_seq(store: Store, session: int) -> int:
+    """The first entry no block covers: one past the last block's end, or 1."""
+    row = store.execute("SELECT MAX(last_seq) FROM summary_blocks WHERE session = ?", (session,)).fetchone()
+    return int(row[0] or 0) + 1
+
+
+def erased_since(store: Store, block: Block) -> list[str]:
+    """Addresses in the block's range erased after the block was written: its text may quote them."""
+    rows = store.execute(
+        "SELECT e.seq FROM entries e JOIN erasures x ON x.entry = e.id "
+        "WHERE e.session = ? AND e.seq BETWEEN ? AND ? AND x.at >= ? ORDER BY e.seq",
+        (block.session, block.first_seq, block.last_seq, block.created),
+    ).fetchall()
+    return [f"s{block.session}#{r[0]}" for r in rows]
+
+
+def deletions(store: Store, session: int) -> list[dict[str, Any]]:
+    rows = store.execute(
+        "SELECT * FROM summary_deletions WHERE session = ? ORDER BY id", (session,)).fetchall()
+    return [{"block": r["block"], "range": f"s{session}#{r['first_seq']}-{r['last_seq']}",
+             "provider": r["provider"], "model": r["model"], "created": r["created"],
+             "summary_chars": r["summary_chars"], "deleted_at": r["at"], "reason": r["reason"]} for r in rows]
+
+
+def markers(store: Store, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """For listings: per session that has blocks, the address and time the cache covers through."""
+    if not sessions:
+        return {}
+    rows = store.execute(
+        "SELECT b.session, b.last_seq, b.last_ts, "
+        "(SELECT COUNT(*) FROM summary_blocks c WHERE c.session = b.session) AS n FROM summary_blocks b "
+        f"WHERE b.session IN ({','.join('?' * len(sessions))}) "
+        "AND b.last_seq = (SELECT MAX(last_seq) FROM summary_blocks WHERE session = b.session)",
+        tuple(sessions),
+    ).fetchall()
+    return {r["session"]: {"through": f"s{r['session']}#{r['last_seq']}", "through_ts": r["last_ts"],
+                           "blocks": r["n"]} for r in rows}
+
+
+# -- writing --
+
+@dataclass(frozen=True, slots=True)
+class BlockDraft:
+    session: int
+    tally: Tally
+    provider: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    usage_reported: bool
+    prompt_bytes: int
+    dropped_entries: int
+    dropped_bytes: int
+    unverified: tuple[dict[str, str], ...]
+    text: str
+
+
+def add(store: Store, draft: BlockDraft) -> Block:
+    """Append a block to its session's chain.
+
+    Raises:
+        SummaryCacheError: the block does not start where the chain ends (another writer got there first).
+    """
+    t = draft.tally
+    store.begin()
+    try:
+        cur = store.execute(
+            "INSERT INTO summary_blocks(session, first_seq, last_seq, first_ts, last_ts, owner, agent, tool, "
+            "thinking, harness, chars, tokens_est, provider, model, prompt_tokens, completion_tokens, "
+            "usage_reported, prompt_bytes, dropped_entries, dropped_bytes, unverified, text, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (draft.session, t.first_seq, t.last_seq, t.first_ts, t.last_ts, t.owner, t.agent, t.tool,
+             t.thinking, t.harness, t.chars, t.tokens_est, draft.provider, draft.model, draft.prompt_tokens,
+             draft.completion_tokens, int(draft.usage_reported), draft.prompt_bytes, draft.dropped_entries,
+             draft.dropped_bytes, json.dumps(list(draft.unverified)), draft.text, now()),
+        )
+        block_id = cur.lastrowid
+        store.commit()
+    except sqlite3.IntegrityError as exc:
+        store.rollback()
+        raise SummaryCacheError(
+            f"s{draft.session}: the summary cache changed while this block was written ({exc}); "
+            f"the next block starts at s{draft.session}#{next_seq(store, draft.session)}: "
+            "look again with summary_cache"
+        ) from exc
+    except BaseException:
+        store.rollback()
+        raise
+    row = store.execute("SELECT * FROM summary_blocks WHERE id = ?", (block_id,)).fetchone()
+    return _block(row)
+
+
+def delete_latest(store: Store, session: int, reason: str) -> Block:
+    """Delete the session's newest block, logging the deletion first.
+
+    Raises:
+        SummaryCacheError: the session has no blocks.
+    """
+    store.begin()
+    try:
+        row = store.execute(
+            "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq DESC LIMIT 1", (session,)
+        ).fetchone()
+        if row is None:
+            raise SummaryCacheError(
+                f"s{session} has no cached summary blocks: nothing to delete (summarise_from makes one)")
+        block = _block(row)
+        store.execute(
+            "INSERT INTO summary_deletions(block, session, first_seq, last_seq, provider, model, created, "
+            "summary_chars, at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (block.id, session, block.first_seq, block.last_seq, block.provider, block.model, block.created,
+             len(block.text), now(), reason),
+        )
+        store.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    return block
+
+
+def _block(r: sqlite3.Row) -> Block:
+    return Block(
+        id=r["id"],
+        session=r["session"],
+        tally=Tally(r["first_seq"], r["last_seq"], r["first_ts"], r["last_ts"], r["owner"], r["agent"],
+                    r["tool"], r["thinking"], r["harness"], r["chars"]),
+        provider=r["provider"],
+        model=r["model"],
+        prompt_tokens=r["prompt_tokens"],
+        completion_tokens=r["completion_tokens"],
+        usage_reported=bool(r["usage_reported"]),
+        prompt_bytes=r["prompt_bytes"],
+        dropped_entries=r["dropped_entries"],
+        dropped_bytes=r["dropped_bytes"],
+        unverified=tuple(json.loads(r["unverified"])),
+        text=r["text"],
+        created=r["created"],
+    )

@@ -1,0 +1,184 @@
+"""What the record holds: the harnesses it covers, and its sessions listed most recently active first.
+
+A listing is bounded twice: by its window (the last `hours_back` hours, 240 by default; `directory`; or
+`all=true`), then by `max_bytes` — as many of the window's most recent rows as the budget holds, at most
+200 — and it says how many rows the window held and how many it did not print. Counts are computed only
+for the rows that are printed, so a listing costs what it shows, not what the record holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from total_recall.errors import ScopeError
+from total_recall.mining.bounds import dump, seal
+from total_recall.mining.flood import fit_json, largest_fit
+from total_recall.mining.queries import harness_counts, kind_counts
+from total_recall.mining.scope import (
+    LIST_HOURS_DEFAULT,
+    LISTING_ROW_CAP,
+    REPORT_MAX_BYTES,
+    Scoped,
+    check_harness,
+    check_max_bytes,
+    check_window,
+    iso,
+    sessions_by_activity,
+    sessions_in_window,
+)
+from total_recall.model import HARNESSES
+from total_recall.record.store import Store
+
+# A row names at most this many children and older generations; the counts beside them are the truth.
+IDS_PER_ROW = 10
+
+
+def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, Any]:
+    """Which harnesses the record (or a server bound to one harness) covers: sessions, entries, readable
+    sources and last sync per harness, and where the record is.
+
+    Raises:
+        ScopeError: `bound_harness` is not a harness Total Recall knows.
+    """
+    bound = check_harness("harness", bound_harness)
+    active: dict[str, str | None] = {}
+    for c in sessions_by_activity(store):
+        active.setdefault(c.session.harness, iso(c.last_active))
+    counts = {hc.harness: hc for hc in harness_counts(store)}
+    serves = [bound] if bound else list(HARNESSES)
+    rows: list[dict[str, Any]] = []
+    for h in serves:
+        hc = counts.get(h)
+        rows.append({
+            "harness": h,
+            "sessions": hc.sessions if hc else 0,
+            "entries": hc.entries if hc else 0,
+            "sources": hc.sources if hc else 0,
+            "unreadable_sources": hc.unreadable_sources if hc else 0,
+            "last_sync": hc.last_sync if hc else None,
+            "last_active": active.get(h),
+        })
+    others = sorted(h for h in counts if h not in serves)
+    if bound:
+        notice = f"bound to {bound}: every tool answers from its sessions only"
+        if others:
+            notice += f"; the record also holds {', '.join(others)}"
+    else:
+        notice = "serving the whole record: every harness"
+    empty = [str(r["harness"]) for r in rows if not r["sessions"]]
+    if empty:
+        notice += f"; no sessions yet from {', '.join(empty)} (run `total-recall sync`)"
+    return {
+        "record": str(store.path),
+        "bound_harness": bound,
+        "serves": serves,
+        "harnesses": rows,
+        "totals": {"sessions": sum(r["sessions"] for r in rows), "entries": sum(r["entries"] for r in rows)},
+        "notice": notice,
+    }
+
+
+def _row(store: Store, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:
+    s = c.session
+    kinds = kind_counts(store, s.number)
+    row: dict[str, Any] = {
+        "session": s.address,
+        "harness": s.harness,
+        "native_id": s.native_id,
+        "title": s.title,
+        "cwd": s.cwd,
+        "started": s.started,
+        "last_active": iso(c.last_active),
+        "entries": s.entries,
+        "user_count": kinds.get(("owner", "message"), 0),
+        "assistant_count": kinds.get(("agent", "message"), 0),
+        "tool_count": sum(n for (_, kind), n in kinds.items() if kind == "tool_call"),
+        "compactions": sum(n for (_, kind), n in kinds.items() if kind == "compaction"),
+        "parent": f"s{s.parent}" if s.parent else None,
+        "relation": s.relation,
+        "children": [k.address for k in children[:IDS_PER_ROW]],
+        "child_count": len(children),
+        "older_generations": [f"s{n}" for n in c.older[:IDS_PER_ROW]],
+        "older_count": len(c.older),
+    }
+    held = []
+    if len(children) > IDS_PER_ROW:
+        held.append(f"{len(children) - IDS_PER_ROW} older children")
+    if len(c.older) > IDS_PER_ROW:
+        held.append(f"{len(c.older) - IDS_PER_ROW} older generations")
+    if held:
+        row["notice"] = f"not named here: {', '.join(held)} (the counts are complete)"
+    if s.read_error:
+        row["read_error"] = s.read_error
+    return row
+
+
+def list_sessions(
+    store: Store,
+    *,
+    hours_back: float | None = None,
+    all: bool | None = None,
+    directory: str | None = None,
+    harness: str | None = None,
+    max_bytes: int | None = None,
+) -> dict[str, Any]:
+    """The sessions active in a window, most recently active first, as many rows as max_bytes holds (at
+    most 200), with `window_count` (rows the window holds) and `held_back` (rows it did not print).
+
+    Raises:
+        ScopeError: a window outside the scope contract, or max_bytes out of range.
+    """
+    tool = "list_sessions"
+    budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
+    window = check_window(tool, hours_back=hours_back, all=all, directory=directory,
+                          default_hours=LIST_HOURS_DEFAULT)
+    assert window is not None  # list_sessions takes no session_id
+    only = check_harness(tool, harness)
+    ranked = sessions_by_activity(store)
+    found = sessions_in_window(store, window, only, ranked=ranked)
+    children: dict[int, list[Scoped]] = {}
+    for c in ranked:
+        if c.session.parent is not None:
+            children.setdefault(c.session.parent, []).append(c)
+    described = window.describe() + (f", harness {only}" if only else "")
+    candidates = found[:LISTING_ROW_CAP]
+    rows: list[dict[str, Any]] = []
+    spent = 0
+    for c in candidates:
+        rows.append(_row(store, c, children.get(c.session.number, [])))
+        spent += len(dump(rows[-1])) + 1
+        if spent > budget:
+            break  # the rows after this one cannot be printed either: their counts are never computed
+
+    def build(n: int) -> dict[str, Any]:
+        body = {"window": described, "harness": only, "sessions": rows[:n], "window_count": len(found),
+                "returned": n, "held_back": len(found) - n, "max_bytes": budget, "bytes": 0,
+                "notice": _notice(len(found), n, budget, window.everything)}
+        return seal(lambda: body, body, lambda r: len(dump(r)))
+
+    n, reply = largest_fit(build, len(rows), budget)
+    if n < 0:
+        raise ScopeError(f"{tool}: max_bytes={budget} cannot hold even an empty listing; raise max_bytes")
+    if n == 0 and rows:
+        # One row is larger than the whole budget: the listing goes to flood control whole.
+        rows = [_row(store, c, children.get(c.session.number, [])) for c in candidates]
+        whole = {"window": described, "harness": only, "sessions": rows, "window_count": len(found),
+                 "returned": len(rows), "held_back": len(found) - len(rows)}
+        return fit_json(tool, "listing", whole, "sessions", budget)
+    return reply
+
+
+def _notice(window_count: int, n: int, budget: int, everything: bool) -> str:
+    widen = "" if everything else "; widen with hours_back=N or all=true"
+    if window_count == 0:
+        return "no sessions in this window" + widen
+    if n == window_count:
+        return f"all {window_count} sessions of the window listed{widen}"
+    parts = [f"{window_count - n} of the {window_count} sessions in the window not listed"]
+    if n < min(window_count, LISTING_ROW_CAP):
+        parts.append(f"raise max_bytes (now {budget}) for more rows")
+    if window_count > LISTING_ROW_CAP:
+        parts.append(f"a listing shows at most the {LISTING_ROW_CAP} most recent")
+    parts.append("narrow with hours_back or directory")
+    return "; ".join(parts)

@@ -1,0 +1,406 @@
+"""The scope contract: the natural call is the cheap call, and breadth is asked for, never a default.
+
+Session tools work on one session: `session_id` matches our address (`s7`), a native id, a prefix of one,
+or a piece of one; omitted, the most recently active session. Window tools work on the sessions active in
+the last `hours_back` hours (0 or omitted = the tool's own default window, never "no bound"), narrowed by
+`directory`, or on the whole record with `all=true` on purpose. Every request outside these forms is
+rejected with the cheap forms named — never clamped, never silently run wide — because the error is the
+documentation. The same house rule holds for every bound (`limit`, `offset`, `max_bytes`,
+`max_record_bytes`) and for parameter names a tool does not know.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from total_recall.errors import AddressError, ScopeError
+from total_recall.mining.queries import last_entry_times
+from total_recall.model import HARNESSES, Address, Session
+from total_recall.record.store import Store
+
+# The bounds every tool states in its schema as minimum/maximum, so a schema-honouring client cannot send
+# a value the handler rejects.
+LIMIT_MIN = 1
+LIMIT_MAX = 1000
+LIMIT_DEFAULT = 100
+OFFSET_MIN = 0
+# The smallest budget that still holds an overflow marker naming its file.
+MAX_BYTES_MIN = 1024
+MAX_BYTES_CEILING = 8 * 1024 * 1024
+MAX_RECORD_BYTES_MIN = 256
+# Reports and listings: about 4k tokens, what a caller can hold without planning for it.
+REPORT_MAX_BYTES = 16384
+# Extraction envelopes: about 32k tokens; page with offset for more.
+EXTRACT_MAX_BYTES = 131072
+# A listing is bounded by the store query before the byte budget decides.
+LISTING_ROW_CAP = 200
+HOURS_MIN = 0
+LIST_HOURS_DEFAULT = 240
+DIALOGUE_HOURS_DEFAULT = 48
+QA_HOURS_DEFAULT = 48
+
+_WINDOW_FORMS = (
+    "hours_back=24 (a window in hours; 0 or omitted = the tool's default window), "
+    "or directory='…' (a piece of the sessions' folder), or all=true on purpose for the whole record"
+)
+
+
+def cheap_forms(takes_session: bool) -> str:
+    """The forms a window tool's rejections name: the calls that are cheap on purpose."""
+    return "pass " + ("session_id='s7' (one session), or " if takes_session else "") + _WINDOW_FORMS
+
+
+def reject_unknown(tool: str, given: Mapping[str, object], accepted: Sequence[str]) -> None:
+    """Reject parameter names `tool` does not take: a typo (`hour_back`) would otherwise be a call run on
+    the default scope instead of the one that was asked for.
+
+    Raises:
+        ScopeError: naming each unknown key, a close accepted name when there is one, and the accepted list.
+    """
+    unknown = [key for key in given if key not in accepted]
+    if not unknown:
+        return
+    parts = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, list(accepted), n=1)
+        parts.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    noun = "field" if len(unknown) == 1 else "fields"
+    raise ScopeError(
+        f"{tool}: unrecognised {noun} {', '.join(parts)} — a typo is a call run on the wrong scope; "
+        f"{tool} accepts: {', '.join(accepted) or 'no parameters'}"
+    )
+
+
+def _integer(tool: str, name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScopeError(f"{tool}: `{name}` must be a whole number, not {value!r}")
+    return value
+
+
+def check_limit(tool: str, limit: int | None) -> int:
+    """`limit` (records per call): omitted = 100; 1–1000 otherwise."""
+    if limit is None:
+        return LIMIT_DEFAULT
+    n = _integer(tool, "limit", limit)
+    if not LIMIT_MIN <= n <= LIMIT_MAX:
+        raise ScopeError(
+            f"{tool}: `limit` is out of range: {n} — limit runs {LIMIT_MIN}–{LIMIT_MAX} (omit it for "
+            f"{LIMIT_DEFAULT}); page with offset and next_offset instead of raising it"
+        )
+    return n
+
+
+def check_offset(tool: str, offset: int | None) -> int | None:
+    """`offset` (0-based first record): omitted = the most recent `limit` records."""
+    if offset is None:
+        return None
+    n = _integer(tool, "offset", offset)
+    if n < OFFSET_MIN:
+        raise ScopeError(
+            f"{tool}: `offset` is out of range: {n} — offsets count from 0; omit it for the most recent "
+            "records"
+        )
+    return n
+
+
+def check_max_bytes(tool: str, max_bytes: int | None, default: int) -> int:
+    """`max_bytes` (the reply's budget): omitted = the tool's default; 1 KiB to the 8 MiB ceiling."""
+    if max_bytes is None:
+        return default
+    n = _integer(tool, "max_bytes", max_bytes)
+    if not MAX_BYTES_MIN <= n <= MAX_BYTES_CEILING:
+        raise ScopeError(
+            f"{tool}: `max_bytes` is out of range: {n} — max_bytes runs {MAX_BYTES_MIN}–{MAX_BYTES_CEILING} "
+            f"(8 MiB); omit it for the default {default}"
+        )
+    return n
+
+
+def check_max_record_bytes(tool: str, max_record_bytes: int | None) -> int | None:
+    """`max_record_bytes` (clamp each record to this): omitted = no clamp."""
+    if max_record_bytes is None:
+        return None
+    n = _integer(tool, "max_record_bytes", max_record_bytes)
+    if not MAX_RECORD_BYTES_MIN <= n <= MAX_BYTES_CEILING:
+        raise ScopeError(
+            f"{tool}: `max_record_bytes` is out of range: {n} — it runs {MAX_RECORD_BYTES_MIN}–"
+            f"{MAX_BYTES_CEILING}; omit it for no per-record clamp"
+        )
+    return n
+
+
+def check_harness(tool: str, harness: str | None) -> str | None:
+    if harness is None or harness == "":
+        return None
+    if harness not in HARNESSES:
+        raise ScopeError(f"{tool}: unknown harness {harness!r} — known: {', '.join(HARNESSES)}")
+    return harness
+
+
+def check_flag(tool: str, name: str, value: bool | None) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ScopeError(f"{tool}: `{name}` must be true or false, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Which sessions a window tool works on: active in the last `hours` hours (None with `everything`),
+    whose folder holds `directory`."""
+
+    hours: float | None
+    directory: str | None
+    everything: bool
+    defaulted: bool
+
+    def cutoff(self, now: datetime) -> datetime | None:
+        return None if self.hours is None else now - timedelta(hours=self.hours)
+
+    def describe(self) -> str:
+        where = f", folder containing {self.directory!r}" if self.directory else ""
+        if self.everything:
+            return f"the whole record (all=true){where}"
+        hours = f"{self.hours:g}"
+        default = " (the default window)" if self.defaulted else ""
+        return f"the last {hours} h{default}{where}"
+
+
+def check_window(
+    tool: str,
+    *,
+    hours_back: float | None,
+    all: bool | None,
+    directory: str | None,
+    default_hours: int,
+    session_id: str | None = None,
+    takes_session: bool = False,
+) -> Window | None:
+    """The window a window tool works, or None when `session_id` picks one session instead.
+
+    Raises:
+        ScopeError: a negative, NaN or infinite hours_back, all=true with a real hours_back, a session_id
+            with a window, a value of the wrong type — each naming the cheap forms.
+    """
+    forms = cheap_forms(takes_session)
+    everything = check_flag(tool, "all", all)
+    hours: float | None = None
+    if hours_back is not None:
+        if isinstance(hours_back, bool) or not isinstance(hours_back, int | float):
+            raise ScopeError(f"{tool}: `hours_back` must be a number of hours, not {hours_back!r} — {forms}")
+        if math.isnan(hours_back) or math.isinf(hours_back) or hours_back < HOURS_MIN:
+            raise ScopeError(
+                f"{tool}: `hours_back` is out of range: {hours_back} — it is a window in hours and never "
+                f"'no bound'; {forms}"
+            )
+        hours = float(hours_back) if hours_back > 0 else None
+    if directory is not None and not isinstance(directory, str):
+        raise ScopeError(f"{tool}: `directory` must be text (a piece of a folder path), not {directory!r}")
+    folder = directory.strip() if directory else None
+    if everything and hours is not None:
+        raise ScopeError(
+            f"{tool}: all=true is the whole record and hours_back={hours_back:g} is a window — pass one, "
+            f"not both; {forms}"
+        )
+    if takes_session and session_id:
+        if everything or hours is not None or folder:
+            raise ScopeError(
+                f"{tool}: session_id picks one session and hours_back/directory/all pick a window — pass "
+                "one, not both"
+            )
+        return None
+    if everything:
+        return Window(None, folder or None, True, False)
+    return Window(hours or float(default_hours), folder or None, False, hours is None)
+
+
+def parse_time(text: str | None) -> datetime | None:
+    """An ISO-8601 time as an aware UTC datetime (naive ones are taken as UTC); None if it is not one."""
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def iso(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class Scoped:
+    """A session picked by a scope, with when it was last active and its older generations."""
+
+    session: Session
+    last_active: datetime | None
+    older: tuple[int, ...] = ()
+
+    @property
+    def address(self) -> str:
+        return self.session.address
+
+    def label(self) -> str:
+        s = self.session
+        title = f" {s.title[:40]!r}" if s.title else ""
+        when = iso(self.last_active) or "no time"
+        return f"{s.address} ({s.harness}, {s.native_id}{title}, last active {when})"
+
+
+def _last_active(s: Session, last_entry: str | None) -> datetime | None:
+    stamps = [t for t in (parse_time(last_entry), parse_time(s.ended), parse_time(s.started)) if t]
+    return max(stamps) if stamps else None
+
+
+def sessions_by_activity(store: Store, harness: str | None = None) -> list[Scoped]:
+    """The record's sessions, most recently active first, one per (harness, native id).
+
+    A source rewritten under bytes already read starts a new generation (a new sN); the older ones are
+    history, listed under `older` of the newest instead of as sessions of their own. Last activity is the
+    latest of the last timed entry, the session's end and its start; a session with no time at all sorts
+    last and is in no window (only `all=true` reaches it).
+    """
+    sessions = store.sessions((harness,) if harness else ())
+    times = last_entry_times(store)
+    newest: dict[tuple[str, str], Session] = {}
+    older: dict[tuple[str, str], list[int]] = {}
+    for s in sessions:
+        key = (s.harness, s.native_id)
+        kept = newest.get(key)
+        if kept is None or s.generation > kept.generation:
+            if kept is not None:
+                older.setdefault(key, []).append(kept.number)
+            newest[key] = s
+        else:
+            older.setdefault(key, []).append(s.number)
+    out = []
+    for key, s in newest.items():
+        out.append(Scoped(s, _last_active(s, times.get(s.number)), tuple(sorted(older.get(key, ())))))
+    floor = datetime.min.replace(tzinfo=UTC)
+    out.sort(key=lambda c: (c.last_active or floor, c.session.number), reverse=True)
+    return out
+
+
+def _empty_record(tool: str, harness: str | None) -> ScopeError:
+    which = f" of harness {harness}" if harness else ""
+    return ScopeError(f"{tool}: the record holds no sessions{which} — run `total-recall sync` first")
+
+
+def resolve_session(store: Store, tool: str, session_id: str | None, harness: str | None = None) -> Scoped:
+    """The one session a session tool works on.
+
+    `session_id` may be an address (`s7`, or `s7#12` for its session), a native id, a prefix of one, or a
+    piece of one (case-insensitive); omitted or empty, the most recently active session.
+
+    Raises:
+        ScopeError: nothing matches (naming what was tried), or several sessions match (listing them).
+    """
+    if session_id is not None and not isinstance(session_id, str):
+        raise ScopeError(f"{tool}: `session_id` must be text (s7, or a native id), not {session_id!r}")
+    harness = check_harness(tool, harness)
+    candidates = sessions_by_activity(store, harness)
+    query = (session_id or "").strip()
+    if not query:
+        if not candidates:
+            raise _empty_record(tool, harness)
+        return candidates[0]
+    if query.startswith("s") and query[1:2].isdigit():
+        try:
+            number = Address.parse(query).session
+        except AddressError:
+            number = None
+        if number is not None:
+            return _by_number(store, tool, number, harness, candidates)
+    needle = query.casefold()
+    tiers = (
+        ("the native id exactly", lambda n: n == needle),
+        ("a prefix of the native id", lambda n: n.startswith(needle)),
+        ("a piece of the native id", lambda n: needle in n),
+    )
+    for _, test in tiers:
+        found = [c for c in candidates if test(c.session.native_id.casefold())]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            shown = "; ".join(c.label() for c in found[:10])
+            more = f"; and {len(found) - 10} more" if len(found) > 10 else ""
+            raise ScopeError(
+                f"{tool}: session_id {query!r} is ambiguous — it matches {len(found)} sessions: "
+                f"{shown}{more}. Pass more of the id, or the address (s7)"
+            )
+    if not candidates:
+        raise _empty_record(tool, harness)
+    within = f" among the {harness} sessions" if harness else ""
+    recent = "; ".join(c.label() for c in candidates[:5])
+    raise ScopeError(
+        f"{tool}: session_id {query!r} matches no session{within} — tried it as an address (s7), as "
+        f"{', as '.join(name for name, _ in tiers)}. The most recent: {recent}"
+    )
+
+
+def _by_number(store: Store, tool: str, number: int, harness: str | None, candidates: list[Scoped]) -> Scoped:
+    for c in candidates:
+        if c.session.number == number:
+            return c
+    try:
+        s = store.session(number)
+    except AddressError:
+        total = store.counts()["sessions"]
+        held = f"s1–s{total}" if total else "no sessions"
+        raise ScopeError(f"{tool}: no session s{number} — the record holds {held}") from None
+    if harness and s.harness != harness:
+        raise ScopeError(f"{tool}: s{number} is a {s.harness} session, outside harness {harness}")
+    # An older generation, asked for by its own address: served as it is.
+    return Scoped(s, _last_active(s, last_entry_times(store).get(number)))
+
+
+def sessions_in_window(
+    store: Store,
+    window: Window,
+    harness: str | None = None,
+    now: datetime | None = None,
+    ranked: list[Scoped] | None = None,
+) -> list[Scoped]:
+    """The sessions a window holds, most recently active first (from `ranked`, the record's sessions by
+    activity, when the caller already has them)."""
+    harness = check_harness("window", harness)
+    cutoff = window.cutoff(now or datetime.now(UTC))
+    folder = window.directory.casefold() if window.directory else None
+    out = []
+    for c in sessions_by_activity(store) if ranked is None else ranked:
+        if harness is not None and c.session.harness != harness:
+            continue
+        if cutoff is not None and (c.last_active is None or c.last_active < cutoff):
+            continue
+        if folder is not None and folder not in (c.session.cwd or "").casefold():
+            continue
+        out.append(c)
+    return out
+
+
+def select_sessions(
+    store: Store,
+    tool: str,
+    *,
+    session_id: str | None,
+    hours_back: float | None,
+    all: bool | None,
+    directory: str | None,
+    harness: str | None,
+    default_hours: int,
+) -> tuple[list[Scoped], str]:
+    """The sessions a window tool that also takes `session_id` works on, and a sentence saying which."""
+    window = check_window(
+        tool, hours_back=hours_back, all=all, directory=directory, default_hours=default_hours,
+        session_id=session_id, takes_session=True,
+    )
+    if window is None:
+        one = resolve_session(store, tool, session_id, harness)
+        return [one], f"session {one.address} (session_id={session_id!r})"
+    return sessions_in_window(store, window, harness), window.describe()

@@ -1,0 +1,435 @@
+"""The MCP surface: `total-recall mcp`, a stdio server on the official `mcp` SDK, server key `total-recall`.
+
+stdout is the wire; every log goes to stderr (the SDK also points fd 1 at stderr while it serves, so a
+stray print cannot tear a frame). A tool is a typed function registered with `server.read_only`: its
+type hints and `Field` bounds are the input schema, its docstring the description; the body calls one
+core function and returns `reply(value)`. A core error (`TotalRecallError`) reaches the client as a
+tool error carrying the core's message, never a traceback.
+
+The server serves the whole record unless it is bound to one harness (`--harness` or `HARNESS`); a
+bound server refuses any session, filter or listing outside that harness.
+
+Sync: serving never waits for one. On start the server runs one incremental sync of the harnesses it
+serves in a background thread (`--no-sync` turns it off); tools answer from what the record holds
+meanwhile (WAL: readers never wait for the writer), and `harness` reports the sync's state.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypeVar, overload
+
+import orjson
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from total_recall import __version__
+from total_recall.config import demo_roots
+from total_recall.errors import AddressError, ConfigError, OutsideBinding, ScopeError, TotalRecallError
+from total_recall.find.search import group as group_hits
+from total_recall.find.search import search as find
+from total_recall.mining.bounds import dump, paginate
+from total_recall.mining.flood import fit_json
+from total_recall.mining.listing import harness_status
+from total_recall.mining.scope import (
+    LIMIT_MAX,
+    MAX_BYTES_CEILING,
+    MAX_BYTES_MIN,
+    REPORT_MAX_BYTES,
+    reject_unknown,
+)
+from total_recall.model import HARNESSES, Address, Author, Harness, Session
+from total_recall.record.reading import read as read_entries
+from total_recall.record.store import Store
+from total_recall.record.sync import sync as run_sync
+from total_recall.surfaces.wire import entry_json, group_json, hit_json, sync_json
+
+SERVER_KEY = "total-recall"
+HARNESS_ENV = "HARNESS"
+# Claude Code moves a reply over 50,000 characters out to a file (and refuses one over 25k tokens): the
+# default page stays under both; bytes >= characters, so 48 KiB is below 50,000 characters.
+READ_MAX_BYTES = 49_152
+READ_LIMIT = 100
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+# Tools that add to the record's derived tables (markers, receipts, cues, summary blocks) but never change
+# an entry; and the ones that also call an LLM endpoint.
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                       open_world_hint=False)
+CALLS_OUT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                            open_world_hint=True)
+DROPS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                        open_world_hint=False)
+
+log = logging.getLogger("total_recall.mcp")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# -- the binding --
+
+
+def resolve_binding(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """The harness a server is bound to: `--harness` wins over `HARNESS`; unset or empty means every harness.
+
+    Raises:
+        ConfigError: the name is not a harness.
+    """
+    name = (flag if flag is not None else (os.environ if env is None else env).get(HARNESS_ENV, "")).strip()
+    if not name:
+        return None
+    if name not in HARNESSES:
+        raise ConfigError(
+            f"refusing to start the MCP server: unknown harness {name!r}. "
+            f"Valid values: {'|'.join(HARNESSES)}. "
+            f"Set {HARNESS_ENV}=<name> in the MCP config environment or pass --harness <name>; "
+            "leave both unset to serve every harness."
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What one server serves: the record, and the one harness it is bound to (None: every harness)."""
+
+    record: Path
+    harness: str | None = None
+    demo: bool = False
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        # Opened per call: a sync in another process (or our own background one) may append meanwhile.
+        with Store(self.record) as store:
+            yield store
+
+    @property
+    def served(self) -> tuple[str, ...]:
+        return (self.harness,) if self.harness else HARNESSES
+
+    def harnesses(self, asked: Sequence[str]) -> tuple[str, ...]:
+        """The harness filter a call may use: what it asked for, within the binding."""
+        if self.harness is None:
+            return tuple(asked)
+        if outside := [h for h in asked if h != self.harness]:
+            raise OutsideBinding(f"harness {', '.join(outside)} is outside this server, which is bound to "
+                                 f"{self.harness}")
+        return (self.harness,)
+
+    def session(self, store: Store, number: int) -> Session:
+        """Raises: AddressError (no such session), OutsideBinding (another harness's session)."""
+        session = store.session(number)
+        if self.harness and session.harness != self.harness:
+            raise OutsideBinding(f"s{number} is a {session.harness} session; this server is bound to "
+                                 f"{self.harness}")
+        return session
+
+
+# -- the background sync --
+
+
+@dataclass
+class SyncState:
+    """The start-up sync as `harness` reports it: off, running, done or failed."""
+
+    state: str = "off"
+    report: dict[str, Any] | None = None
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        with self.lock:
+            return {"state": self.state, "report": self.report, "error": self.error}
+
+
+def start_sync(binding: Binding, state: SyncState) -> threading.Thread:
+    """One incremental sync of the served harnesses, in a daemon thread (a sync killed mid-way resumes at
+    its last commit next time, so exiting under it is safe)."""
+
+    def run() -> None:
+        with state.lock:
+            state.state = "running"
+        try:
+            with binding.store() as store:
+                roots = demo_roots() if binding.demo else None
+                harnesses = [binding.harness] if binding.harness else (list(roots) if roots else None)
+                report = run_sync(store, harnesses, roots=roots)
+            summary = sync_json(report, str(binding.record), binding.demo)
+            summary.pop("warnings")  # can be thousands of lines; `total-recall sync --json` lists them
+            with state.lock:
+                state.state, state.report = "done", summary
+        except Exception as exc:  # a failed sync must not take the server down; it is reported instead
+            log.warning("background sync failed: %s", exc)
+            with state.lock:
+                state.state, state.error = "failed", str(exc)
+
+    thread = threading.Thread(target=run, name="total-recall-sync", daemon=True)
+    thread.start()
+    return thread
+
+
+# -- the server --
+
+
+def reply(value: dict[str, Any]) -> CallToolResult:
+    """A tool's answer: compact JSON text (what bounds measure) and the same value as structured content."""
+    return CallToolResult(content=[TextContent(type="text", text=orjson.dumps(value).decode())],
+                          structured_content=value)
+
+
+def reply_text(text: str) -> CallToolResult:
+    """A tool's answer that is a report (markdown, JSONL lines), already flood-capped by the core."""
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+class RecallServer(MCPServer[Any]):
+    """The SDK's server, plus unknown-parameter rejection and core errors turned into tool errors."""
+
+    def __init__(self, binding: Binding) -> None:
+        super().__init__(
+            SERVER_KEY,
+            version=__version__,
+            instructions=(
+                "Total Recall: the exact record of the coding-agent sessions on this machine. Every hit "
+                "is an address (s7 a session, s7#12 an entry, s7#10-20 a range) that `read` opens word "
+                "for word. "
+                "`harness` shows what this server serves."
+            ),
+            log_level="WARNING",
+        )
+        self.binding = binding
+        self._accepted: dict[str, tuple[str, ...]] = {}
+
+    def read_only(self, fn: F) -> F:
+        """Register `fn` as a read-only tool: its signature is the schema, its docstring the description."""
+        return self.tool_with(READ_ONLY)(fn)
+
+    def tool_with(self, annotations: ToolAnnotations) -> Callable[[F], F]:
+        """Register a tool with these annotations (for the tools that write to the record, or call out)."""
+
+        def register(fn: F) -> F:
+            params = inspect.signature(fn, eval_str=True).parameters
+            # A Context parameter is filled in by the SDK, never by the caller.
+            self._accepted[fn.__name__] = tuple(n for n, p in params.items() if not _is_context(p.annotation))
+            self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations,
+                          structured_output=False)
+            return fn
+
+        return register
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        try:
+            if (accepted := self._accepted.get(name)) is not None:
+                # Checked before the SDK's argument model, which would silently drop an unknown name.
+                reject_unknown(name, arguments, accepted)
+        except TotalRecallError as exc:
+            raise ToolError(str(exc)) from exc
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            if isinstance(exc.__cause__, TotalRecallError):
+                message = str(exc.__cause__)  # the mining tools' errors already start with the tool's name
+                raise ToolError(message if message.startswith(f"{name}: ") else f"{name}: {message}") \
+                    from exc.__cause__
+            raise
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_explain(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
+def _is_context(annotation: Any) -> bool:
+    return inspect.isclass(annotation) and issubclass(annotation, Context)
+
+
+_BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at least"),
+          "less_than": ("lt", "less than"), "greater_than": ("gt", "more than")}
+
+
+def _explain(tool: str, error: ValidationError) -> str:
+    """A schema rejection in one line per parameter: its name, what it must be, what was given."""
+    parts = []
+    for e in error.errors():
+        name = ".".join(str(p) for p in e["loc"]) or "arguments"
+        if e["type"] in _BOUND:
+            key, words = _BOUND[e["type"]]
+            parts.append(f"`{name}` is out of range: {e['input']!r} — it must be {words} "
+                         f"{(e.get('ctx') or {}).get(key)} (the schema states every bound)")
+        else:
+            parts.append(f"`{name}`: {e['msg'][:1].lower()}{e['msg'][1:]} (given {e.get('input')!r})")
+    return f"{tool}: " + "; ".join(parts)
+
+
+# Parameter types shared by tools: the Field bounds are stated as minimum/maximum in each schema.
+Limit = Annotated[int, Field(ge=1, le=LIMIT_MAX, description=f"How many records at most (1-{LIMIT_MAX}).")]
+MaxBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
+    f"Reply budget, bytes of compact JSON ({MAX_BYTES_MIN}-{MAX_BYTES_CEILING})."))]
+Offset = Annotated[int, Field(ge=0, description="Skip this many records (page with bounds.next_offset).")]
+Directory = Annotated[str, Field(description="Only sessions whose working directory contains this.")]
+SessionAddress = Annotated[str, Field(description="Only this session (s7).")]
+
+
+def build_server(binding: Binding, sync_state: SyncState | None = None) -> RecallServer:
+    """The server with every tool registered; `sync_state` is what `harness` reports about the sync."""
+    server = RecallServer(binding)
+    syncing = sync_state or SyncState()
+
+    @server.read_only
+    def harness() -> CallToolResult:
+        """What this server serves: the record file, the harness it is bound to (null: every harness),
+        sessions and entries per harness, and the state of the start-up sync. The cheapest check that a
+        registration works."""
+        with binding.store() as store:
+            return reply(status(store, binding, syncing))
+
+    @server.read_only
+    def read(
+        address: Annotated[str, Field(description="s7 (a session), s7#12 (an entry) or s7#10-20 (a range).")],
+        offset: Offset = 0,
+        limit: Limit = READ_LIMIT,
+        max_bytes: MaxBytes = READ_MAX_BYTES,
+    ) -> CallToolResult:
+        """The entries at an address exactly as recorded: text word for word, author, kind, time, and the
+        source file and line each came from. Bounded: `bounds` says how many entries the address holds,
+        how many came back, why the reply stopped, and the `next_offset` to continue from."""
+        with binding.store() as store:
+            return reply(bounded_read(store, binding, Address.parse(address), offset, limit, max_bytes))
+
+    @server.read_only
+    def search(
+        query: Annotated[str, Field(description="Words, an exact string (path, hash, URL, error line) or a "
+                                    "question; a time named in it ('last week') favours entries from then.")],
+        limit: Limit = 10,
+        harness: Annotated[tuple[Harness, ...], Field(description="Only these harnesses.")] = (),
+        session: SessionAddress = "",
+        project: Directory = "",
+        author: Annotated[tuple[Author, ...], Field(description="Only entries by these authors.")] = (),
+        since: Annotated[str, Field(description="Only entries at or after this ISO time (2026-11-01).")] = "",
+        group: Annotated[bool, Field(description="Gather the hits per session into ranges to read whole.")]
+        = False,
+        max_bytes: MaxBytes = REPORT_MAX_BYTES,
+    ) -> CallToolResult:
+        """Find entries by words, exact strings and meaning. Every hit is an address that `read` opens
+        exactly, with a snippet around the match. Hits that do not fit max_bytes are held back
+        (`held_back`) and the whole reply goes to a private file the reply names."""
+        with binding.store() as store:
+            number = None
+            if session:
+                address = Address.parse(session)
+                if address.first is not None:
+                    raise AddressError(f"session must name a whole session (s7), not {session!r}")
+                number = binding.session(store, address.session).number
+            hits = find(store, query, limit=limit, harness=binding.harnesses(harness), session=number,
+                        project=project or None, author=author, since=since or None)
+            found = [group_json(g) for g in group_hits(hits)] if group else [hit_json(h) for h in hits]
+            key = "groups" if group else "hits"
+            return reply(fit_json("search", query, {"query": query, key: found}, key, max_bytes))
+
+    # Imported here: the tool modules build on this one.
+    from total_recall.surfaces import mcp_keeping, mcp_mining, mcp_summaries
+
+    for module in (mcp_mining, mcp_summaries, mcp_keeping):
+        module.register(server, binding)
+    return server
+
+
+# -- what the tools answer --
+
+
+def status(store: Store, binding: Binding, syncing: SyncState) -> dict[str, Any]:
+    """The record's coverage (`mining.listing.harness_status`), plus what only the server knows."""
+    return {"server": SERVER_KEY, "version": __version__, "demo": binding.demo,
+            **harness_status(store, binding.harness), "sync": syncing.as_json()}
+
+
+def bounded_read(store: Store, binding: Binding, address: Address, offset: int, limit: int,
+                 max_bytes: int) -> dict[str, Any]:
+    """The entries at `address` from `offset`, at most `limit` of them and at most `max_bytes` of compact
+    JSON in all, in the mining tools' bounded envelope (`mining.bounds.paginate`), measured on the exact
+    serialization returned. Entries are never clamped: `read` returns them word for word or not at all.
+
+    Raises:
+        AddressError: the address names nothing.
+        OutsideBinding: the session belongs to another harness than the server's.
+        ScopeError: the page's first entry alone is larger than `max_bytes`.
+    """
+    session = binding.session(store, address.session)
+    first = address.first or 1
+    if address.first is not None and first > session.entries:
+        raise AddressError(f"{address}: no such entry (s{address.session} has {session.entries} entries)")
+    last = min(address.last if address.last is not None else session.entries, session.entries)
+    entries = _AddressEntries(store, address.session, first, max(first - 1, last))
+
+    def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
+
+    def unclamped(entry: dict[str, Any], _: int) -> dict[str, Any]:
+        return entry
+
+    try:
+        return paginate("read", entries, limit=limit, offset=offset, max_bytes=max_bytes,
+                        max_record_bytes=None, encode=dump, clamp=unclamped,
+                        address=lambda e: str(e["address"]), render=render, measure=lambda r: len(dump(r)))
+    except ScopeError as exc:
+        # Without a clamp the one way this fails is a first entry too big for the budget; say so in
+        # read's own terms (it takes no max_record_bytes: entries come back whole or not at all).
+        one = entries[offset]
+        raise ScopeError(f"read: {one['address']} ({len(dump(one))} bytes as JSON) does not fit max_bytes="
+                         f"{max_bytes} with its envelope: raise max_bytes (ceiling {MAX_BYTES_CEILING}); "
+                         "read returns entries whole, never cut") from exc
+
+
+class _AddressEntries(Sequence[dict[str, Any]]):
+    """The entries s{session}#{first}-{last} as JSON, read from the record only for the slice asked for, so
+    a page of a long session costs the page."""
+
+    def __init__(self, store: Store, session: int, first: int, last: int) -> None:
+        self.store, self.session, self.first, self.last = store, session, first, last
+
+    def __len__(self) -> int:
+        return self.last - self.first + 1
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, int):
+            return self[index:index + 1][0]
+        start, stop, step = index.indices(len(self))
+        if stop <= start:
+            return []
+        got = read_entries(self.store, Address(self.session, self.first + start, self.first + stop - 1))
+        return [entry_json(e) for e in got][::step]
+
+
+def serve(binding: Binding, sync: bool = True) -> None:
+    """Serve over stdio until the client closes the stream.
+
+    Raises:
+        RecordError: the record file is not usable (before anything is served).
+    """
+    # Created and migrated once, here, so per-call opens and the sync thread never race on a new file.
+    with Store(binding.record):
+        pass
+    syncing = SyncState()
+    scope = f"bound to {binding.harness}" if binding.harness else "every harness"
+    print(f"total-recall mcp {__version__}: serving {binding.record} ({scope}); "
+          f"{'syncing in the background' if sync else 'no start-up sync'}", file=sys.stderr, flush=True)
+    if sync:
+        start_sync(binding, syncing)
+    build_server(binding, syncing).run("stdio")

@@ -1,0 +1,186 @@
+"""`total-recall hook claude-code` / `hook codex`: hook JSON in; a marker and a receipt; the markers back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.keeping_helpers import Transcript, hook_json
+from tests.stores import OVERRIDES, Stores, fixture_stores
+from total_recall.keeping.hooks import session_for
+from total_recall.keeping.marker import markers_for
+from total_recall.keeping.receipts import list_receipts
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.cli import cli
+
+RULE = "Never restart the production database during the day."
+SESSION_ID = "7a0c3e55-2b1d-4c8e-9f60-3d4e5f6a7b8c"
+
+
+@dataclass
+class Harnesses:
+    stores: Stores
+    home: Path
+    transcript: Transcript
+
+    def hook(self, harness: str, stdin: str) -> Result:
+        return CliRunner().invoke(cli, ["--home", str(self.home), "hook", harness], input=stdin)
+
+    def store(self) -> Store:
+        return Store(self.home / "record.sqlite3")
+
+
+@pytest.fixture
+def harnesses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harnesses]:
+    with fixture_stores(tmp_path / "stores") as stores:
+        for harness, var in OVERRIDES.items():
+            monkeypatch.setenv(var, str(stores.roots[harness]))
+        t = Transcript(stores.roots["claude-code"] / "-work-shop" / f"{SESSION_ID}.jsonl", "/work/shop")
+        t.owner(f"{RULE} The certs live in /etc/ssl/private/ and commit 3f9c2e1 last worked.")
+        t.agent("Understood. I will check the renewal first.")
+        t.tool("Bash", {"command": "certbot renew"},
+               "Renewal failed: urn:ietf:params:acme:error:unauthorized")
+        t.agent("The renewal failed: the HTTP-01 challenge is blocked.")
+        t.owner("Then try the DNS challenge.")
+        t.agent("Switching to DNS-01.")
+        t.owner("Write the ticket summary.")
+        t.agent("Here is the summary.")
+        yield Harnesses(stores, tmp_path / "record", t)
+
+
+def test_precompact_then_sessionstart_gives_back_the_owner_s_words(harnesses: Harnesses) -> None:
+    before = harnesses.stores.digest()
+    pre = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto",
+                                                  custom_instructions=""))
+    assert pre.exit_code == 0 and pre.stdout == ""
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+        assert (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge) == (
+            "claude-code", "auto", "compacted", "sent, unconfirmed")
+        assert receipt.marker_id is not None and receipt.range is not None
+        assert receipt.session is not None
+        [marker] = markers_for(store, receipt.session)
+        assert marker.id == receipt.marker_id and marker.marker.range == receipt.range
+    start = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="compact",
+                                                    model="claude-sonnet-5"))
+    assert start.exit_code == 0
+    out = json.loads(start.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert RULE in context and "/etc/ssl/private/" in context and "3f9c2e1" in context
+    assert receipt.range in context and len(context) <= 10_000
+    assert set(out) == {"hookSpecificOutput"} and set(out["hookSpecificOutput"]) == {
+        "hookEventName", "additionalContext"}
+    assert harnesses.stores.digest() == before
+
+
+def test_a_resume_gets_the_markers_and_other_session_starts_get_nothing(harnesses: Harnesses) -> None:
+    harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto"))
+    resume = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="resume"))
+    assert RULE in json.loads(resume.stdout)["hookSpecificOutput"]["additionalContext"]
+    for source in ("startup", "clear", "fork"):
+        quiet = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source=source))
+        assert (quiet.exit_code, quiet.stdout) == (0, "")
+
+
+def test_a_session_with_no_markers_starts_with_nothing_added(harnesses: Harnesses) -> None:
+    with harnesses.store() as store:
+        assert sync(store, ["claude-code"]).errors == []
+        assert session_for(store, "claude-code", SESSION_ID) is not None
+    start = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="compact"))
+    assert (start.exit_code, start.stdout) == (0, "")
+
+
+def test_a_manual_compact_keeps_the_owner_s_compact_instructions_in_the_receipt(harnesses: Harnesses) -> None:
+    words = "Keep the certbot error lines and the DNS decision."
+    result = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="manual",
+                                                     custom_instructions=words))
+    assert (result.exit_code, result.stdout) == (0, "")
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+    assert receipt.trigger == "manual" and receipt.note is not None and words in receipt.note
+
+
+def test_user_prompt_submit_is_a_valid_no_op_for_now(harnesses: Harnesses) -> None:
+    result = harnesses.hook("claude-code", hook_json("UserPromptSubmit", harnesses.transcript,
+                                                     prompt="Where do the certs live?"))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(("stdin", "named"), [
+    ("", "stdin is empty"),
+    ("{not json", "stdin is not JSON"),
+    ('["PreCompact"]', "a JSON list, not the hook's JSON object"),
+    ('{"session_id": "abc"}', "no 'hook_event_name'"),
+    ('{"hook_event_name": "PreCompact"}', "no 'session_id'"),
+])
+def test_malformed_stdin_is_named_on_stderr_and_never_breaks_the_harness(
+        harnesses: Harnesses, stdin: str, named: str) -> None:
+    result = harnesses.hook("claude-code", stdin)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert named in result.stderr and "Traceback" not in result.output
+    with harnesses.store() as store:
+        assert list_receipts(store) == []
+
+
+def test_a_session_the_record_does_not_hold_is_receipted_and_says_so(harnesses: Harnesses) -> None:
+    stdin = json.dumps({"session_id": "00000000-0000-4000-8000-000000000000", "hook_event_name": "PreCompact",
+                        "transcript_path": "/nowhere/00000000.jsonl", "cwd": "/nowhere", "trigger": "auto",
+                        "custom_instructions": ""})
+    result = harnesses.hook("claude-code", stdin)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "not in the record" in result.stderr
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+    assert receipt.session is None and receipt.marker_id is None
+    assert receipt.note is not None and "00000000-0000-4000-8000-000000000000" in receipt.note
+    start = harnesses.hook("claude-code", stdin.replace("PreCompact", "SessionStart")
+                           .replace('"trigger": "auto"', '"source": "compact"'))
+    assert (start.exit_code, start.stdout) == (0, "")
+
+
+def test_a_session_is_found_by_its_transcript_when_the_id_is_not_the_file_name(harnesses: Harnesses) -> None:
+    path = harnesses.stores.roots["claude-code"] / "synthetic_compact_after_rewind_dag.jsonl"
+    stdin = json.dumps({"session_id": "s1", "transcript_path": str(path), "cwd": "/tmp",
+                        "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""})
+    assert harnesses.hook("claude-code", stdin).exit_code == 0
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+        assert receipt.session is not None
+        assert store.session(receipt.session).source == str(path)
+
+
+def test_a_broken_record_is_reported_on_stderr_and_the_hook_still_exits_0(harnesses: Harnesses) -> None:
+    harnesses.home.mkdir(parents=True, exist_ok=True)
+    (harnesses.home / "record.sqlite3").write_bytes(b"this is not a database" * 100)
+    result = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto"))
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "PreCompact failed" in result.stderr and "not a usable record" in result.stderr
+
+
+def test_codex_compaction_hooks_leave_a_marker_and_give_it_back(harnesses: Harnesses) -> None:
+    # A real (sanitized) Codex rollout with four owner messages: something lies before the tail.
+    rollout = next(harnesses.stores.roots["codex"].rglob("rollout-2026-02-23T13-19-38-*.jsonl"))
+    native = "019c8a70-dda7-7f33-98ea-f30553347322"
+    assert native in rollout.name
+    common = {"session_id": native, "turn_id": "turn-1", "transcript_path": str(rollout), "cwd": "/work/proj",
+              "model": "gpt-5.6"}
+    before = harnesses.stores.digest()
+    pre = harnesses.hook("codex", json.dumps({**common, "hook_event_name": "PreCompact", "trigger": "auto"}))
+    assert (pre.exit_code, pre.stdout) == (0, "")
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+    assert (receipt.controller, receipt.trigger, receipt.knowledge) == ("codex", "auto", "sent, unconfirmed")
+    assert receipt.marker_id is not None and receipt.range is not None
+    start = harnesses.hook("codex", json.dumps({**common, "hook_event_name": "SessionStart",
+                                                "source": "compact", "permission_mode": "default"}))
+    assert start.exit_code == 0
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"[total-recall marker {receipt.range}]" in context
+    assert harnesses.stores.digest() == before

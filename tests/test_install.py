@@ -1,0 +1,278 @@
+"""`total-recall install <client>`: the registration snippet of each client, and `--write` merging it into the
+client's own config with a backup, never touching anything else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from total_recall.errors import InstallError
+from total_recall.install import executable, registration
+from total_recall.surfaces.cli import cli
+
+HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit"]
+
+
+def install(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["install", *args], catch_exceptions=False)
+
+
+def planned(client: str, *args: str) -> dict[str, Any]:
+    result = install(client, "--json", *args)
+    assert result.exit_code == 0, result.output
+    out: dict[str, Any] = json.loads(result.output)
+    return out
+
+
+def files_under(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"  # the autouse fixture points HOME here
+
+
+def test_the_command_is_the_absolute_path_of_an_installed_total_recall() -> None:
+    command = Path(executable())
+    assert command.is_absolute() and command.name == "total-recall" and command.is_file()
+
+
+def test_claude_code_snippet_registers_the_server_and_the_three_hooks(home: Path) -> None:
+    out = planned("claude-code")
+    command = out["command"]
+    server, hooks = out["files"]
+    assert server["path"] == str(home / ".claude.json")
+    assert hooks["path"] == str(home / ".claude" / "settings.json")
+    assert json.loads(server["snippet"]) == {"mcpServers": {"total-recall": {
+        "type": "stdio", "command": command, "args": ["mcp"], "env": {}}}}
+    events = json.loads(hooks["snippet"])["hooks"]
+    assert list(events) == HOOK_EVENTS
+    for event in HOOK_EVENTS:
+        [group] = events[event]
+        assert group["hooks"] == [{"type": "command", "command": f"{command} hook claude-code"}]
+    assert out["claude_mcp_add"] == f"claude mcp add --scope user total-recall -- {command} mcp"
+    assert not any(f["written"] for f in out["files"])
+
+
+def test_codex_snippet_is_an_mcp_servers_table(home: Path) -> None:
+    out = planned("codex")
+    [change] = out["files"]
+    assert change["path"] == str(home / ".codex" / "config.toml")
+    assert tomllib.loads(change["snippet"]) == {"mcp_servers": {"total-recall": {
+        "command": out["command"], "args": ["mcp"]}}}
+
+
+def test_opencode_snippet_is_a_local_server_with_a_command_array(home: Path) -> None:
+    out = planned("opencode")
+    [change] = out["files"]
+    assert change["path"] == str(home / ".config" / "opencode" / "opencode.json")
+    assert json.loads(change["snippet"]) == {"mcp": {"total-recall": {
+        "type": "local", "command": [out["command"], "mcp"], "enabled": True}}}
+
+
+def test_vibe_snippet_is_an_mcp_servers_array_entry_named_total_recall(home: Path) -> None:
+    out = planned("vibe")
+    [change] = out["files"]
+    assert change["path"] == str(home / ".vibe" / "config.toml")
+    assert tomllib.loads(change["snippet"]) == {"mcp_servers": [{
+        "name": "total-recall", "transport": "stdio", "command": out["command"], "args": ["mcp"]}]}
+
+
+def test_harness_binds_the_registered_server_through_its_environment(home: Path) -> None:
+    codex = tomllib.loads(planned("codex", "--harness", "codex")["files"][0]["snippet"])
+    assert codex["mcp_servers"]["total-recall"]["env"] == {"HARNESS": "codex"}
+    vibe = tomllib.loads(planned("vibe", "--harness", "vibe")["files"][0]["snippet"])
+    assert vibe["mcp_servers"][0]["env"] == {"HARNESS": "vibe"}
+    opencode = json.loads(planned("opencode", "--harness", "opencode")["files"][0]["snippet"])
+    assert opencode["mcp"]["total-recall"]["environment"] == {"HARNESS": "opencode"}
+    claude = json.loads(planned("claude-code", "--harness", "claude-code")["files"][0]["snippet"])
+    assert claude["mcpServers"]["total-recall"]["env"] == {"HARNESS": "claude-code"}
+
+
+def test_the_client_home_variables_move_the_config_files(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    monkeypatch.setenv("VIBE_HOME", str(tmp_path / "vb"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cl"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert planned("codex")["files"][0]["path"] == str(tmp_path / "cx" / "config.toml")
+    assert planned("vibe")["files"][0]["path"] == str(tmp_path / "vb" / "config.toml")
+    assert [f["path"] for f in planned("claude-code")["files"]] == [
+        str(tmp_path / "cl" / ".claude.json"), str(tmp_path / "cl" / "settings.json")]
+    assert planned("opencode")["files"][0]["path"] == str(tmp_path / "xdg" / "opencode" / "opencode.json")
+
+
+def test_printing_the_snippet_writes_nothing(tmp_path: Path) -> None:
+    before = files_under(tmp_path)
+    for client in ("claude-code", "codex", "opencode", "vibe"):
+        result = install(client)
+        assert result.exit_code == 0 and "total-recall" in result.output
+    assert files_under(tmp_path) == before
+
+
+CODEX_EXISTING = """# my codex settings
+model = "o3"  # the model I like
+
+[mcp_servers.other]
+command = "other-server"
+args = ["--fast"]
+
+[profiles.work]
+model = "o4"
+"""
+
+VIBE_EXISTING = """active_model = "devstral"
+
+[[mcp_servers]]
+name = "fetch"
+transport = "stdio"
+command = "uvx"
+args = ["mcp-server-fetch"]
+
+[tools.bash]
+permission = "ask"  # keep asking
+"""
+
+
+def test_write_merges_codex_keeping_other_servers_comments_and_a_backup(home: Path, tmp_path: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX_EXISTING, encoding="utf-8")
+    before = files_under(tmp_path)
+    result = install("codex", "--write")
+    assert result.exit_code == 0, result.output
+    text = config.read_text(encoding="utf-8")
+    # Every line of the user's file is kept, comments included, in order; ours joins the mcp_servers group.
+    ours = f'[mcp_servers.total-recall]\ncommand = "{executable()}"\nargs = ["mcp"]\n\n'
+    assert text == CODEX_EXISTING.replace("[profiles.work]", ours + "[profiles.work]")
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--fast"]}
+    assert data["mcp_servers"]["total-recall"] == {"command": executable(), "args": ["mcp"]}
+    assert data["profiles"] == {"work": {"model": "o4"}} and data["model"] == "o3"
+    [backup] = list(config.parent.glob("config.toml.total-recall-backup-*"))
+    assert backup.read_text(encoding="utf-8") == CODEX_EXISTING
+    assert set(files_under(tmp_path)) - set(before) == {str(backup.relative_to(tmp_path))}
+    assert f"merged into {config} (backup: {backup})" in result.output
+
+
+def test_write_merges_vibe_as_one_more_array_entry_and_replaces_its_own(home: Path) -> None:
+    config = home / ".vibe" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(VIBE_EXISTING, encoding="utf-8")
+    assert install("vibe", "--write", "--harness", "vibe").exit_code == 0
+    assert install("vibe", "--write").exit_code == 0  # again, unbound: replaces the entry, never doubles it
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    assert [s["name"] for s in data["mcp_servers"]] == ["fetch", "total-recall"]
+    assert data["mcp_servers"][1] == {"name": "total-recall", "transport": "stdio", "command": executable(),
+                                      "args": ["mcp"]}
+    assert data["tools"] == {"bash": {"permission": "ask"}} and data["active_model"] == "devstral"
+    assert "# keep asking" in config.read_text(encoding="utf-8")
+    assert len(list(config.parent.glob("config.toml.total-recall-backup-*"))) == 2
+
+
+def test_write_merges_opencode_keeping_other_servers(home: Path) -> None:
+    config = home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    existing = {"$schema": "https://opencode.ai/config.json", "theme": "dark",
+                "mcp": {"other": {"type": "remote", "url": "https://example.com/mcp", "enabled": True}}}
+    config.write_text(json.dumps(existing), encoding="utf-8")
+    assert install("opencode", "--write").exit_code == 0
+    data = json.loads(config.read_text(encoding="utf-8"))
+    assert data["theme"] == "dark" and data["mcp"]["other"] == existing["mcp"]["other"]
+    assert data["mcp"]["total-recall"] == {"type": "local", "command": [executable(), "mcp"], "enabled": True}
+    [backup] = list(config.parent.glob("opencode.json.total-recall-backup-*"))
+    assert json.loads(backup.read_text(encoding="utf-8")) == existing
+
+
+def test_an_opencode_config_in_v2_shape_gets_the_server_under_mcp_servers(home: Path) -> None:
+    config = home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcp": {"servers": {"other": {"type": "local", "command": ["x"]}}}}),
+                      encoding="utf-8")
+    assert install("opencode", "--write").exit_code == 0
+    servers = json.loads(config.read_text(encoding="utf-8"))["mcp"]["servers"]
+    assert servers["total-recall"] == {"type": "local", "command": [executable(), "mcp"]}
+    assert servers["other"] == {"type": "local", "command": ["x"]}
+
+
+def test_write_merges_claude_code_server_and_hooks_keeping_the_user_s_own(home: Path, tmp_path: Path) -> None:
+    claude_json = home / ".claude.json"
+    claude_json.write_text(json.dumps({"numStartups": 7, "projects": {"/w": {"mcpServers": {}}},
+                                       "mcpServers": {"fs": {"type": "stdio", "command": "fs-server"}}}),
+                           encoding="utf-8")
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"matcher": "", "hooks": [{"type": "command", "command": "notify-send compacting"}]}
+    stale = {"matcher": "", "hooks": [{"type": "command",
+                                       "command": "/old/venv/bin/total-recall hook claude-code"}]}
+    settings.write_text(json.dumps({"model": "opus", "hooks": {"PreCompact": [mine, stale]}}),
+                        encoding="utf-8")
+    before = files_under(tmp_path)
+    result = install("claude-code", "--write")
+    assert result.exit_code == 0, result.output
+    data = json.loads(claude_json.read_text(encoding="utf-8"))
+    assert data["numStartups"] == 7 and data["projects"] == {"/w": {"mcpServers": {}}}
+    assert data["mcpServers"]["fs"] == {"type": "stdio", "command": "fs-server"}
+    assert data["mcpServers"]["total-recall"]["command"] == executable()
+    hooks = json.loads(settings.read_text(encoding="utf-8"))
+    assert hooks["model"] == "opus"
+    ours = {"type": "command", "command": f"{executable()} hook claude-code"}
+    assert hooks["hooks"]["PreCompact"] == [mine, {"matcher": "", "hooks": [ours]}]  # stale one replaced
+    assert hooks["hooks"]["SessionStart"] == [{"matcher": "", "hooks": [ours]}]
+    assert hooks["hooks"]["UserPromptSubmit"] == [{"hooks": [ours]}]
+    backups = {p.name for p in tmp_path.rglob("*.total-recall-backup-*")}
+    assert len(backups) == 2
+    assert set(files_under(tmp_path)) - set(before) == {str(p.relative_to(tmp_path))
+                                                       for p in tmp_path.rglob("*.total-recall-backup-*")}
+
+
+def test_writing_again_changes_nothing_and_keeps_no_new_backup(home: Path) -> None:
+    assert install("codex", "--write").exit_code == 0
+    config = home / ".codex" / "config.toml"
+    first = config.read_bytes()
+    result = install("codex", "--write")
+    assert result.exit_code == 0
+    assert "already registered" in result.output
+    assert config.read_bytes() == first
+    assert list(config.parent.glob("*.total-recall-backup-*")) == []  # the first write made the file
+
+
+def test_config_option_writes_that_file_instead(tmp_path: Path) -> None:
+    project = tmp_path / "project" / ".mcp.json"
+    project.parent.mkdir()
+    project.write_text('{"mcpServers": {}}', encoding="utf-8")
+    assert install("claude-code", "--write", "--config", str(project)).exit_code == 0
+    assert "total-recall" in json.loads(project.read_text(encoding="utf-8"))["mcpServers"]
+
+
+@pytest.mark.parametrize(("client", "relative", "broken"), [
+    ("claude-code", ".claude.json", '{"mcpServers": {'),
+    ("opencode", ".config/opencode/opencode.json", '{\n  // a comment\n  "mcp": {}\n}'),
+    ("codex", ".codex/config.toml", "[mcp_servers\ncommand = 1"),
+    ("vibe", ".vibe/config.toml", 'mcp_servers = "not a list"\n'),
+])
+def test_a_config_that_cannot_be_parsed_or_merged_is_refused_naming_it_and_nothing_is_written(
+        home: Path, tmp_path: Path, client: str, relative: str, broken: str) -> None:
+    config = home / relative
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(broken, encoding="utf-8")
+    before = files_under(tmp_path)
+    result = CliRunner().invoke(cli, ["install", client, "--write"])
+    assert result.exit_code == 2
+    assert str(config) in result.output and "nothing written" in result.output
+    assert files_under(tmp_path) == before  # neither the file, nor a backup, nor the hooks file
+
+
+def test_an_unknown_client_is_refused_by_the_core_and_the_cli() -> None:
+    with pytest.raises(InstallError, match="unknown client 'cursor'"):
+        registration("cursor", "/bin/total-recall")
+    result = CliRunner().invoke(cli, ["install", "cursor"])
+    assert result.exit_code == 2 and "cursor" in result.output

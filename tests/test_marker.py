@@ -1,0 +1,320 @@
+"""The marker builder: the owner's words verbatim, exact strings and items with addresses that read
+returns, Bo folding, never mining an older marker, and nothing erased or quarantined in view."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.keeping_sessions import ClaudeSession
+from total_recall.config import demo_roots
+from total_recall.errors import AddressError, MarkerError
+from total_recall.keeping.marker import Marker, build_marker, markers_for, save_marker
+from total_recall.keeping.tail import evictable_range
+from total_recall.keeping.tokens import estimate_tokens
+from total_recall.keeping.verify import verify
+from total_recall.model import Address
+from total_recall.record.reading import read
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+
+RULE = "Never restart the production database during the day."
+CERTS = "/etc/ssl/private/"
+COMMIT = "3f9c2e1"
+RENEWAL_ERROR = ("Renewal failed: urn:ietf:params:acme:error:unauthorized :: Invalid response from "
+                 "http://shop.example.com/.well-known/acme-challenge/"
+                 "q7Kx2mTn0bVYd3uJr8sLwEfH5cA9gZiP1oNhRk4tXe6: 404")
+ADDRESS = re.compile(r"s(\d+)#(\d+)((?:,\d+)*)(?:-(\d+))?")
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "record.sqlite3")
+    assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
+    return store
+
+
+def text_at(store: Store, address: str) -> str:
+    return read(store, address)[0].text
+
+
+def addresses_in(text: str, ranges: bool = True) -> set[str]:
+    """Every entry address a marker's text names: lists like s1#4,30 expanded, and ranges like s1#4-9
+    (one read away) unless `ranges` is false."""
+    out: set[str] = set()
+    for m in ADDRESS.finditer(text):
+        session, first = m.group(1), int(m.group(2))
+        if m.group(4):
+            if ranges:
+                out.update(f"s{session}#{n}" for n in range(first, int(m.group(4)) + 1))
+            continue
+        out.add(f"s{session}#{first}")
+        out.update(f"s{session}#{n}" for n in m.group(3).split(",") if n)
+    return out
+
+
+def test_the_tls_story_marker_quotes_the_rule_the_commit_the_cert_path_and_the_error_with_their_addresses(
+    demo: Store,
+) -> None:
+    marker = build_marker(demo, Address(1), budget=1500)
+    rule = [q for q in marker.instructions if RULE in q.text]
+    assert rule and rule[0].address == "s1#4" and RULE in text_at(demo, rule[0].address)
+    strings = {q.text: q.address for q in marker.strings}
+    assert strings[COMMIT] == "s1#4" and strings[CERTS] == "s1#4"
+    assert strings[RENEWAL_ERROR] == "s1#17"
+    for q in (*marker.instructions, *marker.strings):
+        assert q.text in text_at(demo, q.address)
+    for item in marker.items:
+        assert item.line.removesuffix("…") in text_at(demo, item.address)
+    assert f'{rule[0].address} "{rule[0].text}"' in marker.text
+    assert f"s1#17 {RENEWAL_ERROR}" in marker.text
+
+
+def test_every_instruction_of_the_owner_is_quoted_word_for_word_and_nothing_else_is(demo: Store) -> None:
+    marker = build_marker(demo, Address(1), budget=1500)
+    quoted = [q.text for q in marker.instructions]
+    assert quoted == [
+        "- one rule: Never restart the production database during the day.",
+        "Go ahead with the nginx fix.",
+        "Yes, renew for real, but without --force-renewal: we already burned attempts this morning and I "
+        "don't want to hit the Let's Encrypt rate limit.",
+        "Commit it. And have a helper check the other certs in /etc/ssl/private/ and whether the certbot "
+        "timer is actually running, I don't want this again next month.",
+        "I told you at two o'clock: Never restart the production database during the day.",
+        "Find another way.",
+        "Leave the timeout, I'll decide tomorrow.",
+    ]
+    assert all(read(demo, q.address)[0].author == "owner" for q in marker.instructions)
+
+
+def test_a_pasted_email_full_of_imperatives_is_not_quoted_as_an_instruction(demo: Store) -> None:
+    marker = build_marker(demo, Address.parse("s1#20-40"), budget=1500)
+    assert "ignore the previous rule" in text_at(demo, "s1#26")
+    assert not any("ignore the previous rule" in q.text or "restart everything" in q.text
+                   for q in marker.instructions)
+    assert "s1#26" not in {q.address for q in marker.instructions}
+    assert "Go ahead with the nginx fix." in [q.text for q in marker.instructions]
+
+
+def test_a_question_is_not_an_instruction_but_an_unanswered_one_is_an_open_item(demo: Store) -> None:
+    marker = build_marker(demo, Address.parse("s1#60-63"), budget=600)
+    assert marker.instructions == ()
+    assert [(i.kind, i.address) for i in marker.items if i.kind == "open"] == [("open", "s1#63")]
+
+
+def test_the_marker_fits_its_budget_and_says_its_tokens(demo: Store) -> None:
+    for budget in (200, 400, 800, 3000):
+        marker = build_marker(demo, Address(1), budget=budget)
+        assert marker.tokens == estimate_tokens(marker.text) <= budget
+        assert marker.text.startswith(f"[total-recall marker {marker.range}]")
+        assert marker.text.endswith(f"[end total-recall marker {marker.range}]")
+
+
+def test_what_does_not_fit_is_counted_and_pointed_at_never_dropped(demo: Store) -> None:
+    small = build_marker(demo, Address(1), budget=300)
+    large = build_marker(demo, Address(1), budget=20_000)
+    assert not any(p.startswith("→") and "more" in p for p in large.pointers)
+    shown = {(q.address, q.text) for q in small.strings}
+    missing = [q for q in large.strings if (q.address, q.text) not in shown]
+    overflow = [p for p in small.pointers if "more exact strings" in p]
+    assert missing and len(overflow) == 1
+    assert overflow[0].startswith(f"→ {len(missing)} more exact strings")
+    m = ADDRESS.search(overflow[0])
+    assert m is not None
+    listed = [int(m.group(2)), *(int(x) for x in m.group(3).split(",") if x)]
+    first, last = listed[0], int(m.group(4)) if m.group(4) else listed[-1]
+    assert all(first <= int(q.address.split("#")[1]) <= last for q in missing)
+
+
+def test_when_bo_fills_the_oldest_instructions_become_pointers_and_the_owner_is_told(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    planted = []
+    for n in range(12):
+        rule = f"Always run the check-{n} suite before you touch service {n}."
+        planted.append(rule)
+        session.owner(rule).agent(f"Understood, check-{n} runs first.")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number), budget=600, bo=160)
+    assert len(marker.instructions) < 12
+    assert [q.text for q in marker.instructions] == planted[12 - len(marker.instructions):]
+    assert any(p.startswith(f"→ s{number}#") for p in marker.pointers)
+    assert any(n.startswith("Bo full (160 tokens)") for n in marker.notices)
+    assert "notice: Bo full" in marker.text
+    named = addresses_in(marker.text, ranges=False)
+    owner_entries = [e for e in read(store, Address(number)) if e.author == "owner"]
+    assert len(owner_entries) == 12
+    for e in owner_entries:  # every instruction stays reachable word for word at its address
+        assert e.address in named
+        assert e.text in planted
+
+
+def test_pointers_fold_into_one_directory_line_when_they_overflow_too(tmp_path: Path) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    for n in range(40):
+        session.owner(f"Never deploy build {n} without the sign-off of team {n}.").agent("Noted.")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number), budget=500, bo=200)
+    directory = [p for p in marker.pointers if "older instructions, word for word at" in p]
+    assert len(directory) == 1
+    notice = " ".join(marker.notices)
+    assert "in the directory line" in notice and "each word for word at its address" in notice
+    named = addresses_in(marker.text, ranges=False)
+    for e in read(store, Address(number)):
+        if e.author == "owner":
+            assert e.address in named
+
+
+def test_a_bo_too_small_for_any_line_keeps_a_directory_of_the_range_and_says_so(tmp_path: Path) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    for n in range(30):
+        session.owner(f"Always tag release {n} before you push it.").agent("Will do.")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number), budget=300, bo=0)
+    assert marker.instructions == ()
+    assert marker.pointers[0] == (f"→ 30 older instructions, word for word among the owner's messages in "
+                                  f"s{number}#1-59")
+    assert "even that needs" in marker.notices[0]
+
+
+def test_a_budget_too_small_for_the_header_is_refused_with_the_minimum(demo: Store) -> None:
+    with pytest.raises(MarkerError, match="header alone takes"):
+        build_marker(demo, Address(1), budget=10)
+    with pytest.raises(MarkerError, match="between 0 and the budget"):
+        build_marker(demo, Address(1), budget=500, bo=600)
+    with pytest.raises(MarkerError, match="positive"):
+        build_marker(demo, Address(1), budget=0)
+
+
+def test_a_range_past_the_session_or_a_missing_session_is_an_address_error(demo: Store) -> None:
+    with pytest.raises(AddressError, match="outside s1"):
+        build_marker(demo, Address.parse("s1#80-200"), budget=500)
+    with pytest.raises(AddressError, match="no such session"):
+        build_marker(demo, Address(99), budget=500)
+
+
+def test_compacting_five_times_gives_markers_as_detailed_as_the_first(tmp_path: Path) -> None:
+    """Each cycle the harness shows the last marker back to the model inside the owner's turn; a new
+    marker never quotes it, yet keeps every planted instruction and string, from the record."""
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    planted: list[tuple[str, str]] = []
+    previous: Marker | None = None
+    sizes = []
+    for cycle in range(5):
+        rule = f"Never restart the queue-{cycle} workers during the day."
+        commit = f"{cycle}a7c{cycle}e9{cycle}"
+        planted.append((rule, commit))
+        context = f"{previous.text}\n\n" if previous is not None else ""
+        session.owner(f"{context}{rule} The fix for cycle {cycle} is in commit {commit}.")
+        session.tool(f"make test-{cycle}",
+                     f"Exit code 2\nFAILED tests/test_queue_{cycle}.py - ValueError: bad")
+        session.agent(f"Decided: let's go with the bounded queue for cycle {cycle}.")
+        session.owner(f"Thanks, cycle {cycle} is done.").agent("Good.")
+        number = session.sync(store)
+        span = evictable_range(store, number, keep_exchanges=1)
+        assert span is not None
+        marker = build_marker(store, span, budget=4000)
+        save_marker(store, marker)
+        assert "[total-recall marker" not in "".join(q.text for q in (*marker.instructions, *marker.strings))
+        assert [q.text for q in marker.instructions] == [r for r, _ in planted]
+        assert [text_at(store, q.address).count("[total-recall marker") for q in marker.instructions] == [
+            0] + [1] * cycle  # quoted around the injected marker, never from it
+        strings = {q.text for q in marker.strings}
+        assert all(c in strings for _, c in planted)
+        failures = [i for i in marker.items if i.kind == "failure" and "FAILED" in i.line]
+        assert len(failures) == cycle + 1
+        sizes.append((len(marker.instructions), len(failures)))
+        previous = marker
+    assert sizes == [(n, n) for n in range(1, 6)]
+
+
+def test_an_erased_entry_never_appears_in_a_marker_and_withdraws_the_markers_that_quoted_it(
+    demo: Store,
+) -> None:
+    before = build_marker(demo, Address(1), budget=3000)
+    marker_id = save_marker(demo, before)
+    assert "burned attempts" in before.text
+    demo.erase(Address.parse("s1#45"), "test: privacy")
+    after = build_marker(demo, Address(1), budget=3000)
+    assert "burned attempts" not in after.text and "s1#45" not in addresses_in(after.text, ranges=False)
+    assert markers_for(demo, 1) == []
+    withdrawn = markers_for(demo, 1, include_withdrawn=True)
+    assert [m.id for m in withdrawn] == [marker_id]
+    assert withdrawn[0].withdrawn is not None and "erased" in withdrawn[0].withdrawn
+    assert "burned attempts" not in withdrawn[0].marker.text
+    body = demo.execute("SELECT body FROM markers WHERE id = ?", (marker_id,)).fetchone()[0]
+    assert body == ""
+
+
+def test_a_quarantined_entry_never_appears_and_hides_the_markers_that_quoted_it(demo: Store) -> None:
+    marker_id = save_marker(demo, build_marker(demo, Address(1), budget=3000))
+    demo.quarantine(Address.parse("s1#53"), "test: injected")
+    after = build_marker(demo, Address(1), budget=3000)
+    assert "have a helper check the other certs" not in after.text
+    assert "s1#53" not in addresses_in(after.text, ranges=False)
+    assert markers_for(demo, 1) == []
+    [hidden] = markers_for(demo, 1, include_withdrawn=True)
+    assert hidden.id == marker_id and "quarantined" in (hidden.withdrawn or "")
+    assert "have a helper" not in hidden.marker.text
+    demo.quarantine(Address.parse("s1#53"), "test: released", undo=True)
+    assert [m.id for m in markers_for(demo, 1)] == [marker_id]
+
+
+def test_stored_markers_come_back_newest_last_exactly_as_built(demo: Store) -> None:
+    first = build_marker(demo, Address.parse("s1#1-40"), budget=800)
+    second = build_marker(demo, Address.parse("s1#1-76"), budget=800)
+    ids = [save_marker(demo, first), save_marker(demo, second)]
+    stored = markers_for(demo, 1)
+    assert [m.id for m in stored] == ids
+    assert [m.marker for m in stored] == [first, second]
+    assert all(m.withdrawn is None and m.created for m in stored)
+
+
+def test_any_range_budget_and_bo_gives_a_marker_that_fits_and_verifies_or_a_clear_refusal(
+    demo: Store,
+) -> None:
+    rng = random.Random(4)
+    built = 0
+    for _ in range(150):
+        session = rng.choice([1, 2, 3])
+        count = demo.session(session).entries
+        first = rng.randint(1, count)
+        last = rng.randint(first, count)
+        budget = rng.randint(40, 900)
+        bo = rng.choice([None, rng.randint(0, budget)])
+        try:
+            marker = build_marker(demo, Address(session, first, last), budget, bo)
+        except MarkerError as exc:
+            assert "too small" in str(exc)
+            continue
+        assert marker.tokens <= budget
+        verify(demo, marker)
+        built += 1
+    assert built > 100
+
+
+def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp_path: Path) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Run the migrations.")
+    session.tool("alembic upgrade head", "Error: relation \"orders\" already exists\nexit status 1")
+    session.tool("make test", "Exit code 1\nTraceback (most recent call last):\n  File \"t.py\", line 3\n"
+                              "KeyError: 'sku'")
+    session.tool("ls", "a.py\nb.py")
+    session.agent("The second try didn't work either.")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number), budget=1500)
+    failures = [(i.address, i.line) for i in marker.items if i.kind == "failure"]
+    assert failures == [(f"s{number}#3", 'Error: relation "orders" already exists'),
+                        (f"s{number}#5", "KeyError: 'sku'"),
+                        (f"s{number}#8", "The second try didn't work either.")]
+    strings = {q.text for q in marker.strings}
+    assert {'Error: relation "orders" already exists', "KeyError: 'sku'"} <= strings

@@ -1,0 +1,358 @@
+"""The MCP server through a real client: the SDK's stdio client spawning `total-recall mcp` on the record
+of every fixture store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import CallToolResult, TextContent
+
+from tests.stores import fixture_stores
+from total_recall.model import HARNESSES, Address
+from total_recall.record.reading import read
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.wire import entry_json
+
+EXE = Path(sys.executable).parent / "total-recall"
+# The tools that add to the record's derived tables (summary blocks, markers, receipts, cues) or call an
+# LLM endpoint; every other tool only reads.
+WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue",
+                 "receipts"}
+T = TypeVar("T")
+
+
+@dataclass
+class Served:
+    """A record synced from every fixture store, and the environment a server needs to serve it."""
+
+    record: Path
+    env: dict[str, str]
+
+    def store(self) -> Store:
+        return Store(self.record)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with fixture_stores(tmp_path / "stores") as stores:
+        env = {**stores.env, "HOME": str(tmp_path / "home"), "TOTAL_RECALL_HOME": str(tmp_path / "record"),
+               "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
+        record = tmp_path / "record" / "record.sqlite3"
+        with Store(record) as store:
+            assert sync(store, env=env).errors == []
+        yield Served(record, env)
+
+
+def run_client(served: Served, talk: Callable[[ClientSession], Awaitable[T]], *args: str) -> T:
+    """Spawn `total-recall mcp ARGS` with the SDK's stdio client, initialize, run `talk` on the session."""
+
+    async def main() -> T:
+        params = StdioServerParameters(command=str(EXE), args=["mcp", *args], env=served.env)
+        with open(served.record.parent / "server-stderr.log", "a", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read_stream, write_stream), \
+                    ClientSession(read_stream, write_stream) as session:
+                await session.initialize()
+                return await talk(session)
+
+    return anyio.run(main)
+
+
+def calls(served: Served, requests: list[tuple[str, dict[str, Any]]], *args: str) -> list[CallToolResult]:
+    """Each (tool, arguments) called in turn on one server."""
+
+    async def talk(session: ClientSession) -> list[CallToolResult]:
+        out = []
+        for tool, arguments in requests:
+            result = await session.call_tool(tool, arguments)
+            assert isinstance(result, CallToolResult)
+            out.append(result)
+        return out
+
+    return run_client(served, talk, "--no-sync", *args)
+
+
+def call(served: Served, tool: str, arguments: dict[str, Any], *args: str) -> CallToolResult:
+    return calls(served, [(tool, arguments)], *args)[0]
+
+
+def text(result: CallToolResult) -> str:
+    assert isinstance(result.content[0], TextContent)
+    return result.content[0].text
+
+
+def payload(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    value: dict[str, Any] = json.loads(text(result))
+    assert value == result.structured_content
+    return value
+
+
+def test_tools_list_has_every_tool_read_only_with_bounds_stated_as_min_and_max(served: Served) -> None:
+    async def talk(session: ClientSession) -> Any:
+        return (await session.list_tools()).tools
+
+    tools = {t.name: t for t in run_client(served, talk, "--no-sync")}
+    assert {"harness", "list_sessions", "read", "search"} <= set(tools)
+    for tool in tools.values():
+        assert tool.description, tool.name
+        assert tool.annotations is not None
+        if tool.name in WRITING_TOOLS:
+            assert tool.annotations.read_only_hint is False, tool.name
+            continue
+        assert tool.annotations.read_only_hint is True, tool.name
+        assert tool.annotations.open_world_hint is False, tool.name
+    read_props = tools["read"].input_schema["properties"]
+    assert (read_props["limit"]["minimum"], read_props["limit"]["maximum"]) == (1, 1000)
+    assert (read_props["max_bytes"]["minimum"], read_props["max_bytes"]["maximum"]) == (1024, 8_388_608)
+    assert read_props["offset"]["minimum"] == 0
+    assert tools["read"].input_schema["required"] == ["address"]
+    search_props = tools["search"].input_schema["properties"]
+    assert (search_props["limit"]["minimum"], search_props["limit"]["maximum"]) == (1, 1000)
+    assert set(search_props) == {"query", "limit", "harness", "session", "project", "author", "since",
+                                 "group", "max_bytes"}
+    assert (search_props["max_bytes"]["minimum"], search_props["max_bytes"]["maximum"]) == (1024, 8_388_608)
+    assert search_props["harness"]["items"]["enum"] == ["claude-code", "codex", "opencode", "vibe",
+                                                        "openclaw"]
+
+
+def test_read_returns_an_entry_exactly_as_the_record_holds_it(served: Served) -> None:
+    with served.store() as store:
+        session = next(s for s in store.sessions() if s.entries >= 3)
+        address = f"{session.address}#2"
+        expected = entry_json(read(store, address)[0])
+    got = payload(call(served, "read", {"address": address}))
+    assert got["entries"] == [expected]
+    assert got["address"] == address and got["harness"] == session.harness
+    bounds = got["bounds"]
+    assert (bounds["total_records"], bounds["returned_records"], bounds["truncated"]) == (1, 1, False)
+
+
+def test_a_reply_over_max_bytes_is_cut_at_an_entry_and_the_pages_add_up_to_the_whole(served: Served) -> None:
+    with served.store() as store:
+        session = max(store.sessions(), key=lambda s: s.entries)
+        whole = [entry_json(e) for e in read(store, session.address)]
+
+    async def page_through(session: ClientSession) -> list[CallToolResult]:
+        results: list[CallToolResult] = []
+        offset: int | None = 0
+        while offset is not None:
+            result = await session.call_tool("read", {"address": address, "offset": offset,
+                                                      "max_bytes": 20_000})
+            assert isinstance(result, CallToolResult)
+            results.append(result)
+            offset = payload(result)["bounds"]["next_offset"]
+        return results
+
+    address = session.address
+    results = run_client(served, page_through, "--no-sync")
+    assert len(results) > 2
+    pages: list[dict[str, Any]] = []
+    for result in results:
+        got = payload(result)
+        bounds = got["bounds"]
+        assert bounds["bytes"] == len(text(result).encode()) <= 20_000
+        assert bounds["offset"] == len(pages)
+        pages.extend(got["entries"])
+        if bounds["next_offset"] is not None:
+            assert bounds["truncated"] is True and "byte_cap" in bounds["truncation_reason"]
+            assert f"offset={bounds['next_offset']}" in bounds["notice"]
+    assert pages == whole
+
+
+def test_one_entry_larger_than_max_bytes_is_refused_naming_it_and_the_ceiling(served: Served) -> None:
+    with served.store() as store:
+        entries = [e for s in store.sessions() for e in read(store, s.address)]
+    longest = max(entries, key=lambda e: len(e.text))
+    assert len(longest.text) > 1024
+    result = call(served, "read", {"address": longest.address, "max_bytes": 1024})
+    assert result.is_error
+    assert text(result).startswith(f"read: {longest.address} (")
+    assert "does not fit max_bytes=1024 with its envelope: raise max_bytes (ceiling 8388608)" in text(result)
+
+
+def test_search_finds_a_fixture_word_and_every_hit_is_an_address_read_opens(served: Served) -> None:
+    got = payload(call(served, "search", {"query": "fixture", "limit": 8}))
+    hits = got["hits"]
+    assert len(hits) == 8
+    with served.store() as store:
+        for hit in hits:
+            Address.parse(hit["address"])
+            [entry] = read(store, hit["address"])
+            assert "fixture" in entry.text.lower(), hit
+
+
+def test_search_takes_the_cli_filters(served: Served) -> None:
+    filtered, grouped_result = calls(served, [
+        ("search", {"query": "fixture", "limit": 50, "harness": ["codex"], "author": ["owner"]}),
+        ("search", {"query": "fixture", "group": True})])
+    got = payload(filtered)
+    assert got["hits"] and {(h["harness"], h["author"]) for h in got["hits"]} == {("codex", "owner")}
+    grouped = payload(grouped_result)
+    assert grouped["groups"] and all("range" in g for g in grouped["groups"])
+
+
+def test_an_unknown_parameter_is_rejected_by_name_with_the_accepted_list(served: Served) -> None:
+    typo, unscoped = calls(served, [("read", {"adress": "s1"}), ("list_sessions", {"hour_back": 5})])
+    assert typo.is_error
+    assert text(typo).startswith("read: unrecognised field `adress` (did you mean `address`?)")
+    assert text(typo).endswith("; read accepts: address, offset, limit, max_bytes")
+    assert unscoped.is_error
+    assert text(unscoped).startswith("list_sessions: unrecognised field `hour_back` (did you mean "
+                                     "`hours_back`?)")
+    assert text(unscoped).endswith("; list_sessions accepts: hours_back, all, directory, max_bytes")
+
+
+def test_an_out_of_bounds_value_is_rejected_naming_the_parameter_and_its_bound(served: Served) -> None:
+    def out(name: str, given: int, bound: str) -> str:
+        return f"`{name}` is out of range: {given} — it must be {bound}"
+
+    cases = [("search", {"query": "fixture", "limit": 1001}, out("limit", 1001, "at most 1000")),
+             ("search", {"query": "fixture", "limit": 0}, out("limit", 0, "at least 1")),
+             ("read", {"address": "s1", "limit": 1001}, out("limit", 1001, "at most 1000")),
+             ("read", {"address": "s1", "max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
+             ("read", {"address": "s1", "max_bytes": 1023}, out("max_bytes", 1023, "at least 1024")),
+             ("read", {"address": "s1", "offset": -1}, out("offset", -1, "at least 0")),
+             ("list_sessions", {"max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
+             ("read", {}, "`address`: field required")]
+    results = calls(served, [(tool, arguments) for tool, arguments, _ in cases])
+    for (tool, _, message), result in zip(cases, results, strict=True):
+        assert result.is_error
+        assert text(result).startswith(f"{tool}: {message}"), text(result)
+
+
+def test_a_core_error_reaches_the_client_as_a_tool_error_with_the_core_message(served: Served) -> None:
+    missing, malformed, empty = calls(served, [("read", {"address": "s9999"}),
+                                               ("read", {"address": "banana"}), ("search", {"query": "  "})])
+    assert missing.is_error and text(missing) == "read: s9999: no such session"
+    assert malformed.is_error and text(malformed).startswith("read: not an address: 'banana'")
+    assert empty.is_error and text(empty).startswith("search: empty query")
+
+
+def test_the_harness_tool_reports_sessions_and_entries_per_harness_and_the_record(served: Served) -> None:
+    got = payload(call(served, "harness", {}))
+    with served.store() as store:
+        sessions = store.sessions()
+    assert got["server"] == "total-recall" and got["record"] == str(served.record)
+    assert got["bound_harness"] is None
+    assert [row["harness"] for row in got["harnesses"]] == list(HARNESSES)
+    for row in got["harnesses"]:
+        mine = [s for s in sessions if s.harness == row["harness"]]
+        assert (row["sessions"], row["entries"]) == (len(mine), sum(s.entries for s in mine)), row
+    assert got["sync"]["state"] == "off"
+
+
+def test_list_sessions_is_most_recent_first_and_states_what_it_held_back(served: Served) -> None:
+    default, everything = calls(served, [("list_sessions", {}),
+                                         ("list_sessions", {"all": True, "max_bytes": 2048})])
+    assert payload(default)["window"] == "the last 240 h (the default window)"
+    got = payload(everything)
+    with served.store() as store:
+        total = len({(s.harness, s.native_id) for s in store.sessions()})
+    assert got["window_count"] == total and 0 < got["returned"] == len(got["sessions"]) < total
+    assert got["held_back"] == total - got["returned"]
+    assert got["bytes"] == len(text(everything).encode()) <= 2048
+    times = [s["last_active"] or "" for s in got["sessions"]]
+    assert times == sorted(times, reverse=True)
+
+
+def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
+    with served.store() as store:
+        other = next(s for s in store.sessions() if s.harness != "codex")
+
+    async def talk(session: ClientSession) -> list[CallToolResult]:
+        calls = [("list_sessions", {"all": True, "max_bytes": 8_388_608}),
+                 ("search", {"query": "fixture", "limit": 50}),
+                 ("harness", {}), ("read", {"address": other.address}),
+                 ("search", {"query": "fixture", "harness": ["vibe"]})]
+        out = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            assert isinstance(result, CallToolResult)
+            out.append(result)
+        return out
+
+    listing, found, status, refused, refused_filter = run_client(served, talk, "--harness", "codex")
+    assert {s["harness"] for s in payload(listing)["sessions"]} == {"codex"}
+    assert payload(found)["hits"] and {h["harness"] for h in payload(found)["hits"]} == {"codex"}
+    assert payload(status)["bound_harness"] == "codex"
+    assert [row["harness"] for row in payload(status)["harnesses"]] == ["codex"]
+    assert refused.is_error
+    assert text(refused) == (f"read: {other.address} is a {other.harness} session; "
+                             "this server is bound to codex")
+    assert refused_filter.is_error and "bound to codex" in text(refused_filter)
+
+
+def test_the_harness_variable_binds_the_server_and_the_flag_wins(served: Served) -> None:
+    served.env["HARNESS"] = "vibe"
+    assert payload(call(served, "harness", {}))["bound_harness"] == "vibe"
+    assert payload(call(served, "harness", {}, "--harness", "opencode"))["bound_harness"] == "opencode"
+    served.env["HARNESS"] = ""
+    assert payload(call(served, "harness", {}))["bound_harness"] is None
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_an_unknown_harness_exits_2_with_a_message_before_serving(served: Served, how: str) -> None:
+    args, env = ["mcp"], dict(served.env)
+    if how == "flag":
+        args += ["--harness", "nope"]
+    else:
+        env["HARNESS"] = "nope"
+    done = subprocess.run([str(EXE), *args], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "unknown harness 'nope'" in done.stderr
+    assert "claude-code|codex|opencode|vibe|openclaw" in done.stderr
+
+
+def test_stdout_carries_nothing_but_the_protocol_and_logs_go_to_stderr(served: Served) -> None:
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search",
+                                                                        "arguments": {"query": "fixture"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read",
+                                                                        "arguments": {"address": "s9999"}}},
+    ]
+    errlog = served.record.parent / "raw-stderr.log"
+    # With the start-up sync on: whatever it does, none of it may reach stdout.
+    with open(errlog, "w", encoding="utf-8") as err:
+        proc = subprocess.Popen([str(EXE), "mcp"], env=served.env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test instead of hanging it
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        messages = []
+        for request in requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            if "id" in request:  # wait for its answer: a server whose stdin closes stops serving
+                messages.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        assert proc.wait() == 0
+    finally:
+        watchdog.cancel()
+    assert rest == ""
+    assert [m["jsonrpc"] for m in messages] == ["2.0"] * 4
+    assert [m["id"] for m in messages] == [1, 2, 3, 4]
+    assert messages[0]["result"]["serverInfo"]["name"] == "total-recall"
+    assert messages[2]["result"]["isError"] is False and messages[3]["result"]["isError"] is True
+    logged = errlog.read_text(encoding="utf-8")
+    assert "total-recall mcp" in logged and str(served.record) in logged

@@ -1,0 +1,153 @@
+"""Receipts: every compaction and every decision not to compact has one; a harness compaction without one
+is reported."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.keeping_helpers import Transcript, hook_json
+from tests.stores import OVERRIDES, Stores, fixture_stores
+from total_recall.keeping.audit import harness_compactions, unreceipted
+from total_recall.keeping.claude_code import claude_code_hook
+from total_recall.keeping.codex import receipt_compactions
+from total_recall.keeping.controllers import provider_compacted
+from total_recall.keeping.hooks import parse_payload
+from total_recall.keeping.marker import markers_for
+from total_recall.keeping.receipts import list_receipts
+from total_recall.keeping.runtime import next_window
+from total_recall.keeping.window import WindowPolicy, current_window
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+from total_recall.surfaces.cli import cli
+
+
+@dataclass
+class Record:
+    stores: Stores
+    home: Path
+    store: Store
+
+    def cli(self, *args: str) -> Result:
+        return CliRunner().invoke(cli, ["--home", str(self.home), *args])
+
+    def session_of(self, name: str) -> int:
+        return next(s.number for s in self.store.sessions() if s.source.endswith(name))
+
+
+@pytest.fixture
+def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Record]:
+    with fixture_stores(tmp_path / "stores") as stores:
+        for harness, var in OVERRIDES.items():
+            monkeypatch.setenv(var, str(stores.roots[harness]))
+        store = Store(tmp_path / "record" / "record.sqlite3")
+        assert sync(store).errors == []
+        yield Record(stores, tmp_path / "record", store)
+        store.close()
+
+
+def codex_records(store: Store) -> list[str]:
+    return [c.address for c in harness_compactions(store) if c.harness == "codex"]
+
+
+def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record: Record) -> None:
+    found = harness_compactions(record.store)
+    assert {c.harness for c in found} >= {"claude-code", "codex", "openclaw", "vibe"}
+    kitchen = record.session_of("synthetic_kitchen_sink_v0.146_all_record_types.jsonl")
+    codex = [c for c in found if c.session == kitchen]
+    # The `context_compacted` event is folded into the `compacted` record it announces.
+    assert len(codex) == 6 and sum(len(c.echoes) for c in codex) == 1
+
+
+def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(record: Record) -> None:
+    wanted = codex_records(record.store)
+    first = record.cli("receipts", "--json")
+    assert first.exit_code == 0, first.output
+    listed = json.loads(first.stdout)
+    codex = [r for r in listed["receipts"] if r["controller"] == "codex"]
+    assert sorted(r["source"] for r in codex) == sorted(wanted)
+    for r in codex:
+        assert (r["trigger"], r["decision"], r["knowledge"], r["marker"]) == (
+            "harness", "compacted", "sent, unconfirmed", None)
+        assert r["session"] == f"s{r['source'][1:].split('#')[0]}"
+    again = json.loads(record.cli("receipts", "--json").stdout)
+    assert again["receipts"] == listed["receipts"]
+    assert not any(u["harness"] == "codex" for u in again["unreceipted"])
+    assert receipt_compactions(record.store) == []
+
+
+def test_harness_compactions_without_a_receipt_are_reported(record: Record) -> None:
+    out = record.cli("receipts", "--json")
+    unlisted = json.loads(out.stdout)["unreceipted"]
+    compact = record.session_of("synthetic_compact_after_rewind_dag.jsonl")
+    assert {"address": f"s{compact}#9", "harness": "claude-code", "session": f"s{compact}",
+            "timestamp": "2025-07-01T10:30:00.000Z"} in unlisted
+    assert {u["harness"] for u in unlisted} >= {"claude-code", "openclaw", "vibe"}
+    assert set(unlisted[0]) == {"address", "harness", "session", "timestamp"}
+    text = record.cli("receipts")
+    assert text.exit_code == 0
+    assert f"warning: {len(unlisted)} harness compaction(s) have no receipt" in text.stderr
+    assert f"s{compact}#9" in text.stderr
+
+
+def test_a_precompact_receipt_accounts_for_the_compaction_claude_code_writes_next(
+        record: Record, tmp_path: Path) -> None:
+    t = Transcript(record.stores.roots["claude-code"] / "-work-shop" / "1e2d3c4b-5a69.jsonl", "/work/shop")
+    for n in range(3):
+        t.owner(f"Step {n}: keep the DNS-01 challenge.")
+        t.agent(f"Done with step {n}.")
+    reply = claude_code_hook(record.store, parse_payload(hook_json("PreCompact", t, trigger="auto")))
+    assert reply.stdout == ""
+    t.compacted("auto", "This session is being continued from a previous conversation.")
+    t.owner("Go on.")
+    t.compacted("auto", "This session is being continued again, and no hook ran this time.")
+    assert sync(record.store, ["claude-code"]).errors == []
+    session = next(s.number for s in record.store.sessions() if s.native_id == t.session_id)
+    mine = [c.address for c in harness_compactions(record.store, session)]
+    assert len(mine) == 2
+    # The first compaction pairs with the hook's receipt; the second had none: the alarm.
+    assert [c.address for c in unreceipted(record.store, session)] == [mine[1]]
+    assert f"s{record.session_of('synthetic_compact_after_rewind_dag.jsonl')}#9" in [
+        c.address for c in unreceipted(record.store)]
+
+
+def test_a_provider_side_compaction_writes_a_receipt_and_nothing_else(record: Record) -> None:
+    session = record.session_of("609b44ad-7c18-4745-a70b-784281dce85e.jsonl")
+    receipt = provider_compacted(record.store, session, tokens_before=180_000, tokens_after=40_000,
+                                 note="context management cleared old tool results")
+    assert receipt.id is not None
+    [stored] = list_receipts(record.store, session)
+    assert stored.id == receipt.id
+    assert (stored.controller, stored.trigger, stored.decision, stored.knowledge, stored.marker_id) == (
+        "provider-api", "harness", "compacted", "sent, unconfirmed", None)
+    assert (stored.tokens_before, stored.tokens_after) == (180_000, 40_000)
+    assert markers_for(record.store, session) == []
+
+
+def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Record) -> None:
+    session = record.session_of("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+    tokens = current_window(record.store, session).tokens
+    # 85% full with the next call: over the notice share, well inside the default headroom.
+    window = next_window(record.store, session, limit=int((tokens + 500) / 0.85), next_call_tokens=500,
+                         policy=WindowPolicy(keep_exchanges=2))
+    assert window.receipt_id is not None
+    listed = json.loads(record.cli("receipts", "--session", f"s{session}", "--json").stdout)
+    [receipt] = listed["receipts"]
+    assert (receipt["id"], receipt["controller"], receipt["decision"], receipt["knowledge"]) == (
+        window.receipt_id, "runtime", "kept", "known input")
+    assert set(receipt) == {"id", "created", "controller", "trigger", "decision", "knowledge", "session",
+                            "range", "tokens_before", "tokens_after", "marker", "source", "note"}
+    text = record.cli("receipts", "--session", f"s{session}")
+    assert "runtime" in text.stdout and "kept" in text.stdout
+
+
+def test_receipts_of_a_session_the_record_does_not_hold_is_an_error(record: Record) -> None:
+    bad = record.cli("receipts", "--session", "s999")
+    assert bad.exit_code == 2 and "no such session" in bad.stderr
+    worse = record.cli("receipts", "--session", "3#4")
+    assert worse.exit_code == 2 and "not an address" in worse.stderr
