@@ -22,6 +22,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.stores import fixture_stores
+from tests.test_mcp import WRITING_TOOLS
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
@@ -136,13 +137,14 @@ def tool_call(inspector: Inspector, record: Record, tool: str, **arguments: str)
     return value
 
 
-def test_the_inspector_lists_every_tool_read_only_with_portable_schemas(inspector: Inspector,
+def test_the_inspector_lists_every_tool_with_honest_annotations_and_portable_schemas(inspector: Inspector,
                                                                         record: Record) -> None:
     done = run(inspector, record, "--method", "tools/list", "--strict")
     assert done.returncode == 0, done.stderr  # --strict exits 6 on any error-severity portability problem
     tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
     assert {"harness", "list_sessions", "read", "search"} <= set(tools)
-    assert all(t["annotations"]["readOnlyHint"] is True for t in tools.values())
+    assert {"compact", "cue", "summarise_from"} <= set(tools)
+    assert all(t["annotations"]["readOnlyHint"] is (name not in WRITING_TOOLS) for name, t in tools.items())
     limit = tools["search"]["inputSchema"]["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (1, 1000)
     assert tools["read"]["inputSchema"]["properties"]["max_bytes"]["maximum"] == 8_388_608
