@@ -4,13 +4,19 @@ which one keeps the owner's words.
 
     python bench/deciding.py [--sessions 3] [--cycles 5] [--turns 80] [--budget 3000] [--seed 1]
 
+The figures are printed and written to bench/out/deciding.json.
+
 1. Generated sessions, written in Claude Code's native JSONL and synced through the real reader: owner
    instructions, exact strings (commit hashes, paths, error lines, URLs, hosts, times, commands),
    decisions, failed attempts and open items are planted among noise (long tool outputs, and pasted
    emails full of imperative sentences that are not the owner's instructions).
-2. Five compaction cycles: each cycle appends more turns, syncs, and compacts everything before the
-   verbatim tail. Our marker is built from the record every time; the summary baseline re-summarises
-   its previous summary plus the newly evicted turns, the way a harness's summary does.
+2. Five compaction cycles, the way the window model keeps markers: each cycle appends more turns, syncs,
+   and compacts what left the window since the last cycle (everything up to the verbatim tail of two
+   whole exchanges) into a new marker built from the record; the markers of earlier cycles stay in view,
+   and each is also handed back into the transcript the way a SessionStart hook's context is, so a marker
+   built from an older marker would show. The summary baseline re-summarises its previous summary plus
+   the newly evicted turns, the way a harness's summary does, with as many tokens as the markers in view.
+   A third row builds one marker of a single budget over the whole evicted history.
 3. After each cycle, for both: planted instructions kept verbatim (in view, or one pointer away), planted
    exact strings recoverable (in view, or in an entry the marker addresses), addresses that resolve,
    pasted imperatives wrongly quoted as instructions.
@@ -40,11 +46,14 @@ from typing import Any
 
 import orjson
 
+from total_recall.errors import LLMNotConfigured
 from total_recall.find.exact import extract
 from total_recall.keeping.marker import Marker, build_marker
 from total_recall.keeping.tail import evictable_range
 from total_recall.keeping.tokens import estimate_tokens
 from total_recall.keeping.verify import verify
+from total_recall.llm.prompt import Piece, fit
+from total_recall.llm.provider import Message, Provider
 from total_recall.model import Address, Entry
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -217,6 +226,12 @@ class ClaudeWriter:
                        "content": [block]}
             self._put({"type": "assistant", "message": message})
 
+    def hook_context(self, text: str) -> None:
+        """What Claude Code records when a SessionStart hook returns additionalContext."""
+        self._put({"type": "attachment", "attachment": {
+            "type": "hook_additional_context", "hookName": "SessionStart:compact",
+            "hookEvent": "SessionStart", "content": [text]}})
+
     def tool_result(self, tool_id: str, text: str, error: bool) -> None:
         self._put({"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": tool_id, "content": text, "is_error": error}]}})
@@ -288,6 +303,34 @@ def narrative_summary(previous: str | None, entries: list[Entry], budget: int) -
     while lines and estimate_tokens("\n".join([header, *lines])) > budget:
         lines.pop(0)
     return "\n".join([header, *lines])
+
+
+class LLMSummary:
+    """The LLM baseline, when an OpenAI-compatible endpoint is configured (`total-recall llm-status`): the
+    previous summary plus the newly evicted entries in, a new summary of at most `budget` tokens out."""
+
+    SYSTEM = ("You compact a coding agent's context window. Write the summary the agent will continue from "
+              "after its window is cleared: what the owner asked for and required, what was done, decided "
+              "and failed, and what is open. At most {budget} tokens.")
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+
+    @classmethod
+    def configured(cls) -> LLMSummary | None:
+        try:
+            return cls(Provider.from_env())
+        except LLMNotConfigured:
+            return None
+
+    def __call__(self, previous: str | None, entries: list[Entry], budget: int) -> str:
+        pieces = [Piece(f"{e.address} {e.author}: {e.text[:2000]}") for e in entries
+                  if e.kind in ("message", "tool_call", "tool_result")]
+        body = fit(pieces, 150_000).text
+        prompt = (f"Previous summary:\n{previous}\n\n" if previous else "") + f"New entries:\n{body}"
+        answer = self.provider.complete([Message("system", self.SYSTEM.format(budget=budget)),
+                                         Message("user", prompt)], max_output_tokens=budget)
+        return answer.text
 
 
 # ---- measuring ----------------------------------------------------------------------------
@@ -393,7 +436,10 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         writers.append(ClaudeWriter(root / "projects" / f"-srv-app{i}" / f"{sid}.jsonl", f"/srv/app{i}",
                                     1_790_000_000 + i * 86_400))
     summaries: list[str | None] = [None] * args.sessions
+    llm = LLMSummary.configured()
+    llm_summaries: list[str | None] = [None] * args.sessions
     evicted_upto: list[int] = [0] * args.sessions
+    in_view: list[list[Marker]] = [[] for _ in writers]
     cycles: list[dict[str, Any]] = []
     for cycle in range(1, args.cycles + 1):
         for w, p in zip(writers, planters, strict=True):
@@ -401,13 +447,15 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             write_turns(w, p, args.turns)
         sync(store, ["claude-code"], roots={"claude-code": root})
         reader = Reader(store)
-        ours, theirs, build_ms = Score(), Score(), []
+        ours, theirs, one, by_llm, build_ms = Score(), Score(), Score(), Score(), []
         for i, w in enumerate(writers):
             number = next(s.number for s in store.sessions() if s.native_id == w.sid)
-            rng = evictable_range(store, number, keep_exchanges=2)
-            assert rng is not None and rng.last is not None
-            evicted = read(store, rng)
-            # Ground truth inside the evicted range: planted text found in an owner entry there.
+            tail = evictable_range(store, number, keep_exchanges=2)
+            assert tail is not None and tail.last is not None and tail.last > evicted_upto[i]
+            # This cycle evicts what left the window since the last one; the truth is everything evicted.
+            rng = Address(number, evicted_upto[i] + 1, tail.last)
+            history = Address(number, 1, tail.last)
+            evicted = read(store, history)
             owner_text = "\n".join(e.text for e in evicted if e.author == "owner")
             everything = "\n".join(e.text for e in evicted)
             truth = truths[i]
@@ -418,15 +466,32 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             marker = build_marker(store, rng, args.budget, args.bo)
             build_ms.append((time.perf_counter() - t0) * 1000)
             verify(store, marker)
-            quotes = [q.text for q in marker.instructions]
-            add(ours, score_text(marker_text(marker), reader, instructions, strings, pasted, quotes))
+            in_view[i].append(marker)
+            view = "\n\n".join(m.text for m in in_view[i])
+            quotes = [q.text for m in in_view[i] for q in m.instructions]
+            add(ours, score_text(view, reader, instructions, strings, pasted, quotes))
+            # The summary gets as many tokens in view as the markers have together.
             new = [e for e in evicted if e.seq > evicted_upto[i]]
-            summaries[i] = narrative_summary(summaries[i], new, args.budget)
-            evicted_upto[i] = rng.last
+            summaries[i] = narrative_summary(summaries[i], new, args.budget * cycle)
             summary = summaries[i] or ""
             add(theirs, score_text(summary, reader, instructions, strings, pasted,
                                    [ln for ln in summary.splitlines() if any(p in ln for p in pasted)]))
-        cycles.append({"cycle": cycle, "marker": ours.row(), "summary": theirs.row(),
+            if llm is not None:
+                llm_summaries[i] = llm(llm_summaries[i], new, args.budget * cycle)
+                text = llm_summaries[i] or ""
+                add(by_llm, score_text(text, reader, instructions, strings, pasted,
+                                       [ln for ln in text.splitlines() if any(p in ln for p in pasted)]))
+            # How far one marker of the same budget stretches over the whole history.
+            single = build_marker(store, history, args.budget, args.bo)
+            verify(store, single)
+            add(one, score_text(single.text, reader, instructions, strings, pasted,
+                                [q.text for q in single.instructions]))
+            evicted_upto[i] = tail.last
+            # The marker goes back into the transcript the way a SessionStart hook's context does: the
+            # next marker must be built from the record, never from this one.
+            w.hook_context(marker.text)
+        cycles.append({"cycle": cycle, "marker": ours.row(), "summary": theirs.row(), "one_marker": one.row(),
+                       **({"llm_summary": by_llm.row()} if llm is not None else {}),
                        "build_ms_max": round(max(build_ms), 1),
                        "entries": sum(s.entries for s in store.sessions())})
     store.close()
@@ -503,14 +568,21 @@ def fixtures(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
 
 
 def print_report(result: dict[str, Any]) -> None:
-    print("\ncycle  method   instr%   strings%  addr%    addrs  false-instr  tokens  (instr/strings)")
+    print("\nmarker: the markers in view, one per cycle; summary: a re-summarised narrative with as many "
+          "tokens;\none_marker: a single marker of one budget over the whole evicted history")
+    print("\ncycle  method        instr%   strings%  addr%    addrs  false-instr  tokens  (instr/strings)")
     for c in result["generated"]["cycles"]:
-        for name in ("marker", "summary"):
+        for name in ("marker", "summary", "llm_summary", "one_marker"):
+            if name not in c:
+                continue
             r = c[name]
-            print(f"{c['cycle']:>5}  {name:<7} {fmt(r['instructions_pct']):>7} {fmt(r['strings_pct']):>9} "
+            print(f"{c['cycle']:>5}  {name:<10} {fmt(r['instructions_pct']):>7} {fmt(r['strings_pct']):>9} "
                   f"{fmt(r['addresses_pct']):>7} {r['addresses']:>7} {r['false_instructions']:>12} "
                   f"{r['tokens']:>7}  ({r['instructions']}/{r['strings']})")
         print(f"       marker build max {c['build_ms_max']} ms over {c['entries']} entries")
+    if "llm_summary" not in result["generated"]["cycles"][0]:
+        print("llm_summary: skipped — no OpenAI-compatible endpoint is configured "
+              "(see `total-recall llm-status`)")
     b = result["build"]
     print(f"\n10k-entry range {b['range']}: build median {b['build_ms_median']} ms "
           f"(max {b['build_ms_max']}), read median {b['read_ms_median']} ms, "

@@ -121,3 +121,23 @@ def test_save_marker_refuses_a_marker_that_fails_and_stores_nothing(demo: Store,
     assert markers_for(demo, 1, include_withdrawn=True) == []
     assert demo.execute("SELECT COUNT(*) FROM markers").fetchone()[0] == 0
     assert save_marker(demo, marker) > 0
+
+
+def test_a_tight_budget_lists_the_best_left_over_entries_by_address_and_names_the_rest(demo: Store) -> None:
+    full = build_marker(demo, Address(1), budget=1500)
+    tight = build_marker(demo, Address(1), budget=420)
+    verify(demo, tight)
+    overflow = [p for p in tight.pointers if " more exact strings at " in p]
+    assert overflow, tight.text
+    listed = overflow[0].split(" at ", 1)[1].split(",", 1)[0]
+    assert listed.startswith("s1#") and len(tight.strings) < len(full.strings)
+    assert ", the rest in s1#" in overflow[0]
+
+
+def test_an_overflow_line_naming_an_entry_the_record_cannot_return_is_refused(demo: Store) -> None:
+    tight = build_marker(demo, Address(1), budget=420)
+    line = next(p for p in tight.pointers if " more exact strings " in p)
+    lie = line.split(" at ")[0].split(" in ")[0] + " at s1#5,9999, the rest in s1#2-40"
+    bad = forged(tight, pointers=tuple(lie if p == line else p for p in tight.pointers))
+    with pytest.raises(MarkerRejected, match="9999"):
+        verify(demo, bad)

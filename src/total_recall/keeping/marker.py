@@ -99,7 +99,8 @@ DIRECTORY_RANGE = re.compile(
     r"^→ (\d+) older instructions?, word for word among the owner's messages in (s\d+#\d+(?:-\d+)?)$"
 )
 OVERFLOW = re.compile(
-    r"^→ (\d+)(\+?) more (exact strings|items) (?:at (s\d+#\d+(?:,\d+)*)|in (s\d+#\d+(?:-\d+)?))$"
+    r"^→ (\d+)(\+?) more (exact strings|items) "
+    r"(?:at (s\d+#\d+(?:,\d+)*)(?:, the rest in (s\d+#\d+(?:-\d+)?))?|in (s\d+#\d+(?:-\d+)?))$"
 )
 
 
@@ -339,23 +340,26 @@ def _strings(store: Store, session: int, entries: Sequence[_Entry]) -> tuple[lis
     for order, found in enumerate(scan.found):
         q = Quote(f"s{session}#{found.seq}", found.text)
         out.append(_Candidate(found.score, order, found.seq, _string_line(q), quote=q))
-    return out, _holding_strings(store, entries, scan.unscanned)
+    return out, _holding_strings(store, session, scan.unscanned)
 
 
-def _holding_strings(store: Store, entries: Sequence[_Entry], seqs: Sequence[int]) -> list[int]:
+_HOLDING_CHECK_MOST = 2_000
+
+
+def _holding_strings(store: Store, session: int, seqs: Sequence[int]) -> list[int]:
     """Of the tool outputs too long to scan here, those the exact index (filled at sync) holds strings
     for: the marker points at these, and not at the many outputs that hold none."""
-    if not seqs:
-        return []
-    ids = {e.seq: e.id for e in entries}
-    wanted = [ids[q] for q in seqs if q in ids]
+    if len(seqs) > _HOLDING_CHECK_MOST:
+        return list(seqs)  # more than any overflow line lists one by one: not worth the lookups
     holding: set[int] = set()
-    for i in range(0, len(wanted), 900):  # SQLite's bound on parameters per statement
-        chunk = wanted[i:i + 900]
+    for i in range(0, len(seqs), 900):  # SQLite's bound on parameters per statement
+        chunk = list(seqs[i:i + 900])
         marks = ",".join("?" * len(chunk))
-        rows = store.execute(f"SELECT DISTINCT entry FROM strings WHERE entry IN ({marks})", chunk)
+        rows = store.execute(
+            f"SELECT e.seq FROM entries e WHERE e.session = ? AND e.seq IN ({marks}) "
+            "AND EXISTS (SELECT 1 FROM strings s WHERE s.entry = e.id)", [session, *chunk])
         holding.update(int(r[0]) for r in rows)
-    return [q for q in seqs if ids.get(q) in holding]
+    return [q for q in seqs if q in holding]
 
 
 # -- items --
@@ -487,13 +491,20 @@ def _fill(cands: Sequence[_Candidate], budget: int, what: str, session: int,
     if not unscanned and _need(cands, head, budget) <= budget:
         return list(cands), None, head + sum(c.cost for c in cands)
     # When the addresses of every candidate fit in one list, keep room for that list first: a string
-    # one read away at its own address is recoverable, one lost in a range of thousands is not.
+    # one read away at its own address is recoverable, one lost in a range of thousands is not. When they
+    # do not, half the room goes to as many addresses as fit (an address costs a few tokens, a quoted
+    # line four times that) and the rest is named as a range.
     every = sorted({c.seq for c in cands} | set(unscanned))
-    whole_list = f"→ {len(cands)}{'+' if unscanned else ''} more {what} at {_address_list(session, every)}"
-    if head + _cost(whole_list) + _SHORTEST_LINE <= budget:
+    bound = _cost(_overflow_bound(what, len(cands), session, [c.seq for c in cands] + list(unscanned)))
+    # An address costs two tokens at the least: a list longer than the budget allows is not written out.
+    fits = head + _ADDRESS_LEAST * len(every) + _SHORTEST_LINE <= budget
+    whole_list = (f"→ {len(cands)}{'+' if unscanned else ''} more {what} at {_address_list(session, every)}"
+                  if fits else "")
+    if fits and head + _cost(whole_list) + _SHORTEST_LINE <= budget:
         reserve = _cost(whole_list)
     else:
-        reserve = _cost(_overflow_bound(what, len(cands), session, [c.seq for c in cands] + list(unscanned)))
+        reserve = max(bound + _cost(_REST.format(range=Address(session, 1, every[-1]))),
+                      (budget - head) // 2)
     used = head
     taken: list[_Candidate] = []
     misses = 0
@@ -513,13 +524,39 @@ def _fill(cands: Sequence[_Candidate], budget: int, what: str, session: int,
         return taken, None, used
     count = f"{len(rest)}{'+' if unscanned else ''}"
     held = sorted(set(rest) | set(unscanned))
-    line = f"→ {count} more {what} in {Address(session, held[0], held[-1])}"
-    # Each listed address past the first two costs more than a token over the range form: a list that
-    # cannot fit is not written out (it may name thousands of entries).
-    if used + _cost(line) + SCALE * (len(held) - 2) <= budget:
+    if used + _ADDRESS_LEAST * len(held) <= budget:
         listed = f"→ {count} more {what} at {_address_list(session, held)}"
-        line = listed if used + _cost(listed) <= budget else line
+        if used + _cost(listed) <= budget:
+            return taken, listed, used + _cost(listed)
+    line = _partial_list(what, count, session, list(dict.fromkeys([*rest, *unscanned])), budget - used)
     return taken, line, used + _cost(line)
+
+
+_REST = ", the rest in {range}"
+_ADDRESS_LEAST = 2 * SCALE
+
+
+def _partial_list(what: str, count: str, session: int, ranked: list[int], room: int) -> str:
+    """The overflow line within `room`: the entries of the best-ranked left-over lines by address, the
+    rest as one range (or only the range, when not even one address fits beside it)."""
+    ordered = sorted(ranked)
+    whole = f"→ {count} more {what} in {Address(session, ordered[0], ordered[-1])}"
+    # An upper bound for the range part, whichever entries end up in it.
+    tail = _cost(_REST.format(range=Address(session, ordered[0], ordered[-1]))) - SCALE
+    base = _cost(f"→ {count} more {what} at s{session}#")
+    listed: list[int] = []
+    cost = base + tail
+    for seq in ranked:
+        step = weight(f"{seq},")
+        if cost + step > room:
+            break
+        listed.append(seq)
+        cost += step
+    if not listed:
+        return whole
+    left = sorted(set(ranked) - set(listed))
+    line = f"→ {count} more {what} at {_address_list(session, sorted(listed))}"
+    return line + (_REST.format(range=Address(session, left[0], left[-1])) if left else "")
 
 
 # A line shorter than this does not exist; after this many misfits in a row the rest will not fit either.

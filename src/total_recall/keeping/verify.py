@@ -174,9 +174,13 @@ def _check_pointer(pointer: str, span: Address, entries: _Entries) -> None:
             if e.author != "owner":
                 raise MarkerRejected(f"{e.address}: listed as an instruction, but {e.author} wrote it")
         return
-    if (m := DIRECTORY_RANGE.match(pointer)) or (m := OVERFLOW.match(pointer)):
-        named = m.group(2) if m.re is DIRECTORY_RANGE else (m.group(4) or m.group(5))
-        _check_addresses(named, span, entries)
+    if m := DIRECTORY_RANGE.match(pointer):
+        _check_addresses(m.group(2), span, entries)
+        return
+    if m := OVERFLOW.match(pointer):
+        for named in (m.group(4), m.group(5), m.group(6)):
+            if named:
+                _check_addresses(named, span, entries)
         return
     raise MarkerRejected(f"pointer {_clip(pointer)!r} is not a pointer line a marker writes")
 
