@@ -25,7 +25,9 @@ The figures are printed and written to bench/out/deciding.json.
 5. Marker build time for a 10k-entry range (median of several builds), against reading the same range.
 
 Targets (issue 4): 100 % of instructions, ≥ 99 % of exact strings, 100 % of addresses verified, every
-cycle; marker build < 200 ms for a 10k-entry range.
+cycle; marker build < 200 ms for a 10k-entry range. The strings target needs room to list every entry
+that holds one: with these dense sessions it is met at --budget 6000, not at the default 3000 (see
+docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -283,8 +285,8 @@ def write_turns(w: ClaudeWriter, p: Planter, turns: int) -> None:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-def first_sentence(text: str, most: int = 110) -> str:
-    line = _SENTENCE.split(text.strip(), maxsplit=1)[0].replace("\n", " ")
+def first_sentences(text: str, n: int = 1, most: int = 110) -> str:
+    line = " ".join(_SENTENCE.split(text.strip(), maxsplit=n)[:n]).replace("\n", " ")
     return line if len(line) <= most else line[: most - 1] + "…"
 
 
@@ -295,9 +297,9 @@ def narrative_summary(previous: str | None, entries: list[Entry], budget: int) -
     owner: str | None = None
     for e in entries:
         if e.author == "owner" and e.kind == "message":
-            owner = first_sentence(e.text)
+            owner = first_sentences(e.text, 3, 240)  # the owner's words get the most room
         elif e.author == "agent" and e.kind == "message" and owner is not None:
-            lines.append(f"- The owner asked: {owner} The agent: {first_sentence(e.text)}")
+            lines.append(f"- The owner asked: {owner} The agent: {first_sentences(e.text)}")
             owner = None
     header = "Summary of the conversation so far:"
     while lines and estimate_tokens("\n".join([header, *lines])) > budget:
@@ -576,17 +578,18 @@ def print_report(result: dict[str, Any]) -> None:
             if name not in c:
                 continue
             r = c[name]
-            print(f"{c['cycle']:>5}  {name:<10} {fmt(r['instructions_pct']):>7} {fmt(r['strings_pct']):>9} "
+            print(f"{c['cycle']:>5}  {name:<11}{fmt(r['instructions_pct']):>7} {fmt(r['strings_pct']):>9} "
                   f"{fmt(r['addresses_pct']):>7} {r['addresses']:>7} {r['false_instructions']:>12} "
                   f"{r['tokens']:>7}  ({r['instructions']}/{r['strings']})")
         print(f"       marker build max {c['build_ms_max']} ms over {c['entries']} entries")
     if "llm_summary" not in result["generated"]["cycles"][0]:
         print("llm_summary: skipped — no OpenAI-compatible endpoint is configured "
               "(see `total-recall llm-status`)")
-    b = result["build"]
-    print(f"\n10k-entry range {b['range']}: build median {b['build_ms_median']} ms "
-          f"(max {b['build_ms_max']}), read median {b['read_ms_median']} ms, "
-          f"build/read {b['build_over_read']}×, {b['marker_tokens']} tokens")
+    b = result["build"] or {}
+    if b:
+        print(f"\n10k-entry range {b['range']}: build median {b['build_ms_median']} ms "
+              f"(max {b['build_ms_max']}), read median {b['read_ms_median']} ms, "
+              f"build/read {b['build_over_read']}×, {b['marker_tokens']} tokens")
     print("\nreal fixtures: harness summary vs our marker (same range, same token size)")
     for f in result["fixtures"]:
         m, h = f["marker"], f["harness_summary"]
@@ -611,11 +614,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bo", type=int, default=None, help="instruction budget Bo (default: the builder's)")
     ap.add_argument("--repeat", type=int, default=7, help="builds timed over the 10k-entry range")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-build-time", action="store_true", help="skip the 10k-entry build timing")
     ap.add_argument("--json", type=Path, default=REPO / "bench" / "out" / "deciding.json")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="deciding-") as tmp:
         work = Path(tmp)
-        result = {"generated": generated(args, work), "build": build_time(args, work),
+        result = {"generated": generated(args, work),
+                  "build": None if args.no_build_time else build_time(args, work),
                   "fixtures": fixtures(args, work),
                   "args": {k: v for k, v in vars(args).items() if k != "json"}}
     args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -623,9 +628,10 @@ def main(argv: list[str] | None = None) -> int:
     print_report(result)
     met = all(c["marker"]["instructions_pct"] == 100 and (c["marker"]["strings_pct"] or 0) >= 99
               and c["marker"]["addresses_pct"] == 100 for c in result["generated"]["cycles"])
+    b = result["build"]
+    fast = "" if not b else f"build < 200 ms: {'met' if b['build_ms_median'] < 200 else 'MISSED'}"
     print(f"\ntargets (100 % instructions, ≥ 99 % strings, 100 % addresses, every cycle): "
-          f"{'met' if met else 'MISSED'}; "
-          f"build < 200 ms: {'met' if result['build']['build_ms_median'] < 200 else 'MISSED'}")
+          f"{'met' if met else 'MISSED'}; {fast}")
     return 0
 
 

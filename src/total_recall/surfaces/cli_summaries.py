@@ -13,10 +13,9 @@ from typing import Any
 import click
 
 from total_recall.errors import TotalRecallError
+from total_recall.mining.summaries import PERIOD_HOURS_DEFAULT
 from total_recall.model import HARNESSES
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
-
-PERIOD_DEFAULT_HOURS = 24
 
 
 def _session_and_from(store: Any, tool: str, target: str | None) -> tuple[int, int | None, int | None]:
@@ -91,7 +90,7 @@ def cache_delete_latest_command(settings: Settings, session: str, reason: str, a
 
 @cli.command("prior-period-summary")
 @click.option("--hours", type=float, default=None,
-              help=f"The window: the last N hours (0 or omitted: {PERIOD_DEFAULT_HOURS}).")
+              help=f"The window: the last N hours (0 or omitted: {PERIOD_HOURS_DEFAULT}).")
 @click.option("--directory", default=None, help="Only sessions whose folder contains this.")
 @click.option("--all", "everything", is_flag=True, help="The whole record, on purpose (not with --hours).")
 @click.option("--harness", type=click.Choice(HARNESSES), default=None, help="Only this harness.")
