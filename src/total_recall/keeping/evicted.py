@@ -1,0 +1,144 @@
+"""The evicted range as the marker builder reads it: the entries that may be mined, lean.
+
+Three queries (entries, the quarantine log, spans; the tree only when the session forks) and no per-entry
+work in SQL. Of a long tool output only the head and tail are read, as `find/exact.py` scans them. A marker
+Total Recall injected into a transcript is masked (blanked, offsets kept), so no marker is built from an
+older one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from total_recall.errors import AddressError, MarkerError
+from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL
+from total_recall.keeping.items import error_lines, failed
+from total_recall.model import Address, Span, SpanTag
+from total_recall.record.branches import active_branch
+from total_recall.record.store import Store
+
+# A marker Total Recall handed back to a harness, from its header line to its end line.
+INJECTED = re.compile(
+    r"\[total-recall marker (s\d+#\d+(?:-\d+)?)\].*?(?:\[end total-recall marker \1\]|\Z)", re.S
+)
+
+
+@dataclass(slots=True)
+class MinedEntry:
+    """What the builder needs of one entry. `text` has any injected marker blanked out (same offsets);
+    `original` is the text as recorded, which every quote must still be found in."""
+
+    id: int
+    seq: int
+    author: str
+    kind: str
+    text: str
+    original: str
+    tool: str | None
+    masks: tuple[tuple[int, int], ...] = ()
+    spans: tuple[Span, ...] = ()
+    failed: bool = False
+    errors: tuple[str, ...] = ()
+
+    def holds(self, quoted: str) -> bool:
+        """Whether `quoted` (… marks a shortened line) stands in the recorded text outside any mask."""
+        core = quoted.removesuffix("…")
+        return core in self.text and (not self.masks or core in self.original)
+
+
+def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry]]:
+    """The entries of the range that may be mined, with the owner's spans.
+
+    Three queries (entries, the quarantine log, spans; the tree only when the session forks) and no
+    per-entry work in SQL: `Store.entries` builds a full `Entry` per row (source path, two quarantine
+    subqueries), which alone costs more than a 10k-entry range's budget of 200 ms.
+    Erased, quarantined and side-branch entries, harness and system text, summaries and metadata are left
+    out: none of them is the owner's or the agent's own record of this range.
+    """
+    info = store.session(address.session)
+    if info.entries == 0:
+        raise MarkerError(f"s{address.session} holds no entries: there is nothing to compact")
+    first = address.first or 1
+    last = address.last if address.last is not None else info.entries
+    if last > info.entries:
+        raise AddressError(f"{address}: outside s{address.session} (it has {info.entries} entries)")
+    span = Address(address.session, first, last)
+    cur = store.db.cursor()
+    cur.row_factory = None
+    # Of a long tool output only the head and tail are ever read (for failures, error lines, strings), as
+    # find/exact.py scans them; the text of an entry that is not mined is not read at all.
+    rows = cur.execute(
+        "SELECT id, seq, author, kind, CASE WHEN erased_at IS NOT NULL OR author NOT IN ('owner', 'agent', "
+        "'tool') OR kind NOT IN ('message', 'thinking', 'tool_call', 'tool_result') THEN NULL "
+        "WHEN kind = 'tool_result' AND length(text) > ? "
+        "THEN substr(text, 1, ?) || char(10) || substr(text, -?) ELSE text END, "
+        "tool, native_id, native_parent, erased_at FROM entries "
+        "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+        (TOOL_HEAD + TOOL_TAIL, TOOL_HEAD, TOOL_TAIL, address.session, first, last),
+    ).fetchall()
+    if not rows:
+        return span, []
+    low, high = min(r[0] for r in rows), max(r[0] for r in rows)
+    state: dict[int, str] = {}
+    for entry_id, action in cur.execute(
+        "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
+    ):
+        state[entry_id] = action
+    side: set[str] = set()
+    whole = first == 1 and last == info.entries
+    if any(r[7] for r in rows) and _forks(store, address.session, rows, whole):
+        active = active_branch(store.tree_links(address.session))
+        side = {r[6] for r in rows if r[6] is not None and r[6] not in active}
+    kept: dict[int, MinedEntry] = {}
+    hidden = {entry_id for entry_id, action in state.items() if action == "quarantine"}
+    for entry_id, seq, author, kind, text, tool, native_id, _, _ in rows:
+        # The query left the text out of every entry that is not mined (erased, harness, metadata …).
+        if text is None or (hidden and entry_id in hidden) or (side and native_id in side):
+            continue
+        if "[total-recall marker " in text:
+            masks = tuple(_injected(text))
+            kept[entry_id] = MinedEntry(entry_id, seq, author, kind, _blank(text, masks), text, tool, masks)
+        else:
+            kept[entry_id] = MinedEntry(entry_id, seq, author, kind, text, text, tool)
+        if kind == "tool_result" and failed(text):
+            kept[entry_id].failed = True
+            kept[entry_id].errors = tuple(error_lines(text))
+    spans: dict[int, list[Span]] = {}
+    for entry_id, start, end, tag in cur.execute(
+        "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
+        (low, high),
+    ):
+        e = kept.get(entry_id)
+        if e is not None and e.author == "owner" and not any(s < end and start < t for s, t in e.masks):
+            spans.setdefault(entry_id, []).append(Span(start, end, cast(SpanTag, tag)))
+    for entry_id, found in spans.items():
+        kept[entry_id].spans = tuple(found)
+    return span, list(kept.values())
+
+
+def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], whole: bool) -> bool:
+    """Whether any entry of the session has two children: only then can an entry be on a side branch
+    (working out the active branch of a 10k-entry session costs a fifth of the builder's time)."""
+    if whole:
+        parents = [r[7] for r in rows if r[7] is not None]
+        return len(parents) != len(set(parents))
+    return store.db.execute(
+        "SELECT 1 FROM entries WHERE session = ? AND native_parent IS NOT NULL GROUP BY native_parent "
+        "HAVING COUNT(*) > 1 LIMIT 1",
+        (session,),
+    ).fetchone() is not None
+
+
+def _injected(text: str) -> list[tuple[int, int]]:
+    """Where markers Total Recall injected stand in `text`, header to end line."""
+    return [(m.start(), m.end()) for m in INJECTED.finditer(text)]
+
+
+def _blank(text: str, masks: Sequence[tuple[int, int]]) -> str:
+    """The text with the masked parts turned to spaces (newlines kept), so offsets stay true."""
+    for start, end in masks:
+        text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return text
