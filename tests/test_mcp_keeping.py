@@ -68,3 +68,12 @@ def test_bad_compactions_are_refused_with_the_reason(demo: Served) -> None:
     assert small.is_error and "too small" in text(small)
     assert outside.is_error and "not inside s1" in text(outside)
     assert multi.is_error and "one line" in text(multi)
+
+
+def test_a_server_bound_to_a_harness_accounts_only_for_its_sessions(demo: Served) -> None:
+    (done,) = calls(demo, [("compact", {"session_id": "s1", "budget": 800})])
+    assert not done.is_error, text(done)
+    everything = payload(calls(demo, [("receipts", {})])[0])
+    assert [r["session"] for r in everything["receipts"]] == ["s1"]
+    bound = payload(calls(demo, [("receipts", {})], "--harness", "codex")[0])
+    assert bound["receipts"] == [] and all(u["harness"] == "codex" for u in bound["unreceipted"])

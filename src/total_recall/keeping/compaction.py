@@ -73,9 +73,10 @@ class Account:
     unreceipted: list[HarnessCompaction]
 
 
-def account(store: Store, session: int | None = None) -> Account:
+def account(store: Store, session: int | None = None, harness: str | None = None) -> Account:
     """The receipts, after writing those of Codex compactions in the record that have none (Codex versions
-    without hooks give no other moment to get one; idempotent), and the compactions still without one.
+    without hooks give no other moment to get one; idempotent), and the compactions still without one;
+    with `harness`, only those of that harness's sessions.
 
     Raises:
         AddressError: `session` names no session.
@@ -83,4 +84,9 @@ def account(store: Store, session: int | None = None) -> Account:
     if session is not None:
         store.session(session)
     receipt_compactions(store, session)
-    return Account(list_receipts(store, session), unreceipted(store, session))
+    receipts, missing = list_receipts(store, session), unreceipted(store, session)
+    if harness is not None:
+        ours = {s.number for s in store.sessions([harness])}
+        receipts = [r for r in receipts if r.session in ours]
+        missing = [c for c in missing if c.session in ours]
+    return Account(receipts, missing)

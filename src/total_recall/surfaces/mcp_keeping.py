@@ -8,7 +8,7 @@ writes the receipts of Codex compactions that have none (idempotent), so none of
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.types import CallToolResult
 from pydantic import Field
@@ -21,7 +21,6 @@ from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES
 from total_recall.mining.flood import fit_json
 from total_recall.mining.scope import REPORT_MAX_BYTES, resolve_session
 from total_recall.model import Address
-from total_recall.record.store import Store
 from total_recall.surfaces.mcp import ADDS, Binding, MaxBytes, RecallServer, reply
 from total_recall.surfaces.wire import account_json, compaction_json, cue_json, stored_marker_json
 
@@ -94,14 +93,5 @@ def register(server: RecallServer, binding: Binding) -> None:
         with binding.store() as store:
             number = (resolve_session(store, "receipts", session_id, binding.harness).session.number
                       if session_id.strip() else None)
-            whole = account_json(account(store, number))
-            if binding.harness is not None:
-                whole = _within(store, whole, binding.harness)
+            whole = account_json(account(store, number, binding.harness))
             return reply(fit_json("receipts", session_id or "all", whole, "receipts", max_bytes))
-
-
-def _within(store: Store, whole: dict[str, Any], harness: str) -> dict[str, Any]:
-    """A bound server's view: the receipts and unreceipted compactions of its harness's sessions."""
-    ours = {s.address for s in store.sessions([harness])}
-    return {"receipts": [r for r in whole["receipts"] if r["session"] in ours],
-            "unreceipted": [u for u in whole["unreceipted"] if u["session"] in ours]}
