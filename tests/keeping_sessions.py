@@ -33,6 +33,12 @@ class ClaudeSession:
             fh.write(json.dumps(line) + "\n")
         self.parent = node
 
+    def rewind_to(self, line: int) -> ClaudeSession:
+        """The next line continues from line number `line` (1-based), as after a rewind in Claude Code:
+        what followed it becomes a side branch."""
+        self.parent = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.id}/{line}"))
+        return self
+
     def owner(self, text: str) -> ClaudeSession:
         self._line("user", {"role": "user", "content": text})
         return self

@@ -14,7 +14,7 @@ from total_recall.config import demo_roots
 from total_recall.errors import AddressError, MarkerError
 from total_recall.keeping.marker import Marker, build_marker, markers_for, save_marker
 from total_recall.keeping.tail import evictable_range
-from total_recall.keeping.tokens import estimate_tokens
+from total_recall.keeping.tokens import estimate_tokens, number_and_comma_weight, weight
 from total_recall.keeping.verify import verify
 from total_recall.model import Address
 from total_recall.record.reading import read
@@ -318,3 +318,90 @@ def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp
                         (f"s{number}#8", "The second try didn't work either.")]
     strings = {q.text for q in marker.strings}
     assert {'Error: relation "orders" already exists', "KeyError: 'sku'"} <= strings
+
+
+def test_an_exit_line_below_the_first_marks_the_call_failed_and_an_exit_of_zero_does_not(
+        tmp_path: Path) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Build it.")
+    session.tool("make", "Compiling 14 files\nlinking\nexit status 2")
+    session.tool("make", "Compiling 14 files\nProcess exited with code 0")
+    session.tool("make", "note: this prints exit status 3 inline, which is not an exit line")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number), budget=1500)
+    assert [i.address for i in marker.items if i.kind == "failure"] == [f"s{number}#3"]
+
+
+def test_a_rewind_after_the_range_leaves_its_abandoned_instruction_out(tmp_path: Path) -> None:
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Always tag releases with the date.").agent("Noted.")
+    session.owner("Use the staging bucket for the upload.").agent("Uploading to staging.")
+    session.rewind_to(2).owner("Use the archive bucket for the upload.").agent("Uploading to the archive.")
+    number = session.sync(store)
+    marker = build_marker(store, Address(number, 1, 4), budget=1500)
+    quoted = [q.text for q in marker.instructions]
+    assert "Always tag releases with the date." in quoted
+    assert not any("staging" in q for q in quoted)
+
+
+def test_an_address_list_costs_exactly_what_the_estimate_counts() -> None:
+    for number in [*range(0, 2_000), 9_999, 10_000, 123_456, 10**9]:
+        assert number_and_comma_weight(number) == weight(f",{number}") == weight(f"{number},")
+
+
+def _phrases(pattern: str) -> list[str]:
+    """Every text the small regex subset of the item patterns matches (literals, groups, ?, [..], \\W*)."""
+    def alternatives(p: str) -> list[str]:
+        out, depth, start = [], 0, 0
+        for n, ch in enumerate(p):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "|" and depth == 0:
+                out.append(p[start:n])
+                start = n + 1
+        return [*out, p[start:]]
+
+    def sequence(p: str) -> list[str]:
+        texts, n = [""], 0
+        while n < len(p):
+            if p.startswith("(?:", n) or p[n] == "(":
+                depth, end = 0, n
+                while True:
+                    depth += {"(": 1, ")": -1}.get(p[end], 0)
+                    if depth == 0:
+                        break
+                    end += 1
+                inner = p[n + (3 if p.startswith("(?:", n) else 1):end]
+                if inner.startswith("?P<"):
+                    inner = inner[inner.index(">") + 1:]
+                options = [x for a in alternatives(inner) for x in sequence(a)]
+                n = end + 1
+            elif p[n] == "[":
+                end = p.index("]", n)
+                options, n = list(p[n + 1:end]), end + 1
+            elif p.startswith(r"\b", n) or p[n] == "^":
+                options, n = [""], n + (2 if p[n] == "\\" else 1)
+            elif p.startswith(r"\W*", n):
+                options, n = ["", " "], n + 3
+            else:
+                options, n = [p[n]], n + 1
+            if n < len(p) and p[n] == "?":
+                options, n = [*options, ""], n + 1
+            texts = [t + o for t in texts for o in options]
+        return texts
+
+    return [x for a in alternatives(pattern) for x in sequence(a)]
+
+
+def test_every_item_phrase_gets_past_the_quick_screen_before_the_item_patterns() -> None:
+    """The screen (plain substring tests) may let through sentences the patterns reject, never the
+    reverse: every phrase the patterns match, in a sentence."""
+    from total_recall.keeping import items
+
+    phrases = _phrases(items._KINDS.pattern)
+    assert len(phrases) >= 80 and "follow-ups" in phrases and "still needed" in phrases
+    for phrase in phrases:
+        sentence = f"{phrase} the thing" if phrase.endswith(":") else f"so, {phrase} then"
+        assert items._KINDS.search(sentence.lower()), sentence
+        assert items._holding_keys([sentence.lower()]) == {0}, sentence

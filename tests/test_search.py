@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from total_recall.config import demo_roots
 from total_recall.errors import SearchError
+from total_recall.find import index
 from total_recall.find.exact import extract
 from total_recall.find.search import search
 from total_recall.model import Address
@@ -76,6 +77,14 @@ def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Store) -> Non
         assert hit.address not in [h.address for h in search(store, word, limit=1000)], word
     for kind, value in extract("message", text):
         assert hit.address not in [h.address for h in search(store, value, limit=1000)], (kind, value)
+
+
+def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(store: Store) -> None:
+    hit = search(store, RULE, author=["owner"], limit=1)[0]
+    store.erase(Address.parse(hit.address), "test")
+    index.rebuild(store.db)
+    for query in ("restart production database", "erased", "test"):
+        assert hit.address not in [h.address for h in search(store, query, limit=1000)], query
 
 
 def test_an_empty_query_is_a_clear_error(store: Store) -> None:

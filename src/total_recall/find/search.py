@@ -63,11 +63,14 @@ class Filters:
     since: str | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
 
-    def tags(self, db: sqlite3.Connection) -> str | None:
-        """The filters as an FTS5 clause over the tag column (None when nothing narrows the search).
+    def tags(self, db: sqlite3.Connection) -> tuple[str | None, bool]:
+        """The filters as an FTS5 clause over the tag column (None when nothing narrows the search), and
+        whether that clause applies every filter, so word search needs no SQL condition at all (not with
+        `since`, or a project naming more than MAX_TAGGED_SESSIONS sessions).
 
-        The SQL conditions stay as well; the clause lets FTS5 intersect before anything is joined.
+        The clause lets FTS5 intersect before anything is joined.
         """
+        covers = self.since is None
         groups: list[list[str]] = []
         if self.harness:
             groups.append([f"h_{h.replace('-', '_')}" for h in self.harness])
@@ -84,9 +87,11 @@ class Filters:
             )]
             if len(ids) <= MAX_TAGGED_SESSIONS:
                 groups.append([f"s_{i}" for i in ids] or ["s_0"])  # s_0 matches nothing: no session
+            else:
+                covers = False
         if not groups:
-            return None
-        return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups)
+            return None, covers
+        return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups), covers
 
     def sql(self) -> tuple[str, list[object]]:
         where: list[str] = ["e.erased_at IS NULL"]
@@ -150,7 +155,10 @@ def search(
         raise SearchError("empty query: give some words, a path, a hash or an error line")
     filters = Filters(harness, session, project, author, since)
     where, params = filters.sql()
-    tags = filters.tags(store.db)
+    tags, tags_cover = filters.tags(store.db)
+    # Erase takes an entry out of the word index, so when the tags apply every filter the word lists are
+    # read from the index alone, never joined with the entries of every match.
+    word_where, word_params = ("", []) if tags_cover else (where, params)
     lists: list[list[int]] = []
     scores: dict[int, float] = {}
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
@@ -159,7 +167,7 @@ def search(
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        words_ranked = _words(store.db, _scoped(fts, tags), where, params, scores)
+        words_ranked = _words(store.db, _scoped(fts, tags), word_where, word_params, scores)
         lists.append(words_ranked)
         lists.append(_error_lines(store.db, fts, words_ranked))
         if named := window(query):
@@ -172,7 +180,7 @@ def search(
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
             # at the price of reading the position lists of common pieces ("com", "example").
-            lists.append(_phrases(store.db, exact, tags, where, params))
+            lists.append(_phrases(store.db, exact, tags, word_where, word_params))
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
@@ -208,6 +216,45 @@ def _words(
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
     # match list by rowid, which needs no scoring): vague queries favour recent work.
+    rows = _joined(db, fts, where, params) if where else _index_only(db, fts)
+    # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
+    # entry borrow from its best neighbour in the same session (an answer sits next to its question).
+    own = {(r[1], r[2]): -r[5] * WEIGHTS.get((r[3], r[4]), 0.7) for r in rows}
+    smoothed = []
+    for r in rows:
+        key = (r[1], r[2])
+        near = max(own.get((r[1], r[2] - 1), 0.0), own.get((r[1], r[2] + 1), 0.0))
+        smoothed.append((own[key] + NEIGHBOUR * near, r[0]))
+    smoothed.sort(key=lambda t: (-t[0], t[1]))
+    for score, entry_id in smoothed:
+        scores[entry_id] = score
+    return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
+
+
+def _index_only(db: sqlite3.Connection, fts: str) -> list[tuple[int, int, int, str, str, float]]:
+    """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
+    the pool kept is looked up in entries."""
+    bound = db.execute(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (fts, SCORED - 1),
+    ).fetchone()
+    ranked = db.execute(
+        "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
+        "WHERE entries_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
+        (fts, bound[0] if bound else 0, CANDIDATES * 4),
+    ).fetchall()
+    if not ranked:
+        return []
+    about = {r[0]: r for r in db.execute(
+        f"SELECT id, session, seq, author, kind FROM entries WHERE id IN ({','.join('?' * len(ranked))})",
+        [entry_id for entry_id, _ in ranked],
+    )}
+    return [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
+
+
+def _joined(db: sqlite3.Connection, fts: str, where: str,
+            params: list[object]) -> list[tuple[int, int, int, str, str, float]]:
+    """As `_index_only`, with SQL conditions on every match (a time window, a wide project)."""
     bound = db.execute(
         f"""
         SELECT entries_fts.rowid FROM entries_fts
@@ -228,18 +275,7 @@ def _words(
         """,
         (fts, floor, *params, CANDIDATES * 4),
     ).fetchall()
-    # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
-    # entry borrow from its best neighbour in the same session (an answer sits next to its question).
-    own = {(r[1], r[2]): -r[5] * WEIGHTS.get((r[3], r[4]), 0.7) for r in rows}
-    smoothed = []
-    for r in rows:
-        key = (r[1], r[2])
-        near = max(own.get((r[1], r[2] - 1), 0.0), own.get((r[1], r[2] + 1), 0.0))
-        smoothed.append((own[key] + NEIGHBOUR * near, r[0]))
-    smoothed.sort(key=lambda t: (-t[0], t[1]))
-    for score, entry_id in smoothed:
-        scores[entry_id] = score
-    return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
+    return [tuple(r) for r in rows]
 
 
 def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[int]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from total_recall.errors import AddressError, MarkerError
 from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL
 from total_recall.keeping.items import error_lines, failed
-from total_recall.model import Address, Span, SpanTag
+from total_recall.model import Address, Span
 from total_recall.record.branches import active_branch
 from total_recall.record.store import Store
 
@@ -24,6 +24,10 @@ from total_recall.record.store import Store
 INJECTED = re.compile(
     r"\[total-recall marker (s\d+#\d+(?:-\d+)?)\].*?(?:\[end total-recall marker \1\]|\Z)", re.S
 )
+
+# Erased entries, harness and system text, summaries and metadata are never mined.
+_MINED_AUTHORS = frozenset({"owner", "agent", "tool"})
+_MINED_KINDS = frozenset({"message", "thinking", "tool_call", "tool_result"})
 
 
 @dataclass(slots=True)
@@ -68,36 +72,35 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
     span = Address(address.session, first, last)
     cur = store.db.cursor()
     cur.row_factory = None
-    # Of a long tool output only the head and tail are ever read (for failures, error lines, strings), as
-    # find/exact.py scans them; the text of an entry that is not mined is not read at all.
+    # The whole text comes back and long tool output is clipped here: clipping in SQL (substr counts
+    # characters) costs more than reading all of it.
     rows = cur.execute(
-        "SELECT id, seq, author, kind, CASE WHEN erased_at IS NOT NULL OR author NOT IN ('owner', 'agent', "
-        "'tool') OR kind NOT IN ('message', 'thinking', 'tool_call', 'tool_result') THEN NULL "
-        "WHEN kind = 'tool_result' AND length(text) > ? "
-        "THEN substr(text, 1, ?) || char(10) || substr(text, -?) ELSE text END, "
-        "tool, native_id, native_parent, erased_at FROM entries "
+        "SELECT id, seq, author, kind, text, tool, native_id, native_parent, erased_at FROM entries "
         "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-        (TOOL_HEAD + TOOL_TAIL, TOOL_HEAD, TOOL_TAIL, address.session, first, last),
+        (address.session, first, last),
     ).fetchall()
     if not rows:
         return span, []
-    low, high = min(r[0] for r in rows), max(r[0] for r in rows)
+    ids = [r[0] for r in rows]
+    low, high = min(ids), max(ids)
     state: dict[int, str] = {}
     for entry_id, action in cur.execute(
         "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
     ):
         state[entry_id] = action
     side: set[str] = set()
-    whole = first == 1 and last == info.entries
-    if any(r[7] for r in rows) and _forks(store, address.session, rows, whole):
+    if any(r[7] for r in rows) and _forks(store, address.session, rows, first, last):
         active = active_branch(store.tree_links(address.session))
         side = {r[6] for r in rows if r[6] is not None and r[6] not in active}
     kept: dict[int, MinedEntry] = {}
     hidden = {entry_id for entry_id, action in state.items() if action == "quarantine"}
-    for entry_id, seq, author, kind, text, tool, native_id, _, _ in rows:
-        # The query left the text out of every entry that is not mined (erased, harness, metadata …).
-        if text is None or (hidden and entry_id in hidden) or (side and native_id in side):
+    for entry_id, seq, author, kind, text, tool, native_id, _, erased_at in rows:
+        if (erased_at is not None or author not in _MINED_AUTHORS or kind not in _MINED_KINDS
+                or (hidden and entry_id in hidden) or (side and native_id in side)):
             continue
+        if kind == "tool_result" and len(text) > TOOL_HEAD + TOOL_TAIL:
+            # Of a long tool output only the head and tail are ever read, as find/exact.py scans them.
+            text = text[:TOOL_HEAD] + "\n" + text[-TOOL_TAIL:]
         if "[total-recall marker " in text:
             masks = tuple(_injected(text))
             kept[entry_id] = MinedEntry(entry_id, seq, author, kind, _blank(text, masks), text, tool, masks)
@@ -112,24 +115,27 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
         (low, high),
     ):
         e = kept.get(entry_id)
-        if e is not None and e.author == "owner" and not any(s < end and start < t for s, t in e.masks):
-            spans.setdefault(entry_id, []).append(Span(start, end, cast(SpanTag, tag)))
+        if e is None or e.author != "owner" or (e.masks and any(s < end and start < t for s, t in e.masks)):
+            continue
+        found = spans.get(entry_id)
+        if found is None:
+            spans[entry_id] = found = []
+        found.append(Span(start, end, tag))
     for entry_id, found in spans.items():
         kept[entry_id].spans = tuple(found)
     return span, list(kept.values())
 
 
-def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], whole: bool) -> bool:
+def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], first: int, last: int) -> bool:
     """Whether any entry of the session has two children: only then can an entry be on a side branch
-    (working out the active branch of a 10k-entry session costs a fifth of the builder's time)."""
-    if whole:
-        parents = [r[7] for r in rows if r[7] is not None]
-        return len(parents) != len(set(parents))
-    return store.db.execute(
-        "SELECT 1 FROM entries WHERE session = ? AND native_parent IS NOT NULL GROUP BY native_parent "
-        "HAVING COUNT(*) > 1 LIMIT 1",
-        (session,),
-    ).fetchone() is not None
+    (working out the active branch of a 10k-entry session costs a fifth of the builder's time). The range's
+    own parents are in `rows`; only the rest of the session's are read (a later rewind to a point inside
+    the range puts part of it on a side branch)."""
+    parents = [r[7] for r in rows if r[7] is not None]
+    parents += [r[0] for r in store.db.execute(
+        "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
+        "AND native_parent IS NOT NULL", (session, first, last))]
+    return len(parents) != len(set(parents))
 
 
 def _injected(text: str) -> list[tuple[int, int]]:

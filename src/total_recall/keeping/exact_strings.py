@@ -24,8 +24,8 @@ from typing import Protocol
 
 import orjson
 
-from total_recall.find.exact import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify, extract
-from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD
+from total_recall.find.exact import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
+from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD, error_lines
 from total_recall.model import Span
 
 # Tool output is read for strings newest first up to this much (the agent's own text and commands up to
@@ -33,9 +33,11 @@ from total_recall.model import Span
 TOOL_OUTPUT_CHARS = 30_000
 
 # A token worth classifying starts after white space, a quote or an opening bracket (as in find/exact.py),
-# and either holds / : . (paths, URLs, hosts, versions, times) or is a run of hex digits (a hash).
+# and either holds / : . (paths, URLs, hosts, versions, times) or is a run of hex digits (a hash). The
+# character before it is matched, not looked behind at, so the search skips ahead to those characters in C
+# (a quarter faster over a 10k-entry range); group 1 is the token.
 _TOKEN = re.compile(
-    r"(?<![^\s\"'`=(\[{<,])(?:[^\s\"'`/:.]*+[/:.](?=[^\s\"'`])[^\s\"'`]*+|[0-9a-fA-F]{7,64}+(?![0-9A-Za-z_/:]))"
+    r"[\s\"'`=(\[{<,]([^\s\"'`/:.]*+[/:.](?=[^\s\"'`])[^\s\"'`]*+|[0-9a-fA-F]{7,64}+(?![0-9A-Za-z_/:]))"
 )
 _HEX = re.compile(r"[0-9a-fA-F]{7,64}")
 _PARTS = re.compile(r"\\[ntr\"]|\]\(")
@@ -63,7 +65,7 @@ class Source(Protocol):
     def holds(self, quoted: str) -> bool: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: thousands are made per range, and frozen ones cost 3× to make
 class FoundString:
     """A string as it stands, word for word, in the entry numbered `seq`."""
 
@@ -94,9 +96,8 @@ def find_strings(entries: Sequence[Source]) -> StringScan:
                 if s.tag == "command" and e.text.startswith("/", s.start):
                     continue  # a slash command (/exit, /compact) is not a path
                 pieces.append((i, e.text[s.start:s.end]))
-                if s.tag == "paste":
-                    pasted = extract("message", e.text[s.start:s.end])
-                    direct.extend((i, k, v) for k, v in pasted if k == "error")
+                if s.tag == "paste":  # a pasted log's error lines, found as in a tool output
+                    direct.extend((i, "error", line) for line in error_lines(e.text[s.start:s.end]))
         elif e.kind != "tool_result":
             own.append(i)
         elif e.failed:
@@ -149,10 +150,11 @@ def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
         at += len(text) + len(_SEPARATOR)
     joined = _SEPARATOR.join(text for _, text in pieces)
     out: list[tuple[int, int, str, str]] = []
-    for m in _TOKEN.finditer(joined):
-        index = pieces[bisect_right(starts, m.start()) - 1][0]
+    # The leading newline stands before the first token; positions are 1 past the joined text's.
+    for m in _TOKEN.finditer("\n" + joined):
+        whole = m.group(1)
         # A token from JSON-escaped output or a Markdown link holds several strings: `\n` and `](` part them.
-        parts = _PARTS.split(m.group(0)) if "\\" in m.group(0) or "](" in m.group(0) else [m.group(0)]
+        parts = _PARTS.split(whole) if "\\" in whole or "](" in whole else (whole,)
         for part in parts:
             token = part.strip(_EDGE).rstrip(".,;:")
             if len(token) < 3:
@@ -161,7 +163,8 @@ def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
             if found is None and _HEX.fullmatch(token) and not token.isdigit() and not token.isalpha():
                 found = ("hash", token)
             if found is not None:
-                out.append((index, m.start(), found[0], found[1]))
+                at = m.start(1) - 1
+                out.append((pieces[bisect_right(starts, at) - 1][0], at, found[0], found[1]))
     if "$ " in joined:
         for m in _COMMAND_LINE.finditer(joined):
             out.append((pieces[bisect_right(starts, m.start()) - 1][0], m.start(), "command", m.group(1)))
@@ -174,8 +177,10 @@ def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]
     mentions: dict[str, set[int]] = {}
     bonus: dict[str, int] = {}
     per_kind: dict[tuple[int, str], int] = {}
-    for i, _, kind, value in found:
-        quoted = _verbatim(entries[i], value)
+    for i, at, kind, value in found:
+        # A string the scan cut from the entry's own text stands there by construction; only those parsed
+        # out of it (a command from JSON, an error line) are looked for.
+        quoted = _cut(value) if at >= 0 else _verbatim(entries[i], value)
         if quoted is None:
             continue
         mentions.setdefault(quoted, set()).add(i)
@@ -197,6 +202,11 @@ def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]
         out.append(FoundString(e.seq, quoted, kind, score))
     out.sort(key=lambda f: -f.score)  # stable: equal scores keep the order of first appearance
     return out
+
+
+def _cut(value: str) -> str | None:
+    value = value.strip().rstrip(".,;:")[:MAX_LEN]
+    return value if len(value) >= 3 else None
 
 
 def _verbatim(e: Source, value: str) -> str | None:

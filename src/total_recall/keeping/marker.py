@@ -17,8 +17,10 @@ part it covers; instructions and strings stay.
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -29,7 +31,7 @@ from total_recall.keeping.cues import Cue, cues_for
 from total_recall.keeping.evicted import MinedEntry, read_range
 from total_recall.keeping.exact_strings import find_strings
 from total_recall.keeping.items import Item, ItemKind, find_items
-from total_recall.keeping.tokens import SCALE, estimate_tokens, weight
+from total_recall.keeping.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
 from total_recall.model import Address
 from total_recall.record.store import Store, now
 
@@ -189,16 +191,35 @@ def _same_line_gap(gap: str) -> bool:
 
 @dataclass(slots=True)
 class _Candidate:
-    """A line that may go into the marker; its cost (twentieths, newline included) is worked out only
-    when the budget gets to it."""
+    """A line that may go into the marker: an exact string (`kind` None) or an item, `text` verbatim from
+    the entry `seq`. Its line and cost (twentieths, newline included) are worked out only when the budget
+    gets to it: a 10k-entry range has thousands of candidates and shows a few hundred."""
 
     score: float
     order: int
     seq: int
-    line: str
-    quote: Quote | None = None
-    item: Item | None = None
+    session: int
+    text: str
+    kind: ItemKind | None = None
     known: int = -1
+
+    @property
+    def address(self) -> str:
+        return f"s{self.session}#{self.seq}"
+
+    @property
+    def quote(self) -> Quote | None:
+        return Quote(self.address, self.text) if self.kind is None else None
+
+    @property
+    def item(self) -> Item | None:
+        return None if self.kind is None else Item(self.kind, self.address, self.text)
+
+    @property
+    def line(self) -> str:
+        if self.kind is None:
+            return _string_line(Quote(self.address, self.text))
+        return _item_line(Item(self.kind, self.address, self.text))
 
     @property
     def cost(self) -> int:
@@ -211,8 +232,7 @@ def _strings(store: Store, session: int, entries: Sequence[MinedEntry]) -> tuple
     scan = find_strings(entries)
     out = []
     for order, found in enumerate(scan.found):
-        q = Quote(f"s{session}#{found.seq}", found.text)
-        out.append(_Candidate(found.score, order, found.seq, _string_line(q), quote=q))
+        out.append(_Candidate(found.score, order, found.seq, session, found.text))
     return out, _holding_strings(store, session, scan.unscanned)
 
 
@@ -246,9 +266,8 @@ def _items(session: int, span: Address, entries: Sequence[MinedEntry]) -> tuple[
     out = []
     scan = find_items(entries)
     for order, found in enumerate(scan.found):
-        item = Item(found.kind, f"s{session}#{found.seq}", found.line)
         score = found.score + 2.0 * (found.seq - first) / size
-        out.append(_Candidate(score, order, found.seq, _item_line(item), item=item))
+        out.append(_Candidate(score, order, found.seq, session, found.line, found.kind))
     out.sort(key=lambda c: (-c.score, c.order))
     return out, scan.unscanned
 
@@ -291,7 +310,7 @@ def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
     seqs = [int(q.address.split("#")[1]) for q in quotes]
     pieces = [0, 0]  # pieces[k]: the ",seq" parts of the k oldest addresses after the first
     for seq in seqs[1:]:
-        pieces.append(pieces[-1] + weight(f",{seq}"))
+        pieces.append(pieces[-1] + number_and_comma_weight(seq))
 
     def listed(k: int) -> str:
         where = _address_list(session, seqs[:k])
@@ -420,7 +439,7 @@ def _partial_list(what: str, count: str, session: int, ranked: list[int], room: 
     listed: list[int] = []
     cost = base + tail
     for seq in ranked:
-        step = weight(f"{seq},")
+        step = number_and_comma_weight(seq)
         if cost + step > room:
             break
         listed.append(seq)
@@ -474,6 +493,24 @@ def build_marker(store: Store, address: Address, budget: int, bo: int | None = N
         raise MarkerError(f"--budget must be a positive number of tokens (got {budget})")
     if bo is not None and not 0 <= bo <= budget:
         raise MarkerError(f"--bo must be between 0 and the budget ({budget}); got {bo}")
+    with _without_collector_pauses():
+        return _build(store, address, budget, bo)
+
+
+@contextmanager
+def _without_collector_pauses() -> Iterator[None]:
+    """A 10k-entry range makes ~100k short-lived objects and no cycles worth collecting: the cyclic
+    collector's passes over them cost a tenth of the builder's time, so it waits until the marker is built."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marker:
     span, entries = read_range(store, address)
     session = span.session
     marker_range = f"s{session}#{span.first}-{span.last}"  # always a range: never named like an entry

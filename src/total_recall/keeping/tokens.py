@@ -45,9 +45,8 @@ _NEWLINES, _SPACES, _NON_ASCII, _SYMBOL = 20, 20, 22, 10
 SCALE = 20
 
 
-def _runs(marked: bytes, least: int = 1) -> int:
-    """How many runs of at least `least` marked bytes."""
-    head = b"x" * least
+def _runs(marked: bytes, head: bytes = b"x") -> int:
+    """How many runs of marked bytes that begin with `head` (b"xx": runs of at least two)."""
     return marked.count(b"." + head) + (1 if marked.startswith(head) else 0)
 
 
@@ -65,7 +64,8 @@ def weight(text: str) -> int:
         digits = digit_marks.count(b"x")
         groups = _runs(digit_marks) if digits else 0
     newlines = _runs(raw.translate(_NEWLINE)) if b"\n" in raw else 0
-    spaces = _runs(raw.translate(_BLANK), 2)
+    # Runs of two or more blanks: none without a double space or a tab, the usual case for a short line.
+    spaces = _runs(raw.translate(_BLANK), b"xx") if b"  " in raw or b"\t" in raw else 0
     whitespace = len(raw) - len(raw.translate(None, _WHITESPACE))
     high = 0 if text.isascii() else len(raw.translate(None, _ASCII))
     non_ascii = len(raw.translate(None, _NOT_LEAD)) if high else 0
@@ -77,3 +77,10 @@ def weight(text: str) -> int:
 def estimate_tokens(text: str) -> int:
     """The estimated token count of `text` (see the module docstring for how far off it may be)."""
     return -(-weight(text) // SCALE)
+
+
+def number_and_comma_weight(number: int) -> int:
+    """`weight(f",{number}")`, which is also `weight(f"{number},")`, without the byte passes: one run of
+    digits and one symbol. An address list adds one of these per entry, thousands in a long range."""
+    digits = len(str(number))
+    return _RUN + _DIGIT_GROUP + _SYMBOL + (_ALNUM_CHAR + _DIGIT) * digits

@@ -361,6 +361,18 @@ M005_SUMMARIES = """
         END;
 """
 
+# Word search reads its lists from the index alone and relies on erase having taken an entry out of it:
+# a rebuild of the index must not bring erased entries (their tombstones) back.
+M006_FIND_WITHOUT_ERASED = """
+        DROP VIEW entries_fts_content;
+        CREATE VIEW entries_fts_content AS
+            SELECT e.id AS id, e.text AS text,
+                   'a_' || e.author || ' k_' || e.kind || ' h_' || replace(s.harness, '-', '_')
+                   || ' s_' || e.session AS tag
+            FROM entries e JOIN sessions s ON s.id = e.session
+            WHERE e.erased_at IS NULL;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -368,6 +380,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m003_vectors", M003_VECTORS),
     ("m004_keeping", M004_KEEPING),
     ("m005_summaries", M005_SUMMARIES),
+    ("m006_find_without_erased", M006_FIND_WITHOUT_ERASED),
 ]
 
 
