@@ -54,6 +54,16 @@ def test_a_hash_fragment_finds_its_entries_through_the_exact_index(store: Store)
     assert hits and all("3f9c2e" in t for t in texts(store, hits))
 
 
+def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(store: Store) -> None:
+    everywhere = search(store, "/etc/ssl/private", limit=50)
+    assert len({h.harness for h in everywhere}) > 1 and len({h.author for h in everywhere}) > 1
+    for harness in {h.harness for h in everywhere}:
+        hits = search(store, "/etc/ssl/private", harness=[harness], limit=50)
+        assert hits and {h.harness for h in hits} == {harness}
+    owner = search(store, "/etc/ssl/private", author=["owner"], limit=50)
+    assert owner and {h.author for h in owner} == {"owner"}
+
+
 def test_a_path_finds_entries_that_name_it(store: Store) -> None:
     hits = search(store, "/etc/ssl/private", limit=10)
     assert hits and all("/etc/ssl/private" in t for t in texts(store, hits[:5]))

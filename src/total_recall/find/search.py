@@ -23,7 +23,9 @@ RRF_K = 60
 CANDIDATES = 200
 # A project filter becomes tag tokens when it names at most this many sessions, else stays SQL.
 MAX_TAGGED_SESSIONS = 200
-SCORED = 2_000
+# How many of a word list's matches are ranked, newest first (see _words). On a million-entry record
+# 1,000 against 2,000 takes a seventh off the median query and a fifth off the slowest (docs/BENCHMARKS.md).
+SCORED = 1_000
 # Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
 # query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
 RERANK_DEPTH = 30
@@ -92,6 +94,11 @@ class Filters:
         if not groups:
             return None, covers
         return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups), covers
+
+    def narrows(self) -> bool:
+        """Whether any filter is set."""
+        return bool(self.harness or self.session is not None or self.project or self.author or self.since
+                    or self.kinds)
 
     def sql(self) -> tuple[str, list[object]]:
         where: list[str] = ["e.erased_at IS NULL"]
@@ -175,7 +182,8 @@ def search(
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
             lists.append(_words(store.db, _scoped(fts, tags), timed, [*params, *named], {}))
     if exact:
-        whole = _exact(store.db, exact, where, params)
+        # Erase takes an entry out of the exact index too: with no filter, no join with entries.
+        whole = _exact(store.db, exact, where if filters.narrows() else "", params)
         lists.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
@@ -215,7 +223,9 @@ def _words(
 ) -> list[int]:
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
-    # match list by rowid, which needs no scoring): vague queries favour recent work.
+    # match list by rowid, which needs no scoring): vague queries favour recent work. What stays is
+    # FTS5's own first pass of bm25, which counts every entry holding each phrase of the query (tag
+    # phrases of a filter too) to weigh it: 5–20 ms for common words on a million entries.
     rows = _joined(db, fts, where, params) if where else _index_only(db, fts)
     # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
     # entry borrow from its best neighbour in the same session (an answer sits next to its question).
@@ -305,22 +315,29 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
 
 
 def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
-    """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail)."""
+    """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail);
+    `where` empty: no filter to join entries for."""
     found: list[int] = []
     for token in dict.fromkeys(tokens):
         key = token.strip(".,;:!?\"'`()[]{}<>")
         if len(key) < 3:
             continue
         prefix = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        rows = db.execute(
-            f"""
-            SELECT DISTINCT e.id FROM strings st
-            CROSS JOIN entries e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
-            WHERE st.key LIKE ? ESCAPE '\\' AND {where}
-            ORDER BY e.id DESC LIMIT ?
-            """,
-            (prefix, *params, CANDIDATES),
-        ).fetchall()
+        if not where:
+            rows = db.execute(
+                "SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' ORDER BY entry DESC LIMIT ?",
+                (prefix, CANDIDATES),
+            ).fetchall()
+        else:
+            rows = db.execute(
+                f"""
+                SELECT DISTINCT e.id FROM strings st
+                CROSS JOIN entries e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
+                WHERE st.key LIKE ? ESCAPE '\\' AND {where}
+                ORDER BY e.id DESC LIMIT ?
+                """,
+                (prefix, *params, CANDIDATES),
+            ).fetchall()
         seen = set(found)
         found.extend(r[0] for r in rows if r[0] not in seen)
     return found
