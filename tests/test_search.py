@@ -126,6 +126,20 @@ def test_exact_strings_are_extracted_at_ingest() -> None:
     assert any(k == "error" and "Renewal failed" in v for k, v in found)
 
 
+def test_paths_sharing_a_tail_are_indexed_once_per_key_and_found_by_it(tmp_path: Path) -> None:
+    from tests.keeping_sessions import ClaudeSession
+
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Compare /srv/app/conf/tls.yaml with /srv/old/conf/tls.yaml before the switch.")
+    number = session.sync(store)
+    rows = store.execute("SELECT entry, kind, key FROM strings").fetchall()
+    assert len(rows) == len(set(map(tuple, rows)))
+    assert [r["key"] for r in rows].count("conf/tls.yaml") == 1
+    hits = search(store, "conf/tls.yaml", limit=5)
+    assert [h.address for h in hits] == [f"s{number}#1"]
+
+
 def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) -> None:
     home = str(store.path.parent)
     store.close()

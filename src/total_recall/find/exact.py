@@ -7,6 +7,7 @@ split it (`/etc/ssl/private/`, `3f9c2e1`, `v1.18.33`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -30,14 +31,16 @@ _TIME = (
 # Found with str.find, then widened to the whole line: regexes over whole outputs are too slow.
 _ERROR_WORDS = ("error", "failed", "failure", "exception", "fatal", "denied", "refused", "unauthorized",
                 "forbidden", "not found", "traceback", "panic", "timed out", "cannot", "unable to")
-_CANDIDATE = re.compile(r"(?<![^\s\"'`=(\[{<,])(?=[^\s\"'`]*?[/:.])[^\s\"'`]{3,}")
+# A candidate starts after white space, a quote or an opening bracket: that character is matched (the
+# search skips ahead to one in C) rather than looked behind at every position; group 1 is the candidate.
+_CANDIDATE = re.compile(r"[\s\"'`=(\[{<,]((?=[^\s\"'`]*?[/:.])[^\s\"'`]{3,})")
 _TIME_RX = re.compile(_TIME, re.I)
 _VERSION_RX = re.compile(_VERSION)
 _HOST_RX = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
 _TLDS = frozenset(
     "com org net io dev app ai co uk de fr local internal lan example test cloud sh me us eu".split()
 )
-_HEX_RUN = re.compile(r"(?<![0-9A-Za-z_./:])[0-9a-fA-F]{7,64}(?![0-9A-Za-z_/:])")
+_HEX_RUN = re.compile(r"[^0-9A-Za-z_./:]([0-9a-fA-F]{7,64})(?![0-9A-Za-z_/:])")  # as _CANDIDATE: group 1
 _EDGE = "\"'`()[]{}<>,;"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
@@ -72,17 +75,20 @@ def _candidates(kind: str, body: str, tool: str | None) -> Iterator[tuple[str, s
             yield "command", m.group(1)
     # Cheap regexes pick the tokens that could be strings worth quoting; the full patterns run on those
     # alone (running them over whole texts is several times slower).
-    for token in _CANDIDATE.findall(body):
+    for token in _CANDIDATE.findall("\n" + body):
         found = classify(token.strip(_EDGE))
         if found is not None:
             yield found
-    for word in _HEX_RUN.findall(body):
+    for word in _HEX_RUN.findall("\n" + body):
         if not word.isdigit() and not word.isalpha():
             yield "hash", word
     if kind in ("tool_result", "message", "summary", "thinking"):
         yield from _error_lines(body)
 
 
+# Five of six tokens an agent's sessions hold were seen before (the same paths, hosts and versions again
+# and again): remembering the answers takes a tenth off a sync.
+@functools.lru_cache(maxsize=1 << 16)
 def classify(token: str) -> tuple[str, str] | None:
     """What kind of exact string a token is, by cheap tests first (a regex per token is slow)."""
     if len(token) < 3:
@@ -141,7 +147,8 @@ def _command_of(body: str) -> str | None:
     return None
 
 
-def keys_of(kind: str, value: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 16)
+def keys_of(kind: str, value: str) -> tuple[str, ...]:
     """The lookup keys of one exact string: itself, and for paths, URLs and hosts its tails at
     separators, so `ssl/private` or `example.com` finds `/etc/ssl/private/` and `shop.example.com`."""
     keys = [value]
@@ -153,7 +160,7 @@ def keys_of(kind: str, value: str) -> list[str]:
             tail = sep.join(parts[i:])
             if len(tail) >= 3:
                 keys.append(tail)
-    return keys
+    return tuple(keys)
 
 
 def looks_exact(token: str) -> bool:
