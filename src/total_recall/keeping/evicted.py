@@ -1,9 +1,9 @@
 """The evicted range as the marker builder reads it: the entries that may be mined, lean.
 
-Three queries (entries, the quarantine log, spans; the tree only when the session forks) and no per-entry
-work in SQL. Of a long tool output only the head and tail are read, as `find/exact.py` scans them. A marker
-Total Recall injected into a transcript is masked (blanked, offsets kept), so no marker is built from an
-older one.
+Four queries (entries, the quarantine log, spans, the parents outside the range; the tree only when the
+session forks) and no per-entry work in SQL. Of a long tool output only the head and tail are kept, as
+`find/exact.py` scans them. A marker Total Recall injected into a transcript is masked (blanked, offsets
+kept), so no marker is built from an older one.
 """
 
 from __future__ import annotations
@@ -56,8 +56,7 @@ class MinedEntry:
 def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry]]:
     """The entries of the range that may be mined, with the owner's spans.
 
-    Three queries (entries, the quarantine log, spans; the tree only when the session forks) and no
-    per-entry work in SQL: `Store.entries` builds a full `Entry` per row (source path, two quarantine
+    No per-entry work in SQL: `Store.entries` builds a full `Entry` per row (source path, two quarantine
     subqueries), which alone costs more than a 10k-entry range's budget of 200 ms.
     Erased, quarantined and side-branch entries, harness and system text, summaries and metadata are left
     out: none of them is the owner's or the agent's own record of this range.
