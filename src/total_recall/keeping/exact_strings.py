@@ -89,7 +89,7 @@ def find_strings(entries: Sequence[Source]) -> StringScan:
     direct: list[tuple[int, str, str]] = []  # (index, kind, value) found without the scan
     own: list[int] = []  # the agent's text and commands, read newest first up to a bound
     outputs: list[int] = []
-    failures: set[int] = set()
+    failures: list[int] = []
     for i, e in enumerate(entries):
         if e.author == "owner":
             for s in e.spans:
@@ -101,14 +101,13 @@ def find_strings(entries: Sequence[Source]) -> StringScan:
         elif e.kind != "tool_result":
             own.append(i)
         elif e.failed:
-            failures.add(i)
+            failures.append(i)
             direct.extend((i, "error", line) for line in e.errors)
-            outputs.append(i)
         else:
             outputs.append(i)
     unscanned: list[int] = []
     # Read from the end: the newest is the likeliest to be asked about, and a failed call's output first.
-    outputs.sort(key=lambda i: (i in failures, i))
+    outputs += failures
     for group, bound, head, tail in ((own, AGENT_TEXT_CHARS, SCAN_HEAD, SCAN_TAIL),
                                      (outputs, TOOL_OUTPUT_CHARS, TOOL_HEAD, TOOL_TAIL)):
         for n in range(len(group) - 1, -1, -1):
@@ -122,7 +121,7 @@ def find_strings(entries: Sequence[Source]) -> StringScan:
             if e.kind == "tool_call" and e.tool and e.tool.lower() in _SHELL_TOOLS:
                 direct.extend((group[n], "command", c) for c in _commands(e.text))
     found = sorted(_scan(pieces) + [(i, -1, k, v) for i, k, v in direct])
-    return StringScan(_ranked(entries, found, failures), sorted(unscanned))
+    return StringScan(_ranked(entries, found, set(failures)), sorted(unscanned))
 
 
 def _commands(text: str) -> Iterator[str]:
@@ -173,9 +172,10 @@ def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
 
 def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]],
             failures: set[int]) -> list[FoundString]:
-    first: dict[str, tuple[int, str]] = {}
-    mentions: dict[str, set[int]] = {}
-    bonus: dict[str, int] = {}
+    """The strings once each, at their first entry, best first; `found` is in entry order."""
+    first: dict[str, tuple[int, str, int]] = {}  # string -> (entry index, kind, bonus)
+    last_in: dict[str, int] = {}  # the last entry a string was seen in
+    mentions: dict[str, int] = {}  # how many entries hold it
     per_kind: dict[tuple[int, str], int] = {}
     for i, at, kind, value in found:
         # A string the scan cut from the entry's own text stands there by construction; only those parsed
@@ -183,22 +183,26 @@ def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]
         quoted = _cut(value) if at >= 0 else _verbatim(entries[i], value)
         if quoted is None:
             continue
-        mentions.setdefault(quoted, set()).add(i)
-        if quoted in first:
+        seen = last_in.get(quoted)
+        if seen is not None:
+            if seen != i:
+                last_in[quoted] = i
+                mentions[quoted] += 1
             continue
-        first[quoted] = (i, kind)
+        last_in[quoted] = i
+        mentions[quoted] = 1
         n = per_kind.get((i, kind), 0)
         per_kind[(i, kind)] = n + 1
         # The fifth error line of one log is worth less than the first; the telling error line of a call
         # that failed is what a person asks for ("what exactly did it say?").
         telling = kind == "error" and bool(ERROR_HEAD.search(quoted))
-        bonus[quoted] = ((3 if i in failures and kind == "error" else 0) + (3 if telling else 0)
+        first[quoted] = (i, kind, (3 if i in failures and kind == "error" else 0) + (3 if telling else 0)
                          - min(n, 6) // 2)
     out = []
-    for quoted, (i, kind) in first.items():
+    for quoted, (i, kind, bonus) in first.items():
         e = entries[i]
         score = (_KIND_VALUE.get(kind, 1) + _AUTHOR_VALUE.get((e.author, e.kind), 0)
-                 + min(3, len(mentions[quoted]) - 1) + bonus[quoted])
+                 + min(3, mentions[quoted] - 1) + bonus)
         out.append(FoundString(e.seq, quoted, kind, score))
     out.sort(key=lambda f: -f.score)  # stable: equal scores keep the order of first appearance
     return out
