@@ -12,6 +12,7 @@ import pytest
 from tests.keeping_sessions import ClaudeSession
 from total_recall.config import demo_roots
 from total_recall.errors import AddressError, MarkerError
+from total_recall.find import index
 from total_recall.keeping.marker import Marker, build_marker, markers_for, save_marker
 from total_recall.keeping.tail import evictable_range
 from total_recall.keeping.tokens import estimate_tokens, number_and_comma_weight, weight
@@ -405,3 +406,25 @@ def test_every_item_phrase_gets_past_the_quick_screen_before_the_item_patterns()
         sentence = f"{phrase} the thing" if phrase.endswith(":") else f"so, {phrase} then"
         assert items._KINDS.search(sentence.lower()), sentence
         assert items._holding_keys([sentence.lower()]) == {0}, sentence
+
+
+def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_path: Path) -> None:
+    """Tool outputs recorded before the digest existed are read and judged at build time instead."""
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Run the migrations, then the tests.")
+    for n in range(40):
+        log = f"step {n} ok: /srv/app/build/step_{n}.log\n" + "log line\n" * (n * 40)
+        session.tool(f"make step-{n}", log)
+    session.tool("alembic upgrade head", "Error: relation \"orders\" already exists\nexit status 1")
+    session.tool("make test", "Exit code 1\nTraceback (most recent call last):\nKeyError: 'sku'")
+    session.agent("The second try didn't work either.")
+    number = session.sync(store)
+    digested = build_marker(store, Address(number), budget=1200)
+    failures = [i.address for i in digested.items if i.kind == "failure"]
+    assert failures[:2] == [f"s{number}#83", f"s{number}#85"]
+    store.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
+    assert build_marker(store, Address(number), budget=1200) == digested
+    index.rebuild(store.db)
+    assert store.execute("SELECT from_entry FROM digests").fetchone()[0] == 1
+    assert build_marker(store, Address(number), budget=1200) == digested

@@ -42,6 +42,9 @@ _TLDS = frozenset(
 )
 _HEX_RUN = re.compile(r"[^0-9A-Za-z_./:]([0-9a-fA-F]{7,64})(?![0-9A-Za-z_/:])")  # as _CANDIDATE: group 1
 _EDGE = "\"'`()[]{}<>,;"
+_FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[: ]*([1-9]\d*)", re.I | re.M)
+_JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
+_REJECTED = "The user doesn't want to proceed with this tool use"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
 
@@ -145,6 +148,37 @@ def _command_of(body: str) -> str | None:
         if isinstance(cmd, str):
             return cmd
     return None
+
+
+def failed(tool_output: str) -> bool:
+    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first."""
+    head = tool_output[:400]
+    tail = tool_output[-600:]
+    # Plain substring tests first: this runs on every tool output of a range.
+    return (("xit" in head and _exit_line(head))
+            or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
+            or "Traceback (most recent call last)" in tool_output or "<tool_use_error>" in head
+            or tool_output.startswith(_REJECTED)
+            or _starts_with_error(head))
+
+
+def _exit_line(head: str) -> bool:
+    """Whether a line of `head` reports a non-zero exit: only the lines that hold "xit" are tried, since a
+    case-blind search from every line start costs more than the rest of `failed` together."""
+    at = head.find("xit")
+    while at >= 0:
+        if _FAILED_EXIT.match(head, head.rfind("\n", 0, at) + 1):
+            return True
+        end = head.find("\n", at)
+        if end < 0:
+            return False
+        at = head.find("xit", end)
+    return False
+
+
+def _starts_with_error(head: str) -> bool:
+    first = head.lstrip()[:6].lower()
+    return first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum())
 
 
 @functools.lru_cache(maxsize=1 << 16)

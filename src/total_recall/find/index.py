@@ -1,8 +1,9 @@
 """Keeping the derived indexes current: called by the record as entries are appended or erased.
 
 `entries_fts` is an external-content FTS5 index over entry text (the text lives once, in `entries`);
-`strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts).
-Both are rebuildable from the record; the record never depends on them.
+`strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts);
+`tool_failures` the tool results that say their call failed. All are rebuildable from the record; the
+record never depends on them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from total_recall.find.exact import extract, keys_of
+from total_recall.find.exact import extract, failed, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
 _ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TOOL = 0, 1, 3, 4, 5, 14
@@ -42,6 +43,9 @@ def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     }
     if strings:
         db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(strings))
+    failures = [(r[_ID],) for r in rows if r[_KIND] == "tool_result" and failed(r[_TEXT])]
+    if failures:
+        db.executemany("INSERT INTO tool_failures(entry) VALUES (?)", failures)
 
 
 def _in_key_order(strings: set[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -58,18 +62,23 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
         (entry_id,),
     )
     db.execute("DELETE FROM strings WHERE entry = ?", (entry_id,))
+    db.execute("DELETE FROM tool_failures WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM vectors WHERE entry = ?", (entry_id,))
 
 
 def rebuild(db: sqlite3.Connection) -> None:
-    """Rebuild both indexes from the record (after a crash of an older version, or by hand)."""
+    """Rebuild every index from the record (after a crash of an older version, or by hand)."""
     db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')")
     db.execute("DELETE FROM strings")
+    db.execute("DELETE FROM tool_failures")
     rows = db.execute("SELECT id, kind, text, tool FROM entries WHERE erased_at IS NULL")
     batch: set[tuple[int, str, str]] = set()
     for entry_id, kind, text, tool in rows:
         batch.update((entry_id, k, key) for k, v in extract(kind, text, tool) for key in keys_of(k, v))
+        if kind == "tool_result" and failed(text):
+            db.execute("INSERT INTO tool_failures(entry) VALUES (?)", (entry_id,))
         if len(batch) > 10_000:
             db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(batch))
             batch = set()
     db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(batch))
+    db.execute("UPDATE digests SET from_entry = 1 WHERE name = 'tool_failures'")

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from total_recall.errors import AddressError, MarkerError
-from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL
-from total_recall.keeping.items import error_lines, failed
+from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL, failed
+from total_recall.keeping.exact_strings import TOOL_OUTPUT_CHARS
+from total_recall.keeping.items import error_lines
 from total_recall.model import Address, Span
 from total_recall.record.branches import active_branch
 from total_recall.record.store import Store
@@ -46,6 +47,7 @@ class MinedEntry:
     spans: tuple[Span, ...] = ()
     failed: bool = False
     errors: tuple[str, ...] = ()
+    loaded: bool = True  # False: a tool output that did not fail, too old for the strings to read
 
     def holds(self, quoted: str) -> bool:
         """Whether `quoted` (… marks a shortened line) stands in the recorded text outside any mask."""
@@ -71,12 +73,16 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
     span = Address(address.session, first, last)
     cur = store.db.cursor()
     cur.row_factory = None
-    # The whole text comes back and long tool output is clipped here: clipping in SQL (substr counts
-    # characters) costs more than reading all of it.
+    # Tool results recorded since the failures digest are read without their text (a 10k-entry range
+    # holds ~7 MB of it): only the failed ones and the newest, which the strings read, are loaded below.
+    # The rest of the text comes back whole and long tool output is clipped here: clipping in SQL (substr
+    # counts characters) costs more than reading all of it.
+    digested = _digested_from(store)
     rows = cur.execute(
-        "SELECT id, seq, author, kind, text, tool, native_id, native_parent, erased_at FROM entries "
+        "SELECT id, seq, author, kind, CASE WHEN kind = 'tool_result' AND id >= ? THEN NULL ELSE text END, "
+        "tool, native_id, native_parent, erased_at FROM entries "
         "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-        (address.session, first, last),
+        (digested, address.session, first, last),
     ).fetchall()
     if not rows:
         return span, []
@@ -87,27 +93,25 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
         "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
     ):
         state[entry_id] = action
+    failures = {r[0] for r in cur.execute(
+        "SELECT entry FROM tool_failures WHERE entry BETWEEN ? AND ?", (max(low, digested), high))}
     side: set[str] = set()
     if any(r[7] for r in rows) and _forks(store, address.session, rows, first, last):
         active = active_branch(store.tree_links(address.session))
         side = {r[6] for r in rows if r[6] is not None and r[6] not in active}
     kept: dict[int, MinedEntry] = {}
     hidden = {entry_id for entry_id, action in state.items() if action == "quarantine"}
+    unread: list[MinedEntry] = []  # digested tool outputs, oldest first
     for entry_id, seq, author, kind, text, tool, native_id, _, erased_at in rows:
         if (erased_at is not None or author not in _MINED_AUTHORS or kind not in _MINED_KINDS
                 or (hidden and entry_id in hidden) or (side and native_id in side)):
             continue
-        if kind == "tool_result" and len(text) > TOOL_HEAD + TOOL_TAIL:
-            # Of a long tool output only the head and tail are ever read, as find/exact.py scans them.
-            text = text[:TOOL_HEAD] + "\n" + text[-TOOL_TAIL:]
-        if "[total-recall marker " in text:
-            masks = tuple(_injected(text))
-            kept[entry_id] = MinedEntry(entry_id, seq, author, kind, _blank(text, masks), text, tool, masks)
+        if text is None:
+            kept[entry_id] = placeholder = MinedEntry(entry_id, seq, author, kind, "", "", tool, loaded=False)
+            unread.append(placeholder)
         else:
-            kept[entry_id] = MinedEntry(entry_id, seq, author, kind, text, text, tool)
-        if kind == "tool_result" and failed(text):
-            kept[entry_id].failed = True
-            kept[entry_id].errors = tuple(error_lines(text))
+            kept[entry_id] = _mined(entry_id, seq, author, kind, text, tool, None)
+    _load(cur, unread, failures, kept)
     spans: dict[int, list[Span]] = {}
     for entry_id, start, end, tag in cur.execute(
         "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
@@ -123,6 +127,60 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
     for entry_id, found in spans.items():
         kept[entry_id].spans = tuple(found)
     return span, list(kept.values())
+
+
+def _mined(entry_id: int, seq: int, author: str, kind: str, text: str, tool: str | None,
+           failed_known: bool | None) -> MinedEntry:
+    """The entry as the builder reads it: a long tool output clipped, injected markers masked, a tool
+    output's failure (`failed_known`, or worked out here for one recorded before the digest)."""
+    if kind == "tool_result" and len(text) > TOOL_HEAD + TOOL_TAIL:
+        # Of a long tool output only the head and tail are ever read, as find/exact.py scans them.
+        text = text[:TOOL_HEAD] + "\n" + text[-TOOL_TAIL:]
+    if "[total-recall marker " in text:
+        masks = tuple(_injected(text))
+        e = MinedEntry(entry_id, seq, author, kind, _blank(text, masks), text, tool, masks)
+    else:
+        e = MinedEntry(entry_id, seq, author, kind, text, text, tool)
+    if kind == "tool_result" and (failed(text) if failed_known is None else failed_known):
+        e.failed = True
+        e.errors = tuple(error_lines(text))
+    return e
+
+
+def _load(cur: Any, unread: Sequence[MinedEntry], failures: set[int], kept: dict[int, MinedEntry]) -> None:
+    """Read the text of the digested tool outputs the builder uses: every failed one, and the newest of
+    the others until they hold more than the strings ever read of them (TOOL_OUTPUT_CHARS)."""
+    wanted = [e for e in unread if e.id in failures]
+    newest = [e for e in reversed(unread) if e.id not in failures]
+    chars, batch = 0, 16
+    while newest and chars <= TOOL_OUTPUT_CHARS:
+        chunk, newest = newest[:batch], newest[batch:]
+        for e in _texts(cur, chunk):
+            kept[e.id] = e
+            if chars <= TOOL_OUTPUT_CHARS:
+                chars += len(e.text)
+        batch *= 2
+    for e in _texts(cur, wanted, failed=True):
+        kept[e.id] = e
+
+
+def _texts(cur: Any, entries: Sequence[MinedEntry], failed: bool = False) -> list[MinedEntry]:
+    if not entries:
+        return []
+    by_id = {e.id: e for e in entries}
+    marks = ",".join("?" * len(by_id))
+    rows = cur.execute(f"SELECT id, text FROM entries WHERE id IN ({marks})", list(by_id))
+    out = []
+    for entry_id, text in rows:
+        e = by_id[entry_id]
+        out.append(_mined(e.id, e.seq, e.author, e.kind, text, e.tool, failed))
+    return out
+
+
+def _digested_from(store: Store) -> int:
+    """The first entry whose tool-failure digest the record keeps (entries before it are worked out)."""
+    row = store.db.execute("SELECT from_entry FROM digests WHERE name = 'tool_failures'").fetchone()
+    return int(row[0]) if row is not None else 1 << 62
 
 
 def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], first: int, last: int) -> bool:

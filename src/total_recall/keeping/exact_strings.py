@@ -61,6 +61,7 @@ class Source(Protocol):
     spans: tuple[Span, ...]
     failed: bool
     errors: tuple[str, ...]
+    loaded: bool  # False: a tool output whose text was not read (older than any scan reaches)
 
     def holds(self, quoted: str) -> bool: ...
 
@@ -113,7 +114,7 @@ def find_strings(entries: Sequence[Source]) -> StringScan:
         for n in range(len(group) - 1, -1, -1):
             e = entries[group[n]]
             body = e.text if len(e.text) <= head + tail else e.text[:head] + "\n" + e.text[-tail:]
-            if len(body) > bound:
+            if len(body) > bound or not e.loaded:
                 unscanned.extend(entries[i].seq for i in group[: n + 1])
                 break
             pieces.append((group[n], body))

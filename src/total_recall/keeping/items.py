@@ -1,8 +1,8 @@
 """Decisions, failed attempts and open items, found mechanically in a range: no model, no narrative.
 
 Each item is one line cut verbatim from its entry (shortened with … at a word), so a verifier can find it:
-- failure: a tool result that failed (a non-zero exit, a traceback, a refused call), as its telling error
-  line; the agent or the owner saying something failed or broke;
+- failure: a tool result that failed (`find.exact.failed`: a non-zero exit, a traceback, a refused call), as
+  its telling error line; the agent or the owner saying something failed or broke;
 - decision: the agent choosing ("let's go with", "I'll use", "decided", "Fix:", "Proposal:"), the owner
   approving ("yes, go ahead");
 - open: TODO / next step / still need / later, the bullets under an "Open items" heading, the pending steps
@@ -87,12 +87,9 @@ _APPROVAL = re.compile(
     r"perfect)\b")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[: ]*([1-9]\d*)", re.I | re.M)
-_JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
 _ERROR_WORDS = ("error", "failed", "failure", "fatal", "exception", "denied", "refused", "traceback",
                 "not found", "cannot", "unable to", "unauthorized", "forbidden", "panic", "timed out")
 ERROR_HEAD = re.compile(r"\b(?:error|failed|fatal|exception)\s*:|\w+(?:Error|Exception):", re.I)
-_REJECTED = "The user doesn't want to proceed with this tool use"
 _TODO_TOOLS = frozenset({"TodoWrite", "todowrite", "todo_write", "update_plan"})
 _BASE = {"failure": 3.0, "open": 3.0, "decision": 2.0}
 # Every phrase above holds one of these: a sentence holding none is passed over with plain substring
@@ -157,37 +154,6 @@ def find_items(entries: Sequence[Source]) -> ItemScan:
         seen.add((kind, line))
         out.append(Found(kind, e.seq, line, _BASE[kind] + bonus))
     return ItemScan(out, unscanned)
-
-
-def failed(tool_output: str) -> bool:
-    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first."""
-    head = tool_output[:400]
-    tail = tool_output[-600:]
-    # Plain substring tests first: this runs on every tool output of a range.
-    return (("xit" in head and _exit_line(head))
-            or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
-            or "Traceback (most recent call last)" in tool_output or "<tool_use_error>" in head
-            or tool_output.startswith(_REJECTED)
-            or _starts_with_error(head))
-
-
-def _exit_line(head: str) -> bool:
-    """Whether a line of `head` reports a non-zero exit: only the lines that hold "xit" are tried, since a
-    case-blind search from every line start costs more than the rest of `failed` together."""
-    at = head.find("xit")
-    while at >= 0:
-        if _FAILED_EXIT.match(head, head.rfind("\n", 0, at) + 1):
-            return True
-        end = head.find("\n", at)
-        if end < 0:
-            return False
-        at = head.find("xit", end)
-    return False
-
-
-def _starts_with_error(head: str) -> bool:
-    first = head.lstrip()[:6].lower()
-    return first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum())
 
 
 def failure_line(text: str, lines: Sequence[str]) -> str | None:

@@ -373,6 +373,15 @@ M006_FIND_WITHOUT_ERASED = """
             WHERE e.erased_at IS NULL;
 """
 
+# The tool results that failed (`find.exact.failed`), worked out once at sync: the marker builder then
+# reads the text of a range's tool output only where it needs it (a 10k-entry range holds ~7 MB of it).
+# Entries recorded before this migration have no digest; `digests` says from which entry on it is kept.
+M007_TOOL_FAILURES = """
+        CREATE TABLE tool_failures(entry INTEGER PRIMARY KEY);
+        CREATE TABLE digests(name TEXT PRIMARY KEY, from_entry INTEGER NOT NULL);
+        INSERT INTO digests SELECT 'tool_failures', COALESCE(MAX(id), 0) + 1 FROM entries;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -381,6 +390,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m004_keeping", M004_KEEPING),
     ("m005_summaries", M005_SUMMARIES),
     ("m006_find_without_erased", M006_FIND_WITHOUT_ERASED),
+    ("m007_tool_failures", M007_TOOL_FAILURES),
 ]
 
 
