@@ -1,9 +1,10 @@
 """The evicted range as the marker builder reads it: the entries that may be mined, lean.
 
-Four queries (entries, the quarantine log, spans, the parents outside the range; the tree only when the
-session forks) and no per-entry work in SQL. Of a long tool output only the head and tail are kept, as
-`find/exact.py` scans them. A marker Total Recall injected into a transcript is masked (blanked, offsets
-kept), so no marker is built from an older one.
+A handful of queries (entries, the quarantine log, the digested tool failures, the text of the tool output
+the builder uses, spans, the parents outside the range; the tree only when the session forks) and no
+per-entry work in SQL. Of a long tool output only the head and tail are kept, as `find/exact.py` scans
+them. A marker Total Recall injected into a transcript is masked (blanked, offsets kept), so no marker is
+built from an older one.
 """
 
 from __future__ import annotations
