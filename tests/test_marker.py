@@ -428,3 +428,19 @@ def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_pat
     index.rebuild(store.db)
     assert store.execute("SELECT from_entry FROM digests").fetchone()[0] == 1
     assert build_marker(store, Address(number), budget=1200) == digested
+
+
+def test_a_traceback_in_the_middle_of_a_long_output_counts_alike_at_sync_and_at_build_time(
+        tmp_path: Path) -> None:
+    """Only the head and tail of a long output are read, by the sync's digest as by the builder."""
+    store = Store(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Run the long suite.")
+    middle = "Traceback (most recent call last):\n  File \"t.py\"\nKeyError: 'x'\n"
+    session.tool("make long", "ok\n" * 4_000 + middle + "ok\n" * 4_000)
+    session.tool("make short", "ok\n" + middle)
+    number = session.sync(store)
+    digested = build_marker(store, Address(number), budget=800)
+    assert [i.address for i in digested.items if i.kind == "failure"] == [f"s{number}#5"]
+    store.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
+    assert build_marker(store, Address(number), budget=800) == digested

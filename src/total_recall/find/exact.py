@@ -151,13 +151,20 @@ def _command_of(body: str) -> str | None:
 
 
 def failed(tool_output: str) -> bool:
-    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first."""
+    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first.
+    Of a long output only the head and tail count (TOOL_HEAD, TOOL_TAIL), as everywhere else: the sync's
+    digest and the marker builder, which holds only those, must agree."""
     head = tool_output[:400]
     tail = tool_output[-600:]
     # Plain substring tests first: this runs on every tool output of a range.
+    traceback = "Traceback (most recent call last)"
+    if len(tool_output) <= TOOL_HEAD + TOOL_TAIL:
+        traced = traceback in tool_output
+    else:
+        traced = tool_output.find(traceback, 0, TOOL_HEAD) >= 0 or traceback in tool_output[-TOOL_TAIL:]
     return (("xit" in head and _exit_line(head))
             or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
-            or "Traceback (most recent call last)" in tool_output or "<tool_use_error>" in head
+            or traced or "<tool_use_error>" in head
             or tool_output.startswith(_REJECTED)
             or _starts_with_error(head))
 
