@@ -182,3 +182,58 @@ def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Store) -
     hits = search(store, "what did the renewal error say", limit=3, meaning=False)
     assert "Renewal failed: urn:ietf:params:acme:error:unauthorized" in hits[0].snippet
     assert hits[0].author == "tool"
+
+
+def _transcript(tmp_path: Path, turns: list[tuple[str, str]]) -> Store:
+    """One Claude Code session of plain (role, text) turns, synced into a fresh record."""
+    folder = tmp_path / "projects" / "-rerank"
+    folder.mkdir(parents=True)
+    sid = "11111111-2222-4333-8444-555555555555"
+    lines, parent = [], None
+    for i, (role, text) in enumerate(turns):
+        uid = f"00000000-0000-4000-8000-{i:012d}"
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(json.dumps({
+            "type": role, "uuid": uid, "parentUuid": parent, "sessionId": sid, "cwd": "/rerank",
+            "isSidechain": False, "timestamp": f"2026-11-20T10:{i:02d}:00.000Z",
+            "message": {"role": role, "content": content},
+        }))
+        parent = uid
+    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    s = Store(tmp_path / "record.sqlite3")
+    assert sync(s, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    return s
+
+
+def test_the_answer_beside_the_question_outranks_a_repeat_of_one_rare_word(tmp_path: Path) -> None:
+    store = _transcript(tmp_path, [
+        ("user", "Which port does the staging proxy listen on now?"),
+        ("assistant", "Since the migration it listens on 8443, with the old 8080 closed."),
+        ("user", "ok"),
+        ("user", "The proxy, the proxy, the proxy: every ticket this week names the proxy."),
+        ("user", "Thanks."),
+        ("user", "Let us look at the billing export next."),
+    ])
+    hits = search(store, "what port does the staging proxy listen on", limit=3, meaning=False)
+    assert "8443" in texts(store, hits)[0] or "8443" in texts(store, hits)[1]
+    assert all("every ticket" not in t for t in texts(store, hits)[:2])
+
+
+def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tmp_path: Path) -> None:
+    from total_recall.find import search as module
+
+    store = _transcript(tmp_path, [
+        ("user", "Which port does the staging proxy listen on?"),
+        ("assistant", "It listens on 8443 since the migration last week, the old port is closed."),
+        ("user", "ok"),
+        ("user", "Something else entirely, about the invoices and the billing export for March."),
+    ])
+    ids = [r[0] for r in store.execute("SELECT id FROM entries ORDER BY seq")]
+    fts = module.words_query("staging proxy port listen")
+    assert fts is not None
+    bonus = module._text_features(store.db, fts, ids)
+    question, answer, short, unrelated = (bonus[i] for i in ids)
+    assert answer > unrelated  # the question beside it holds every word asked
+    assert answer > question  # same coverage, but the question asks rather than answers
+    assert short < answer  # "ok" holds nothing
+    assert module._stem("listening") == module._stem("listens") == "listen"

@@ -7,6 +7,7 @@ found only by words both rise, and agreeing lists reinforce each other.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -26,12 +27,24 @@ MAX_TAGGED_SESSIONS = 200
 # How many of a word list's matches are ranked, newest first (see _words). On a million-entry record
 # 1,000 against 2,000 takes a seventh off the median query and a fifth off the slowest (docs/BENCHMARKS.md).
 SCORED = 1_000
-# Meaning reorders the best word candidates; it never brings in an entry that shares nothing with the
-# query (measured on LoCoMo, fusing a dense list by rank lowered recall: docs/BENCHMARKS.md).
+# The best RERANK_DEPTH fused candidates are reordered by what a word score misses; the rerank never
+# brings in an entry that shares nothing with the query (measured on LoCoMo, fusing a dense list by rank
+# lowered recall). Weights fitted on LoCoMo, checked leaving each conversation out: docs/BENCHMARKS.md.
 RERANK_DEPTH = 30
 # How many of the best word candidates have their error lines compared with the query.
 ERROR_DEPTH = 50
-MEANING_WEIGHT = 0.3
+# Per standard deviation of closeness in meaning within the head (raw cosines spread differently per query).
+MEANING_WEIGHT = 0.25
+# The share of the query's words found in the entry or the entries beside it: bm25 rewards one rare word
+# repeated, while an answer and the question it replies to together hold most of what was asked.
+COVERAGE_WEIGHT = 1.2
+# Log length, capped: a two-word reply ("Thanks!") matches names and common words but rarely holds a fact.
+LENGTH_WEIGHT = 0.3
+LENGTH_CAP = 500
+# An entry that asks a question is less often the one holding the answer.
+ASKING_WEIGHT = -0.2
+# How much of each candidate and its neighbours is read to find the query's words (bounds the cost).
+CONTEXT_CHARS = 4_000
 # How much of its best neighbour's word score an entry borrows (tuned on LoCoMo: see docs/BENCHMARKS.md).
 NEIGHBOUR = 0.35
 # The owner's words and the agent's replies outrank bulky tool output and harness bookkeeping.
@@ -196,8 +209,9 @@ def search(
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    if meaning and ranked and _meaning_ready(store):
-        ranked = _rerank_by_meaning(store, query, ranked, fused)
+    with_meaning = meaning and bool(ranked) and _meaning_ready(store)
+    if ranked and (fts or with_meaning):
+        ranked = _rerank(store, query, ranked, fused, fts, with_meaning)
     return _hits(store.db, ranked[:limit], fused, fts)
 
 
@@ -206,16 +220,69 @@ def _meaning_ready(store: Store) -> bool:
     return has_vectors and vectors.available()  # the model loads only when there is something to use
 
 
-def _rerank_by_meaning(store: Store, query: str, ranked: list[int], fused: dict[int, float]) -> list[int]:
-    """The best word and exact candidates reordered by adding how close each is in meaning."""
+def _rerank(
+    store: Store, query: str, ranked: list[int], fused: dict[int, float], fts: str | None, meaning: bool
+) -> list[int]:
+    """The best candidates reordered by adding to their fused score how much of the query they and their
+    neighbours hold, their length, whether they ask, and (with vectors) how close they are in meaning."""
     head = ranked[:RERANK_DEPTH]
-    close = vectors.similarity(store.db, query, head)
     top = fused[head[0]]
-    for entry_id in head:
-        fused[entry_id] = fused[entry_id] / top + MEANING_WEIGHT * close.get(entry_id, 0.0)
-    for entry_id in ranked[RERANK_DEPTH:]:
-        fused[entry_id] = fused[entry_id] / top
-    return sorted(head, key=lambda i: (-fused[i], i)) + ranked[RERANK_DEPTH:]
+    score = {entry_id: fused[entry_id] / top for entry_id in ranked}
+    if fts:
+        for entry_id, bonus in _text_features(store.db, fts, head).items():
+            score[entry_id] += bonus
+    if meaning:
+        close = vectors.similarity(store.db, query, head)
+        if len(close) > 1:
+            mean = sum(close.values()) / len(close)
+            spread = (sum((c - mean) ** 2 for c in close.values()) / len(close)) ** 0.5 or 1.0
+            for entry_id, c in close.items():
+                score[entry_id] += MEANING_WEIGHT * (c - mean) / spread
+    fused.update(score)
+    return sorted(head, key=lambda i: (-score[i], i)) + ranked[RERANK_DEPTH:]
+
+
+def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[int, float]:
+    """Coverage, length and asking bonuses of each head entry, scaled by its author and kind weight; two
+    indexed reads of at most 3 × head rows."""
+    marks = ",".join("?" * len(head))
+    rows = db.execute(
+        f"SELECT id, session, seq, length(text), substr(text, 1, ?), author, kind FROM entries "
+        f"WHERE id IN ({marks})",
+        (CONTEXT_CHARS, *head),
+    ).fetchall()
+    near = " OR ".join("(session = ? AND seq BETWEEN ? AND ?)" for _ in rows)
+    texts = {(r[1], r[2]): r[4] for r in rows}
+    texts.update({(r[0], r[1]): r[2] for r in db.execute(
+        f"SELECT session, seq, substr(text, 1, ?) FROM entries WHERE erased_at IS NULL AND ({near})",
+        (CONTEXT_CHARS, *[v for r in rows for v in (r[1], r[2] - 1, r[2] + 1)]),
+    )} if rows else {})
+    wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
+    stems: dict[tuple[int, int], set[str]] = {}
+    for key, text in texts.items():
+        stems[key] = {_stem(w) for w in _WORD.findall(text.lower())}
+    lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
+    mean_length = sum(lengths.values()) / max(len(lengths), 1)
+    bonus: dict[int, float] = {}
+    for entry_id, session, seq, _, text, author, kind in rows:
+        around = stems[(session, seq)].union(
+            stems.get((session, seq - 1), set()), stems.get((session, seq + 1), set())
+        )
+        coverage = len(wanted & around) / max(len(wanted), 1)
+        # Scaled like the word score, so a tool output repeating the owner's words stays below them.
+        weight = WEIGHTS.get((author, kind), 0.7) / WEIGHTS[("owner", "message")]
+        length = lengths[entry_id] - mean_length
+        bonus[entry_id] = weight * (COVERAGE_WEIGHT * coverage + LENGTH_WEIGHT * length
+                                    + ASKING_WEIGHT * ("?" in text))
+    return bonus
+
+
+def _stem(word: str) -> str:
+    """A crude suffix strip, so "practicing" meets "practiced" (the index's porter stems are not exposed)."""
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 def _words(

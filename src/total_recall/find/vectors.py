@@ -12,6 +12,7 @@ bulky, slow to embed and served well by words and exact strings.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -28,6 +29,9 @@ EMBEDDED_KINDS = ("message", "summary")
 EMBEDDED_AUTHORS = ("owner", "agent", "harness")
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).with_name("models") / "minilm_tokenizer.json"
+# onnxruntime ignores OMP_NUM_THREADS; this caps its intra-op threads (0 = every core) so a benchmark or a
+# shared machine can keep the model to one core.
+THREADS_ENV = "TOTAL_RECALL_ONNX_THREADS"
 
 
 def available() -> bool:
@@ -62,10 +66,15 @@ def _model() -> tuple[Any, Any, Any]:
     tokenizer.enable_truncation(256)
     tokenizer.enable_padding()
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 0  # every core
+    options.intra_op_num_threads = _threads()
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return np, tokenizer, session
+
+
+def _threads() -> int:
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    return int(raw) if raw.isdigit() else 0
 
 
 def embed(texts: Sequence[str]) -> Any:
