@@ -7,6 +7,7 @@ found only by words both rise, and agreeing lists reinforce each other.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -260,7 +261,7 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
     wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
     stems: dict[tuple[int, int], set[str]] = {}
     for key, text in texts.items():
-        stems[key] = {_stem(w) for w in _WORD.findall(text.lower())}
+        stems[key] = {_stem(w) for w in set(_WORD.findall(text.lower()))}  # each word stemmed once
     lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
     mean_length = sum(lengths.values()) / max(len(lengths), 1)
     bonus: dict[int, float] = {}
@@ -277,6 +278,7 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
     return bonus
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _stem(word: str) -> str:
     """A crude suffix strip, so "practicing" meets "practiced" (the index's porter stems are not exposed)."""
     for suffix in ("ing", "ed", "es", "s", "ly"):
