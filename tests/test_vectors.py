@@ -74,3 +74,14 @@ def test_a_budget_of_nothing_leaves_the_rest_for_the_index_command(tmp_path: Pat
     assert result["embedded"] > 0 and result["done"] is True and result["vectors"] == result["embedded"]
     again = json.loads(runner.invoke(cli, ["--home", str(home), "--demo", "index", "--json"]).stdout)
     assert again["embedded"] == 0
+
+
+def test_a_thread_count_that_is_not_a_number_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from total_recall.errors import ConfigError
+    from total_recall.find import vectors
+
+    monkeypatch.setenv("TOTAL_RECALL_ONNX_THREADS", "two")
+    with pytest.raises(ConfigError, match="TOTAL_RECALL_ONNX_THREADS"):
+        vectors._threads()
+    monkeypatch.setenv("TOTAL_RECALL_ONNX_THREADS", "1")
+    assert vectors._threads() == 1

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from total_recall.errors import VectorsUnavailable
+from total_recall.errors import ConfigError, VectorsUnavailable
 
 DIM = 384
 MAX_CHARS = 1_200  # the model reads 256 word pieces; more text only costs time
@@ -74,7 +74,9 @@ def _model() -> tuple[Any, Any, Any]:
 
 def _threads() -> int:
     raw = os.environ.get(THREADS_ENV, "").strip()
-    return int(raw) if raw.isdigit() else 0
+    if raw and not raw.isdigit():
+        raise ConfigError(f"{THREADS_ENV} must be a whole number of threads (0 = every core); got {raw!r}")
+    return int(raw) if raw else 0
 
 
 def embed(texts: Sequence[str]) -> Any:
