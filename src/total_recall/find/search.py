@@ -7,7 +7,6 @@ found only by words both rise, and agreeing lists reinforce each other.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sqlite3
@@ -44,8 +43,9 @@ LENGTH_WEIGHT = 0.3
 LENGTH_CAP = 500
 # An entry that asks a question is less often the one holding the answer.
 ASKING_WEIGHT = -0.2
-# How much of each candidate and its neighbours is read to find the query's words (bounds the cost).
-CONTEXT_CHARS = 4_000
+# How much of each candidate and its neighbours is read to find the query's words (bounds the cost: about
+# 1 ms per 100 KB read).
+CONTEXT_CHARS = 1_500
 # How much of its best neighbour's word score an entry borrows (tuned on LoCoMo: see docs/BENCHMARKS.md).
 NEIGHBOUR = 0.35
 # The owner's words and the agent's replies outrank bulky tool output and harness bookkeeping.
@@ -259,9 +259,11 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
         (CONTEXT_CHARS, *[v for r in rows for v in (r[1], r[2] - 1, r[2] + 1)]),
     )} if rows else {})
     wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
+    # Which wanted stems each text holds: a few set lookups per stem, not a stem per word of the text.
     stems: dict[tuple[int, int], set[str]] = {}
     for key, text in texts.items():
-        stems[key] = {_stem(w) for w in set(_WORD.findall(text.lower()))}  # each word stemmed once
+        words = set(_WORD.findall(text.lower()))
+        stems[key] = {w for w in wanted if any(w + suffix in words for suffix in _SUFFIXES)}
     lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
     mean_length = sum(lengths.values()) / max(len(lengths), 1)
     bonus: dict[int, float] = {}
@@ -278,10 +280,12 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
     return bonus
 
 
-@functools.lru_cache(maxsize=1 << 14)
+_SUFFIXES = ("", "ing", "ed", "es", "s", "ly")
+
+
 def _stem(word: str) -> str:
     """A crude suffix strip, so "practicing" meets "practiced" (the index's porter stems are not exposed)."""
-    for suffix in ("ing", "ed", "es", "s", "ly"):
+    for suffix in _SUFFIXES[1:]:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
