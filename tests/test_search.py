@@ -13,7 +13,7 @@ from total_recall.config import demo_roots
 from total_recall.errors import SearchError
 from total_recall.find import index
 from total_recall.find.exact import extract
-from total_recall.find.search import search
+from total_recall.find.search import Filters, search
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -237,3 +237,26 @@ def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tm
     assert answer > question  # same coverage, but the question asks rather than answers
     assert short < answer  # "ok" holds nothing
     assert module._stem("listening") == module._stem("listens") == "listen"
+
+
+def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Broad tags (author, harness) now filter beside bm25 instead of inside it, which spares counting a
+    # third of the record per tag; scores and order must not change.
+    queries = ["restart the production database", "certificate renewal failed", "/etc/ssl/private", "commit"]
+    filters: list[dict[str, object]] = [
+        {"author": ["agent"]}, {"author": ["owner", "tool"]}, {"harness": ["codex"]},
+        {"harness": ["claude-code"], "since": "2000-01-01"},
+    ]
+
+    def ranked() -> list[list[tuple[str, float]]]:
+        return [
+            [(h.address, h.score) for h in search(store, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
+            for q in queries for f in filters
+        ]
+
+    beside = ranked()
+    monkeypatch.setattr(Filters, "pinpoints", lambda self: True)
+    assert ranked() == beside
+    assert sum(len(r) for r in beside) > 60

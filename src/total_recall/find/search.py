@@ -7,6 +7,7 @@ found only by words both rise, and agreeing lists reinforce each other.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -31,6 +32,8 @@ SCORED = 1_000
 # brings in an entry that shares nothing with the query (measured on LoCoMo, fusing a dense list by rank
 # lowered recall). Weights fitted on LoCoMo, checked leaving each conversation out: docs/BENCHMARKS.md.
 RERANK_DEPTH = 30
+# Past how many matches of the words walked a filter's tags stay in the ranking (see _Scope.ranked).
+WALKED = 20_000
 # How many of the best word candidates have their error lines compared with the query.
 ERROR_DEPTH = 50
 # Per standard deviation of closeness in meaning within the head (raw cosines spread differently per query).
@@ -109,6 +112,10 @@ class Filters:
             return None, covers
         return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups), covers
 
+    def pinpoints(self) -> bool:
+        """Whether the filters name sessions (a session, a project): tags that few entries carry."""
+        return self.session is not None or bool(self.project)
+
     def narrows(self) -> bool:
         """Whether any filter is set."""
         return bool(self.harness or self.session is not None or self.project or self.author or self.since
@@ -177,6 +184,7 @@ def search(
     filters = Filters(harness, session, project, author, since)
     where, params = filters.sql()
     tags, tags_cover = filters.tags(store.db)
+    scope = _Scope(tags, filters.pinpoints())
     # Erase takes an entry out of the word index, so when the tags apply every filter the word lists are
     # read from the index alone, never joined with the entries of every match.
     word_where, word_params = ("", []) if tags_cover else (where, params)
@@ -188,13 +196,13 @@ def search(
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        words_ranked = _words(store.db, _scoped(fts, tags), word_where, word_params, scores)
+        words_ranked = _words(store.db, fts, scope, word_where, word_params, scores)
         lists.append(words_ranked)
         lists.append(_error_lines(store.db, fts, words_ranked))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
-            lists.append(_words(store.db, _scoped(fts, tags), timed, [*params, *named], {}))
+            lists.append(_words(store.db, fts, scope, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
         whole = _exact(store.db, exact, where if filters.narrows() else "", params)
@@ -202,7 +210,7 @@ def search(
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
             # at the price of reading the position lists of common pieces ("com", "example").
-            lists.append(_phrases(store.db, exact, tags, word_where, word_params))
+            lists.append(_phrases(store.db, exact, scope, word_where, word_params))
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
@@ -259,11 +267,12 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
         (CONTEXT_CHARS, *[v for r in rows for v in (r[1], r[2] - 1, r[2] + 1)]),
     )} if rows else {})
     wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
-    # Which wanted stems each text holds: a few set lookups per stem, not a stem per word of the text.
+    # Which wanted stems each text holds: a substring test per stem, and a word-boundary check only where
+    # it passes (splitting every text into words took 5 ms of a 10 ms query).
     stems: dict[tuple[int, int], set[str]] = {}
     for key, text in texts.items():
-        words = set(_WORD.findall(text.lower()))
-        stems[key] = {w for w in wanted if any(w + suffix in words for suffix in _SUFFIXES)}
+        lower = text.lower()
+        stems[key] = {w for w in wanted if w in lower and _as_word(w).search(lower) is not None}
     lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
     mean_length = sum(lengths.values()) / max(len(lengths), 1)
     bonus: dict[int, float] = {}
@@ -283,6 +292,13 @@ def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[in
 _SUFFIXES = ("", "ing", "ed", "es", "s", "ly")
 
 
+@functools.lru_cache(maxsize=512)
+def _as_word(stem: str) -> re.Pattern[str]:
+    """The stem as a whole word, bare or with one of _SUFFIXES."""
+    endings = "|".join(re.escape(s) for s in _SUFFIXES if s)
+    return re.compile(rf"(?<!\w){re.escape(stem)}(?:{endings})?(?!\w)")
+
+
 def _stem(word: str) -> str:
     """A crude suffix strip, so "practicing" meets "practiced" (the index's porter stems are not exposed)."""
     for suffix in _SUFFIXES[1:]:
@@ -291,15 +307,54 @@ def _stem(word: str) -> str:
     return word
 
 
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """The filter tags of a search, and whether they pinpoint sessions (few entries carry them)."""
+
+    tags: str | None
+    pinpoint: bool
+
+    def matched(self, fts: str) -> str:
+        """The words in the text column, intersected with the tags: which entries match."""
+        text = f"text : ({fts})"
+        return f"({text}) AND (tag : ({self.tags}))" if self.tags else text
+
+    def ranked(self, db: sqlite3.Connection, fts: str, floor: int) -> str:
+        """What bm25 runs over, given the oldest match kept.
+
+        Before scoring, bm25 counts every entry holding each phrase it runs over: a broad tag (`a_agent`,
+        `h_codex`: a third of the record) costs 10–20 ms to count and adds nothing to the score (its
+        column weighs 0). Without the tags, bm25 walks every match of the words newer than `floor` and
+        the tags are checked beside it: cheap where the tagged entries are dense among recent matches,
+        dear where they are not (a session, a harness whose sessions are all old), so the tags stay
+        where the walk would pass more than WALKED matches.
+        """
+        words = f"text : ({fts})"
+        if not self.tags:
+            return words
+        if self.pinpoint:
+            return self.matched(fts)
+        newest, oldest, kept = db.execute(
+            "SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM entries_fts "
+            "WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+            (words, SCORED),
+        ).fetchone()
+        if kept < SCORED:
+            return words  # every match of the words is walked anyway
+        walked = SCORED * (newest - floor) / max(newest - oldest, 1)
+        return words if walked <= WALKED else self.matched(fts)
+
+
 def _words(
-    db: sqlite3.Connection, fts: str, where: str, params: list[object], scores: dict[int, float]
+    db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object],
+    scores: dict[int, float],
 ) -> list[int]:
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
     # match list by rowid, which needs no scoring): vague queries favour recent work. What stays is
-    # FTS5's own first pass of bm25, which counts every entry holding each phrase of the query (tag
-    # phrases of a filter too) to weigh it: 5–20 ms for common words on a million entries.
-    rows = _joined(db, fts, where, params) if where else _index_only(db, fts)
+    # FTS5's own first pass of bm25, which counts every entry holding each phrase it ranks by to weigh
+    # it: 5–20 ms for common words on a million entries.
+    rows = _joined(db, fts, scope, where, params) if where else _index_only(db, fts, scope)
     # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
     # entry borrow from its best neighbour in the same session (an answer sits next to its question).
     own = {(r[1], r[2]): -r[5] * WEIGHTS.get((r[3], r[4]), 0.7) for r in rows}
@@ -314,18 +369,32 @@ def _words(
     return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
 
 
-def _index_only(db: sqlite3.Connection, fts: str) -> list[tuple[int, int, int, str, str, float]]:
+def _index_only(
+    db: sqlite3.Connection, fts: str, scope: _Scope
+) -> list[tuple[int, int, int, str, str, float]]:
     """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
     the pool kept is looked up in entries."""
+    matched = scope.matched(fts)
     bound = db.execute(
         "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (fts, SCORED - 1),
+        (matched, SCORED - 1),
     ).fetchone()
-    ranked = db.execute(
-        "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
-        "WHERE entries_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
-        (fts, bound[0] if bound else 0, CANDIDATES * 4),
-    ).fetchall()
+    floor = bound[0] if bound else 0
+    ranked_over = scope.ranked(db, fts, floor)
+    if ranked_over == matched:
+        ranked = db.execute(
+            "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
+            "WHERE entries_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
+            (matched, floor, CANDIDATES * 4),
+        ).fetchall()
+    else:
+        # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
+        ranked = db.execute(
+            "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
+            "WHERE entries_fts MATCH ? AND rowid >= ? AND +rowid IN "
+            "(SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
+            (ranked_over, floor, matched, floor, CANDIDATES * 4),
+        ).fetchall()
     if not ranked:
         return []
     about = {r[0]: r for r in db.execute(
@@ -335,9 +404,10 @@ def _index_only(db: sqlite3.Connection, fts: str) -> list[tuple[int, int, int, s
     return [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
 
 
-def _joined(db: sqlite3.Connection, fts: str, where: str,
+def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
             params: list[object]) -> list[tuple[int, int, int, str, str, float]]:
-    """As `_index_only`, with SQL conditions on every match (a time window, a wide project)."""
+    """As `_index_only`, with SQL conditions on every match (a time window, a wide project); the
+    conditions apply every filter, so the tags only speed the walk."""
     bound = db.execute(
         f"""
         SELECT entries_fts.rowid FROM entries_fts
@@ -345,7 +415,7 @@ def _joined(db: sqlite3.Connection, fts: str, where: str,
         WHERE entries_fts MATCH ? AND {where}
         ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?
         """,
-        (fts, *params, SCORED - 1),
+        (scope.matched(fts), *params, SCORED - 1),
     ).fetchone()
     floor = bound[0] if bound else 0
     rows = db.execute(
@@ -356,7 +426,7 @@ def _joined(db: sqlite3.Connection, fts: str, where: str,
         WHERE entries_fts MATCH ? AND entries_fts.rowid >= ? AND {where}
         ORDER BY score LIMIT ?
         """,
-        (fts, floor, *params, CANDIDATES * 4),
+        (scope.ranked(db, fts, floor), floor, *params, CANDIDATES * 4),
     ).fetchall()
     return [tuple(r) for r in rows]
 
@@ -417,7 +487,7 @@ def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[o
 
 
 def _phrases(
-    db: sqlite3.Connection, tokens: list[str], tags: str | None, where: str, params: list[object]
+    db: sqlite3.Connection, tokens: list[str], scope: _Scope, where: str, params: list[object]
 ) -> list[int]:
     """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
     phrase of its words, a hex fragment as a prefix."""
@@ -430,13 +500,7 @@ def _phrases(
             terms.append('"' + " ".join(words) + '"')
     if not terms:
         return []
-    return _words(db, _scoped(" OR ".join(terms), tags), where, params, {})
-
-
-def _scoped(fts: str, tags: str | None) -> str:
-    """Words matched in the text column only, intersected with the filter tags when there are any."""
-    text = f"text : ({fts})"
-    return f"({text}) AND (tag : ({tags}))" if tags else text
+    return _words(db, " OR ".join(terms), scope, where, params, {})
 
 
 def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:
