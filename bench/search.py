@@ -90,7 +90,8 @@ def index_version() -> dict[str, str]:
     """Hashes of the code that decides what a sync writes: a record synced by other code is rebuilt
     (a migration added since is fine: Store applies it on open)."""
     pieces = dict(migrations.MIGRATIONS)
-    pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append)}
+    pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
+               "derive": inspect.getsource(index_mod.derive)}
     return {k: hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in pieces.items()}
 
 

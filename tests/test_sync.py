@@ -155,25 +155,70 @@ def test_a_file_rewritten_under_read_bytes_becomes_a_new_generation(stores: Stor
     assert [r[2] for r in new] == [2] and new[0][7] == "A different history."
 
 
+def derived(home: Path) -> list[tuple[Any, ...]]:
+    """The exact-string keys and failed tool results, by address: what sync derives from entries."""
+    db = sqlite3.connect(home / "record.sqlite3")
+    try:
+        return db.execute(
+            "SELECT e.session, e.seq, st.kind, st.key FROM strings st JOIN entries e ON e.id = st.entry "
+            "UNION ALL SELECT e.session, e.seq, 'failed', '' FROM tool_failures f "
+            "JOIN entries e ON e.id = f.entry "
+            "ORDER BY 1, 2, 3, 4"
+        ).fetchall()
+    finally:
+        db.close()
+
+
+def sync_into(home: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "total_recall", "--home", str(home), "sync", "--json"],
+                          env={**env, **extra}, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
 def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
-    stores: Stores, tmp_path: Path
+    stores: Stores, tmp_path: Path, processes: str
 ) -> None:
-    env = {**os.environ, **stores.env}
+    # With "2", exact strings are extracted by a second process from the first batch on.
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_SYNC_PROCESSES": processes,
+           "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
     clean_home = tmp_path / "clean"
-    subprocess.run([sys.executable, "-m", "total_recall", "--home", str(clean_home), "sync"],
-                   env=env, check=True, capture_output=True)
+    assert sync_into(clean_home, env).returncode == 0
     killed_home = tmp_path / "killed"
     for kill_at in ("3", "9"):
-        done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(killed_home), "sync"],
-                              env={**env, "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": kill_at,
-                                   "TOTAL_RECALL_TEST_COMMIT_BYTES": "1"},
-                              capture_output=True)
+        done = sync_into(killed_home, env, TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT=kill_at,
+                         TOTAL_RECALL_TEST_COMMIT_BYTES="1")
         assert done.returncode == -9, done.stderr
     partial = snapshot(killed_home)
     assert 0 < len(partial) < len(snapshot(clean_home))
-    subprocess.run([sys.executable, "-m", "total_recall", "--home", str(killed_home), "sync"],
-                   env=env, check=True, capture_output=True)
+    assert sync_into(killed_home, env).returncode == 0
     assert snapshot(killed_home) == snapshot(clean_home)
+    assert derived(killed_home) == derived(clean_home)
+
+
+def test_strings_extracted_in_a_second_process_equal_those_extracted_in_one(
+    stores: Stores, tmp_path: Path
+) -> None:
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
+    one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
+    # Committing after every batch drains the second process at every commit point.
+    two = sync_into(tmp_path / "two", env, TOTAL_RECALL_TEST_COMMIT_BYTES="1")
+    assert json.loads(one.stdout)["processes"] == 1 and json.loads(two.stdout)["processes"] == 2
+    assert snapshot(tmp_path / "two") == snapshot(tmp_path / "one")
+    strings = derived(tmp_path / "one")
+    assert derived(tmp_path / "two") == strings
+    assert len(strings) > 500 and any(kind == "failed" for _, _, kind, _ in strings)
+
+
+def test_a_small_sync_stays_in_one_process(stores: Stores, tmp_path: Path) -> None:
+    done = sync_into(tmp_path / "home", {**os.environ, **stores.env})
+    assert done.returncode == 0 and json.loads(done.stdout)["processes"] == 1
+
+
+def test_a_process_count_that_is_not_1_or_2_is_refused_by_name(stores: Stores, tmp_path: Path) -> None:
+    done = sync_into(tmp_path / "home", {**os.environ, **stores.env}, TOTAL_RECALL_SYNC_PROCESSES="four")
+    assert done.returncode == 2
+    assert "TOTAL_RECALL_SYNC_PROCESSES='four'" in done.stderr
+    assert not (tmp_path / "home" / "record.sqlite3").exists() or snapshot(tmp_path / "home") == []
 
 
 def test_an_unreadable_payload_is_an_error_naming_its_path_and_exit_2(stores: Stores) -> None:

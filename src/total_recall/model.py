@@ -187,6 +187,8 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     vectors: dict[str, int] = field(default_factory=dict)
+    # 2 when a second process extracted exact strings (a large sync), else 1.
+    processes: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,10 @@ from total_recall.find.exact import extract, failed, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
 _ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TOOL = 0, 1, 3, 4, 5, 14
+# What derive() reads of an entry, and what it gives back: (entry, kind, key) of each exact string, and
+# (entry,) of each failed tool result.
+Slim = tuple[int, str, str, "str | None"]
+Derived = tuple[list[tuple[int, str, str]], list[tuple[int]]]
 
 
 def tag(author: str, kind: str, harness: str, session: int) -> str:
@@ -23,8 +27,12 @@ def tag(author: str, kind: str, harness: str, session: int) -> str:
     return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}"
 
 
-def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Index freshly appended entries, in the sync's transaction."""
+def on_append(
+    db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]], *, derived_later: bool = False
+) -> None:
+    """Index freshly appended entries, in the sync's transaction. With `derived_later`, only the word
+    index: the caller works out `derive(slim(rows))` itself and writes it with `add_derived` before the
+    transaction commits."""
     if not rows:
         return
     sessions = {r[_SESSION] for r in rows}
@@ -35,15 +43,33 @@ def on_append(db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
         "INSERT INTO entries_fts(rowid, text, tag) VALUES (?, ?, ?)",
         [(r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION])) for r in rows],
     )
+    if not derived_later:
+        add_derived(db, derive(slim(rows)))
+
+
+def slim(rows: Sequence[tuple[Any, ...]]) -> list[Slim]:
+    """What derive() needs of appended entry rows."""
+    return [(r[_ID], r[_KIND], r[_TEXT], r[_TOOL]) for r in rows]
+
+
+def derive(rows: Sequence[Slim]) -> Derived:
+    """The exact-string keys (each once, in key order) and the failed tool results of entries given as
+    (id, kind, text, tool). Pure, and a third of a sync's work: a second process can do it meanwhile."""
     strings = {
-        (r[_ID], kind, key)
-        for r in rows
-        for kind, value in extract(r[_KIND], r[_TEXT], r[_TOOL])
+        (entry_id, kind, key)
+        for entry_id, entry_kind, text, tool in rows
+        for kind, value in extract(entry_kind, text, tool)
         for key in keys_of(kind, value)
     }
+    failures = [(r[0],) for r in rows if r[1] == "tool_result" and failed(r[2])]
+    return _in_key_order(strings), failures
+
+
+def add_derived(db: sqlite3.Connection, derived: Derived) -> None:
+    """Write what derive() worked out."""
+    strings, failures = derived
     if strings:
-        db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(strings))
-    failures = [(r[_ID],) for r in rows if r[_KIND] == "tool_result" and failed(r[_TEXT])]
+        db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", strings)
     if failures:
         db.executemany("INSERT INTO tool_failures(entry) VALUES (?)", failures)
 

@@ -194,9 +194,10 @@ class Store:
             [(row[0], packed[n].tobytes()) for n, row in enumerate(rows)],
         )
 
-    def append_entries(self, rows: Sequence[tuple[Any, ...]]) -> None:
+    def append_entries(self, rows: Sequence[tuple[Any, ...]], *, derived_later: bool = False) -> None:
         """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
-        line, row, native_id, native_parent, grp, tool, sidechain, raw_id).
+        line, row, native_id, native_parent, grp, tool, sidechain, raw_id). With `derived_later` the
+        caller writes their derived index rows itself before committing (see index.on_append).
 
         Raises:
             sqlite3.IntegrityError: a number or key is taken (the caller's numbering is wrong).
@@ -207,7 +208,7 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        index.on_append(self.db, rows)  # the indexes are current in the same transaction
+        index.on_append(self.db, rows, derived_later=derived_later)  # current in the same transaction
 
     def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
         """Spans of freshly appended entries, given as (entry id, start, end, tag)."""

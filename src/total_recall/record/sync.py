@@ -20,6 +20,7 @@ from total_recall.config import OVERRIDE_VARS, resolve_roots
 from total_recall.errors import ConfigError, SourceError
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
+from total_recall.record.deriving import START_AFTER_CHARS, Deriver
 from total_recall.record.spans import owner_spans
 from total_recall.record.store import Store
 
@@ -28,6 +29,11 @@ Progress = Callable[[int, int, str], None]
 # any commit; and commit after this many bytes instead of COMMIT_BYTES.
 KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
+# ... and hand exact-string extraction to a second process after this many characters of entry text.
+PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS"
+# "1": a sync stays in one process; "2" (the default): a second process extracts exact strings once a
+# sync has read enough (a first sync of a large store: see record/deriving.py).
+PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
 # Seconds a sync may spend embedding new entries (the vectors extra); `total-recall index` finishes.
 VECTOR_BUDGET_ENV = "TOTAL_RECALL_VECTOR_BUDGET"
 DEFAULT_VECTOR_BUDGET = 20.0
@@ -47,6 +53,7 @@ class _Batch:
     """
 
     store: Store
+    deriver: Deriver
     source_id: int
     harness: str
     generation: int
@@ -123,7 +130,8 @@ class _Batch:
         if self.raws:
             self.store.append_raws(self.raws)
         if self.entries:
-            self.store.append_entries(self.entries)
+            self.store.append_entries(self.entries, derived_later=True)
+            self.deriver.add(self.entries)
             added = len(self.entries)
             self.report.entries_added += added
             counts = self.report.per_harness.setdefault(self.harness, {})
@@ -152,11 +160,13 @@ class Syncer:
     _checkpoints: int = 0
     _kill_at: int = 0
     _pending: int = 0
+    _deriver: Deriver | None = None
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
         self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
         self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
+        deriver = self._deriver = Deriver(self.store.db, _parallel_after(env))
         work = self._discover()
         with sync_lock(self.store.path):
             self.store.begin()
@@ -165,10 +175,14 @@ class Syncer:
                     if self.progress:
                         self.progress(done, len(work), source.key)
                     self._sync_source(reader, source)
+                deriver.drain()
                 self.store.commit()
             except BaseException:
                 self.store.rollback()
                 raise
+            finally:
+                deriver.close()
+            self.report.processes = deriver.processes
             self.store.optimize()
         if self.progress:
             self.progress(len(work), len(work), "")
@@ -193,6 +207,8 @@ class Syncer:
         if self._kill_at and self._checkpoints >= self._kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         if force or self._pending >= self.commit_bytes:
+            assert self._deriver is not None
+            self._deriver.drain()  # derived rows commit with their entries
             self.store.commit()
             self.store.begin()
             self._pending = 0
@@ -238,7 +254,8 @@ class Syncer:
             self.report.warnings.append(
                 ReadWarning(str(source.path), f"rewritten under what was read: generation {generation}")
             )
-        batch = _Batch(store, row.id, source.harness, generation, self.report)
+        assert self._deriver is not None
+        batch = _Batch(store, self._deriver, row.id, source.harness, generation, self.report)
         error: str | None = None
         try:
             for item in reader.read(source, cursor):
@@ -283,6 +300,20 @@ def sync_lock(record: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _parallel_after(env: Mapping[str, str]) -> int:
+    """Characters of entry text a sync reads before a second process extracts exact strings; -1: never.
+
+    Raises:
+        ConfigError: TOTAL_RECALL_SYNC_PROCESSES is neither 1 nor 2.
+    """
+    processes = env.get(PROCESSES_ENV, "").strip() or "2"
+    if processes not in ("1", "2"):
+        raise ConfigError(f"{PROCESSES_ENV}={env[PROCESSES_ENV]!r}: give 1 (one process) or 2")
+    if processes == "1" or (os.cpu_count() or 1) < 2:
+        return -1
+    return int(env.get(PARALLEL_AFTER_ENV, "") or START_AFTER_CHARS)
 
 
 def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:

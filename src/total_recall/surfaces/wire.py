@@ -72,6 +72,7 @@ def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
         "errors": r.errors,
         "notices": r.notices,
         "vectors": r.vectors,
+        "processes": r.processes,
     }
 
 
