@@ -15,6 +15,7 @@ from tests.stores import OVERRIDES, Stores, fixture_stores
 from total_recall.errors import WindowError
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.on_disk import shown_matches
+from total_recall.keeping.price import PriceTerms
 from total_recall.keeping.receipts import list_receipts
 from total_recall.keeping.runtime import next_window
 from total_recall.keeping.window import (
@@ -274,8 +275,9 @@ def test_a_call_that_fits_near_the_limit_writes_a_receipt_that_nothing_left(shop
 def test_elective_compaction_follows_the_cache_price_rule_and_receipts_both_outcomes(shop: Shop) -> None:
     before = current_window(shop.store, shop.session)
     def rule(turns_ahead: float) -> ElectivePolicy:
-        return ElectivePolicy(base_price=3.0e-6, cache_write_premium=0.25, cache_read_price=0.3e-6,
-                              turns_ahead=turns_ahead, min_span_tokens=100)
+        terms = PriceTerms(base_price=3.0e-6, cache_write_premium=0.25, cache_read_price=0.3e-6,
+                           turns_ahead=turns_ahead)
+        return ElectivePolicy(terms, min_span_tokens=100)
 
     declined = WindowPolicy(keep_exchanges=2, marker_budget=300, elective=rule(1))
     kept = next_window(shop.store, shop.session, limit=before.tokens * 10, next_call_tokens=0,

@@ -52,17 +52,24 @@ from total_recall.errors import PriceInputError
 
 
 @dataclass(frozen=True, slots=True)
-class PriceInputs:
-    """Everything the rule needs; see the module docstring for the symbols."""
+class PriceTerms:
+    """The rule's inputs other than the span: the prices and the turns ahead (`ElectivePolicy` holds them)."""
 
-    span_tokens: int
-    tokens_after: int
     base_price: float
     cache_write_premium: float
     cache_read_price: float
     turns_ahead: float
     reach_back_probability: float = 0.0
     reach_back_cost: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PriceInputs:
+    """Everything the rule needs: the span, what follows it, and the terms; see the module docstring."""
+
+    span_tokens: int
+    tokens_after: int
+    terms: PriceTerms
     marker_tokens: int = 0
 
 
@@ -86,12 +93,14 @@ class PriceVerdict:
 PAPER_ILLUSTRATION = PriceInputs(
     span_tokens=40_000,
     tokens_after=140_000,
-    base_price=3.0e-6,
-    cache_write_premium=0.25,
-    cache_read_price=0.30e-6,
-    turns_ahead=50,
-    reach_back_probability=0.0,
-    reach_back_cost=19_000 * 3.0e-6 * 1.25,
+    terms=PriceTerms(
+        base_price=3.0e-6,
+        cache_write_premium=0.25,
+        cache_read_price=0.30e-6,
+        turns_ahead=50,
+        reach_back_probability=0.0,
+        reach_back_cost=19_000 * 3.0e-6 * 1.25,
+    ),
     marker_tokens=0,
 )
 
@@ -104,15 +113,16 @@ def price(inputs: PriceInputs) -> PriceVerdict:
             write would cost less than a cache read (then the rule has no meaning).
     """
     _check(inputs)
+    t = inputs.terms
     s, a, m = inputs.span_tokens, inputs.tokens_after, inputs.marker_tokens
-    r, n, q = inputs.cache_read_price, inputs.turns_ahead, inputs.reach_back_probability
-    write = inputs.base_price * (1 + inputs.cache_write_premium)
+    r, n, q = t.cache_read_price, t.turns_ahead, t.reach_back_probability
+    write = t.base_price * (1 + t.cache_write_premium)
     once = (a + m) * (write - r)
-    saving = (s - m) * r - q * inputs.reach_back_cost
+    saving = (s - m) * r - q * t.reach_back_cost
     keep = n * s * r
-    evict = once + n * (m * r + q * inputs.reach_back_cost)
+    evict = once + n * (m * r + q * t.reach_back_cost)
     payback = once / saving if saving > 0 else None
-    break_even = (s - m) * r / inputs.reach_back_cost if inputs.reach_back_cost > 0 else None
+    break_even = (s - m) * r / t.reach_back_cost if t.reach_back_cost > 0 else None
     return PriceVerdict(
         evict=payback is not None and n > payback,
         keep_cost=keep,
@@ -124,16 +134,17 @@ def price(inputs: PriceInputs) -> PriceVerdict:
 
 
 def _check(i: PriceInputs) -> None:
+    t = i.terms
     counts = {"span_tokens": i.span_tokens, "tokens_after": i.tokens_after, "marker_tokens": i.marker_tokens}
-    prices = {"base_price": i.base_price, "cache_write_premium": i.cache_write_premium,
-              "cache_read_price": i.cache_read_price, "turns_ahead": i.turns_ahead,
-              "reach_back_cost": i.reach_back_cost}
+    prices = {"base_price": t.base_price, "cache_write_premium": t.cache_write_premium,
+              "cache_read_price": t.cache_read_price, "turns_ahead": t.turns_ahead,
+              "reach_back_cost": t.reach_back_cost}
     for name, value in {**counts, **prices}.items():
         if not math.isfinite(value) or value < 0:
             raise PriceInputError(f"{name} must be a finite number ≥ 0, not {value!r}")
-    if not 0 <= i.reach_back_probability <= 1:
+    if not 0 <= t.reach_back_probability <= 1:
         raise PriceInputError(
-            f"reach_back_probability must be between 0 and 1, not {i.reach_back_probability!r}")
-    if i.base_price * (1 + i.cache_write_premium) < i.cache_read_price:
+            f"reach_back_probability must be between 0 and 1, not {t.reach_back_probability!r}")
+    if t.base_price * (1 + t.cache_write_premium) < t.cache_read_price:
         raise PriceInputError("a cache write must cost at least a cache read "
                               "(base_price·(1 + cache_write_premium) < cache_read_price)")

@@ -283,14 +283,11 @@ def _elective(store: Store, window: Window, tail: int | None, policy: WindowPoli
     after = sum(i.tokens for i in window.items if i.first >= start) - span_tokens
     planned = plan(window, span)
     marker_guess = sum(_budget(r, policy) for r in planned)  # at most; the real markers are smaller
-    verdict = price(PriceInputs(
-        span_tokens=span_tokens, tokens_after=after, base_price=rule.base_price,
-        cache_write_premium=rule.cache_write_premium, cache_read_price=rule.cache_read_price,
-        turns_ahead=rule.turns_ahead, reach_back_probability=rule.reach_back_probability,
-        reach_back_cost=rule.reach_back_cost, marker_tokens=marker_guess))
+    verdict = price(PriceInputs(span_tokens=span_tokens, tokens_after=after, terms=rule.terms,
+                                marker_tokens=marker_guess))
     payback = "never" if verdict.payback_turns is None else f"{verdict.payback_turns:.1f} turns"
     note = (f"cache-price rule: span {span_tokens} tokens, {after} after it, payback {payback}, "
-            f"{rule.turns_ahead:g} turns ahead; keep {verdict.keep_cost:.6g} "
+            f"{rule.terms.turns_ahead:g} turns ahead; keep {verdict.keep_cost:.6g} "
             f"vs evict {verdict.evict_cost:.6g}")
     spans = [r.span for r in planned]
     overall = str(Address(window.session, spans[0].first, spans[-1].last))

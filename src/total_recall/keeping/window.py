@@ -35,6 +35,7 @@ from typing import Literal
 from total_recall.errors import WindowError
 from total_recall.keeping.marker import StoredMarker, markers_for
 from total_recall.keeping.on_disk import read_path, unchanged_on_disk
+from total_recall.keeping.price import PriceTerms
 from total_recall.keeping.tokens import estimate_tokens
 from total_recall.model import Address, Entry
 from total_recall.record.reading import read
@@ -95,17 +96,12 @@ class Window:
 
 @dataclass(frozen=True, slots=True)
 class ElectivePolicy:
-    """The cache-price rule's inputs other than the span itself (see `price.py`).
+    """The cache-price rule's inputs other than the span itself (`terms`, see `price.py`).
 
     `min_span_tokens`: below this, a span is not worth a decision (and no receipt is written).
     """
 
-    base_price: float
-    cache_write_premium: float
-    cache_read_price: float
-    turns_ahead: float
-    reach_back_probability: float = 0.0
-    reach_back_cost: float = 0.0
+    terms: PriceTerms
     min_span_tokens: int = 2000
 
 

@@ -50,10 +50,9 @@ class Tally:
 
 
 @dataclass(frozen=True, slots=True)
-class Block:
-    """One cached summary: the range it covers, what wrote it, what it cost, what it could not verify."""
+class BlockDraft:
+    """One summary to cache: the range it covers, what wrote it, what it cost, what it could not verify."""
 
-    id: int
     session: int
     tally: Tally
     provider: str
@@ -66,7 +65,6 @@ class Block:
     dropped_bytes: int
     unverified: tuple[dict[str, str], ...]
     text: str
-    created: str
 
     @property
     def first_seq(self) -> int:
@@ -79,6 +77,15 @@ class Block:
     @property
     def range(self) -> str:
         return f"s{self.session}#{self.first_seq}-{self.last_seq}"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One cached summary: the draft as written, with the id and time the record gave it."""
+
+    id: int
+    draft: BlockDraft
+    created: str
 
 
 def tally(store: Store, session: int, first_seq: int, last_seq: int | None = None) -> Tally | None:
@@ -128,12 +135,13 @@ def next_seq(store: Store, session: int) -> int:
 
 def erased_since(store: Store, block: Block) -> list[str]:
     """Addresses in the block's range erased after the block was written: its text may quote them."""
+    d = block.draft
     rows = store.execute(
         "SELECT e.seq FROM entries e JOIN erasures x ON x.entry = e.id "
         "WHERE e.session = ? AND e.seq BETWEEN ? AND ? AND x.at >= ? ORDER BY e.seq",
-        (block.session, block.first_seq, block.last_seq, block.created),
+        (d.session, d.first_seq, d.last_seq, block.created),
     ).fetchall()
-    return [f"s{block.session}#{r[0]}" for r in rows]
+    return [f"s{d.session}#{r[0]}" for r in rows]
 
 
 def deletions(store: Store, session: int) -> list[dict[str, Any]]:
@@ -160,22 +168,6 @@ def markers(store: Store, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
 
 
 # -- writing --
-
-@dataclass(frozen=True, slots=True)
-class BlockDraft:
-    session: int
-    tally: Tally
-    provider: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    usage_reported: bool
-    prompt_bytes: int
-    dropped_entries: int
-    dropped_bytes: int
-    unverified: tuple[dict[str, str], ...]
-    text: str
-
 
 def add(store: Store, draft: BlockDraft) -> Block:
     """Append a block to its session's chain.
@@ -227,11 +219,12 @@ def delete_latest(store: Store, session: int, reason: str) -> Block:
             raise SummaryCacheError(
                 f"s{session} has no cached summary blocks: nothing to delete (summarise_from makes one)")
         block = _block(row)
+        d = block.draft
         store.execute(
             "INSERT INTO summary_deletions(block, session, first_seq, last_seq, provider, model, created, "
             "summary_chars, at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (block.id, session, block.first_seq, block.last_seq, block.provider, block.model, block.created,
-             len(block.text), now(), reason),
+            (block.id, session, d.first_seq, d.last_seq, d.provider, d.model, block.created, len(d.text),
+             now(), reason),
         )
         store.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
         store.commit()
@@ -242,8 +235,7 @@ def delete_latest(store: Store, session: int, reason: str) -> Block:
 
 
 def _block(r: sqlite3.Row) -> Block:
-    return Block(
-        id=r["id"],
+    draft = BlockDraft(
         session=r["session"],
         tally=Tally(r["first_seq"], r["last_seq"], r["first_ts"], r["last_ts"], r["owner"], r["agent"],
                     r["tool"], r["thinking"], r["harness"], r["chars"]),
@@ -257,5 +249,5 @@ def _block(r: sqlite3.Row) -> Block:
         dropped_bytes=r["dropped_bytes"],
         unverified=tuple(json.loads(r["unverified"])),
         text=r["text"],
-        created=r["created"],
     )
+    return Block(id=r["id"], draft=draft, created=r["created"])

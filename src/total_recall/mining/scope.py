@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from total_recall.errors import AddressError, ScopeError
 from total_recall.mining.queries import last_entry_times
@@ -75,62 +76,50 @@ def reject_unknown(tool: str, given: Mapping[str, object], accepted: Sequence[st
     )
 
 
-def _integer(tool: str, name: str, value: object) -> int:
+# What an omitted bound becomes: a number (the default) or None (no offset, no clamp).
+_Default = TypeVar("_Default", int, None)
+
+
+def _bounded(tool: str, name: str, value: object, default: _Default, low: int, high: int | None,
+             rule: str) -> int | _Default:
+    """`value` as a whole number in `low`..`high` (None: no upper bound), or `default` when it is omitted.
+
+    Raises:
+        ScopeError: not a whole number, or out of range (then `rule` says what the range is).
+    """
+    if value is None:
+        return default
     if isinstance(value, bool) or not isinstance(value, int):
         raise ScopeError(f"{tool}: `{name}` must be a whole number, not {value!r}")
+    if value < low or (high is not None and value > high):
+        raise ScopeError(f"{tool}: `{name}` is out of range: {value} — {rule}")
     return value
 
 
 def check_limit(tool: str, limit: int | None) -> int:
     """`limit` (records per call): omitted = 100; 1–1000 otherwise."""
-    if limit is None:
-        return LIMIT_DEFAULT
-    n = _integer(tool, "limit", limit)
-    if not LIMIT_MIN <= n <= LIMIT_MAX:
-        raise ScopeError(
-            f"{tool}: `limit` is out of range: {n} — limit runs {LIMIT_MIN}–{LIMIT_MAX} (omit it for "
-            f"{LIMIT_DEFAULT}); page with offset and next_offset instead of raising it"
-        )
-    return n
+    return _bounded(tool, "limit", limit, LIMIT_DEFAULT, LIMIT_MIN, LIMIT_MAX,
+                    f"limit runs {LIMIT_MIN}–{LIMIT_MAX} (omit it for {LIMIT_DEFAULT}); page with offset and "
+                    "next_offset instead of raising it")
 
 
 def check_offset(tool: str, offset: int | None) -> int | None:
     """`offset` (0-based first record): omitted = the most recent `limit` records."""
-    if offset is None:
-        return None
-    n = _integer(tool, "offset", offset)
-    if n < OFFSET_MIN:
-        raise ScopeError(
-            f"{tool}: `offset` is out of range: {n} — offsets count from 0; omit it for the most recent "
-            "records"
-        )
-    return n
+    return _bounded(tool, "offset", offset, None, OFFSET_MIN, None,
+                    "offsets count from 0; omit it for the most recent records")
 
 
 def check_max_bytes(tool: str, max_bytes: int | None, default: int) -> int:
     """`max_bytes` (the reply's budget): omitted = the tool's default; 1 KiB to the 8 MiB ceiling."""
-    if max_bytes is None:
-        return default
-    n = _integer(tool, "max_bytes", max_bytes)
-    if not MAX_BYTES_MIN <= n <= MAX_BYTES_CEILING:
-        raise ScopeError(
-            f"{tool}: `max_bytes` is out of range: {n} — max_bytes runs {MAX_BYTES_MIN}–{MAX_BYTES_CEILING} "
-            f"(8 MiB); omit it for the default {default}"
-        )
-    return n
+    return _bounded(tool, "max_bytes", max_bytes, default, MAX_BYTES_MIN, MAX_BYTES_CEILING,
+                    f"max_bytes runs {MAX_BYTES_MIN}–{MAX_BYTES_CEILING} (8 MiB); omit it for the default "
+                    f"{default}")
 
 
 def check_max_record_bytes(tool: str, max_record_bytes: int | None) -> int | None:
     """`max_record_bytes` (clamp each record to this): omitted = no clamp."""
-    if max_record_bytes is None:
-        return None
-    n = _integer(tool, "max_record_bytes", max_record_bytes)
-    if not MAX_RECORD_BYTES_MIN <= n <= MAX_BYTES_CEILING:
-        raise ScopeError(
-            f"{tool}: `max_record_bytes` is out of range: {n} — it runs {MAX_RECORD_BYTES_MIN}–"
-            f"{MAX_BYTES_CEILING}; omit it for no per-record clamp"
-        )
-    return n
+    return _bounded(tool, "max_record_bytes", max_record_bytes, None, MAX_RECORD_BYTES_MIN, MAX_BYTES_CEILING,
+                    f"it runs {MAX_RECORD_BYTES_MIN}–{MAX_BYTES_CEILING}; omit it for no per-record clamp")
 
 
 def check_harness(tool: str, harness: str | None) -> str | None:

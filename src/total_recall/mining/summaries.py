@@ -125,9 +125,9 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
         row = _block_json(b)
         row["erased_since"] = ledger.erased_since(store, b)
         if with_text:
-            row["text"] = None if row["erased_since"] else b.text
+            row["text"] = None if row["erased_since"] else b.draft.text
         rows.append(row)
-    start = blocks[-1].last_seq + 1 if blocks else 1
+    start = blocks[-1].draft.last_seq + 1 if blocks else 1
     tail = ledger.tally(store, s.number, start)
     return {
         "session": s.address,
@@ -136,7 +136,7 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
         "title": s.title,
         "entries": s.entries,
         "blocks": rows,
-        "through": f"{s.address}#{blocks[-1].last_seq}" if blocks else None,
+        "through": f"{s.address}#{blocks[-1].draft.last_seq}" if blocks else None,
         "tail": None if tail is None else {
             "from": f"{s.address}#{tail.first_seq}", "to": f"{s.address}#{tail.last_seq}",
             "from_ts": tail.first_ts, "to_ts": tail.last_ts, "count": tail.count, "counts": tail.counts(),
@@ -148,16 +148,16 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
 
 
 def _block_json(b: Block) -> dict[str, Any]:
-    t = b.tally
+    d, t = b.draft, b.draft.tally
     return {
-        "range": b.range, "from_seq": t.first_seq, "to_seq": t.last_seq, "from_ts": t.first_ts,
+        "range": d.range, "from_seq": t.first_seq, "to_seq": t.last_seq, "from_ts": t.first_ts,
         "to_ts": t.last_ts, "count": t.count, "counts": t.counts(), "chars": t.chars,
-        "tokens_est": t.tokens_est, "provider": b.provider, "model": b.model,
-        "tokens": {"prompt": b.prompt_tokens, "completion": b.completion_tokens,
-                   "reported": b.usage_reported},
-        "prompt_bytes": b.prompt_bytes, "dropped_entries": b.dropped_entries,
-        "dropped_bytes": b.dropped_bytes,
-        "unverified": list(b.unverified), "summary_chars": len(b.text), "created": b.created,
+        "tokens_est": t.tokens_est, "provider": d.provider, "model": d.model,
+        "tokens": {"prompt": d.prompt_tokens, "completion": d.completion_tokens,
+                   "reported": d.usage_reported},
+        "prompt_bytes": d.prompt_bytes, "dropped_entries": d.dropped_entries,
+        "dropped_bytes": d.dropped_bytes,
+        "unverified": list(d.unverified), "summary_chars": len(d.text), "created": b.created,
     }
 
 
@@ -220,7 +220,7 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
             "nothing to summarise; it joins the block of the entries that follow it"
         )
     provider = provider or Provider.from_env(home=store.path.parent)
-    earlier = [b for b in ledger.blocks(store, session) if not ledger.erased_since(store, b)]
+    earlier = [b.draft for b in ledger.blocks(store, session) if not ledger.erased_since(store, b)]
     prompt = _summary_prompt(s, tally, earlier, entries, provider.settings.prompt_bytes)
     answer = provider.complete(prompt.messages)
     unverified = _check_citations(store, answer.text, prompt.shown)
@@ -241,7 +241,7 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
     return {
         "session": s.address,
         "block": _block_json(block),
-        "text": _timing("summarise_from", block.range, prompt, answer, provider) + "\n"
+        "text": _timing("summarise_from", block.draft.range, prompt, answer, provider) + "\n"
                 + _compose(store, s, status),
         "cache": status,
         "prompt": prompt.report(),
@@ -289,7 +289,7 @@ class _Shown:
         return any(s == session and a <= last and first <= b for s, a, b in self.ranges)
 
 
-def _summary_prompt(s: Session, tally: ledger.Tally, earlier: list[Block], entries: list[Entry],
+def _summary_prompt(s: Session, tally: ledger.Tally, earlier: list[BlockDraft], entries: list[Entry],
                     budget: int) -> _Prompt:
     head = (f"Session {s.address} · {s.harness} · {s.title or 'untitled'} · {s.cwd or 'no folder'}\n"
             f"Summarise entries {s.address}#{tally.first_seq}-{tally.last_seq} "
@@ -363,17 +363,18 @@ def _compose(store: Store, s: Session, status: dict[str, Any]) -> str:
     """Every cached part of the session in order, then the cache footer."""
     out = []
     for n, b in enumerate(ledger.blocks(store, s.number), 1):
-        out.append(f"### part {n}: {b.tally.first_ts or '?'} → {b.tally.last_ts or '?'} ({b.range})")
+        d = b.draft
+        out.append(f"### part {n}: {d.tally.first_ts or '?'} → {d.tally.last_ts or '?'} ({d.range})")
         erased = ledger.erased_since(store, b)
         if erased:
             out.append(f"[summary withheld: {', '.join(erased)} was erased after this part was written; "
                        "roll back with cache_delete_latest and summarise again]")
         else:
-            out.append(b.text)
-        if b.dropped_entries:
-            out.append(f"> note: written without {b.dropped_entries} entries that did not fit the prompt")
-        if b.unverified:
-            flags = ", ".join(f"{u['address']} ({u['why']})" for u in b.unverified)
+            out.append(d.text)
+        if d.dropped_entries:
+            out.append(f"> note: written without {d.dropped_entries} entries that did not fit the prompt")
+        if d.unverified:
+            flags = ", ".join(f"{u['address']} ({u['why']})" for u in d.unverified)
             out.append(f"> ⚠ unverified citations: {flags}")
         out.append("")
     return "\n".join(out) + "\n" + _footer(status)
