@@ -209,6 +209,16 @@ def test_strings_extracted_in_a_second_process_equal_those_extracted_in_one(
     assert len(strings) > 500 and any(kind == "failed" for _, _, kind, _ in strings)
 
 
+def test_a_sync_whose_second_process_dies_extracts_the_rest_itself(stores: Stores, tmp_path: Path) -> None:
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
+    one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
+    died = sync_into(tmp_path / "died", env, TOTAL_RECALL_TEST_WORKER_DIES="1")
+    assert died.returncode == 0, died.stderr
+    assert json.loads(died.stdout)["entries_added"] == json.loads(one.stdout)["entries_added"]
+    assert snapshot(tmp_path / "died") == snapshot(tmp_path / "one")
+    assert derived(tmp_path / "died") == derived(tmp_path / "one")
+
+
 def test_a_small_sync_stays_in_one_process(stores: Stores, tmp_path: Path) -> None:
     done = sync_into(tmp_path / "home", {**os.environ, **stores.env})
     assert done.returncode == 0 and json.loads(done.stdout)["processes"] == 1

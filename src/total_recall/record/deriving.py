@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -26,13 +26,18 @@ from total_recall.find import index
 START_AFTER_CHARS = 16 << 20
 # Batches handed over and not yet written back; past this the sync waits, so memory stays flat.
 MAX_PENDING = 2
+# Test hook: the worker dies as it starts, as one killed or out of memory would.
+WORKER_DIES_ENV = "TOTAL_RECALL_TEST_WORKER_DIES"
 
 
 def _serve(parent: int) -> None:
     """Start a worker: Ctrl-C is left to the sync (which rolls back and stops it), and the worker ends
     when the sync does, even killed outright (a pool's worker would wait forever, holding the sync's
     stdout open for whoever reads it)."""
+    if os.environ.get(WORKER_DIES_ENV):
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.dup2(2, 1)  # stdout may be the sync's protocol channel or a report being read: never the worker's
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -56,7 +61,7 @@ class Deriver:
 
     @property
     def processes(self) -> int:
-        """2 once a second process has worked out derived rows, else 1."""
+        """2 once a second process was started for this sync, else 1."""
         return 2 if self._started else 1
 
     def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -66,12 +71,17 @@ class Deriver:
         if self._pool is None and (self._start_after < 0 or self._read < self._start_after):
             index.add_derived(self._db, index.derive(slim))
             return
-        if self._pool is None:
-            # spawn, not fork: the sync holds an open SQLite connection and zstd's threads.
-            spawn = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(1, mp_context=spawn, initializer=_serve, initargs=(os.getpid(),))
-            self._started = True
-        self._pending.append((self._pool.submit(index.derive, slim), slim))
+        try:
+            if self._pool is None:
+                # spawn, not fork: the sync holds an open SQLite connection and zstd's threads.
+                spawn = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(1, mp_context=spawn, initializer=_serve,
+                                                 initargs=(os.getpid(),))
+                self._started = True
+            self._pending.append((self._pool.submit(index.derive, slim), slim))
+        except (OSError, RuntimeError):  # no process to be had (limits, shutting down): derive here
+            self._stop()
+            index.add_derived(self._db, index.derive(slim))
         while len(self._pending) > MAX_PENDING:
             self._write_oldest()
 
@@ -91,11 +101,15 @@ class Deriver:
         future, slim = self._pending.pop(0)
         try:
             derived = future.result()
-        except BrokenProcessPool:
+        except (BrokenProcessPool, CancelledError):
             # The worker died (killed, out of memory): this batch and the rest are worked out here.
-            self._start_after = -1
-            if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
+            self._stop()
             derived = index.derive(slim)
         index.add_derived(self._db, derived)
+
+    def _stop(self) -> None:
+        """Derive in this process from now on."""
+        self._start_after = -1
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

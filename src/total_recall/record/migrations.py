@@ -382,6 +382,13 @@ M007_TOOL_FAILURES = """
         INSERT INTO digests SELECT 'tool_failures', COALESCE(MAX(id), 0) + 1 FROM entries;
 """
 
+# FTS5 writes its in-memory term table out as a new segment each time it holds `hashsize` bytes (1 MB by
+# default), and merges segments as they pile up. 32 MB (kept in entries_fts_config) makes a large sync
+# write and merge fewer: 200 MB store 45.1 → 42.8 s, 7 → 3 segments, +16 MB peak memory.
+M008_FTS_HASHSIZE = """
+        INSERT INTO entries_fts(entries_fts, rank) VALUES ('hashsize', 33554432);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -391,6 +398,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_summaries", M005_SUMMARIES),
     ("m006_find_without_erased", M006_FIND_WITHOUT_ERASED),
     ("m007_tool_failures", M007_TOOL_FAILURES),
+    ("m008_fts_hashsize", M008_FTS_HASHSIZE),
 ]
 
 

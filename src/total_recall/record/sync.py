@@ -31,8 +31,8 @@ KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
 # ... and hand exact-string extraction to a second process after this many characters of entry text.
 PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS"
-# "1": a sync stays in one process; "2" (the default): a second process extracts exact strings once a
-# sync has read enough (a first sync of a large store: see record/deriving.py).
+# For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process extracts
+# exact strings once a sync has read enough (a first sync of a large store: see record/deriving.py).
 PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
 # Seconds a sync may spend embedding new entries (the vectors extra); `total-recall index` finishes.
 VECTOR_BUDGET_ENV = "TOTAL_RECALL_VECTOR_BUDGET"
@@ -155,6 +155,7 @@ class Syncer:
     roots: Mapping[str, Path] | None = None
     progress: Progress | None = None
     explicit: bool = False
+    processes: int = 1
     report: SyncReport = field(default_factory=SyncReport)
     commit_bytes: int = COMMIT_BYTES
     _checkpoints: int = 0
@@ -166,7 +167,7 @@ class Syncer:
         env = self.env if self.env is not None else os.environ
         self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
         self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
-        deriver = self._deriver = Deriver(self.store.db, _parallel_after(env))
+        deriver = self._deriver = Deriver(self.store.db, _parallel_after(env, self.processes))
         work = self._discover()
         with sync_lock(self.store.path):
             self.store.begin()
@@ -302,16 +303,21 @@ def sync_lock(record: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _parallel_after(env: Mapping[str, str]) -> int:
-    """Characters of entry text a sync reads before a second process extracts exact strings; -1: never.
+def processes_from(env: Mapping[str, str]) -> int:
+    """How many processes `total-recall sync` may use: TOTAL_RECALL_SYNC_PROCESSES, 2 when unset.
 
     Raises:
-        ConfigError: TOTAL_RECALL_SYNC_PROCESSES is neither 1 nor 2.
+        ConfigError: it is set to something other than 1 or 2.
     """
     processes = env.get(PROCESSES_ENV, "").strip() or "2"
     if processes not in ("1", "2"):
         raise ConfigError(f"{PROCESSES_ENV}={env[PROCESSES_ENV]!r}: give 1 (one process) or 2")
-    if processes == "1" or (os.cpu_count() or 1) < 2:
+    return int(processes)
+
+
+def _parallel_after(env: Mapping[str, str], processes: int) -> int:
+    """Characters of entry text a sync reads before a second process extracts exact strings; -1: never."""
+    if processes < 2 or (os.cpu_count() or 1) < 2:
         return -1
     return int(env.get(PARALLEL_AFTER_ENV, "") or START_AFTER_CHARS)
 
@@ -328,15 +334,20 @@ def sync(
     env: Mapping[str, str] | None = None,
     roots: Mapping[str, Path] | None = None,
     progress: Progress | None = None,
+    processes: int = 1,
 ) -> SyncReport:
     """Bring the record up to date with the stores of `harnesses` (all by default).
 
     A harness named explicitly whose root cannot be used is an error in the report; an unnamed one is a
     notice (no such store on this machine, or the sandbox refused it). Nothing raises for one bad
-    source: its error is in the report and the rest still syncs.
+    source: its error is in the report and the rest still syncs. `processes=2` lets a large sync spawn a
+    second process (which imports the caller's `__main__` as multiprocessing's spawn does, so only
+    entry points that guard theirs ask for it: `total-recall sync`).
     """
     chosen = list(harnesses) if harnesses else list(HARNESSES)
     for h in chosen:
         if h not in HARNESSES:
             raise ConfigError(f"unknown harness {h!r} (known: {', '.join(HARNESSES)})")
-    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses)).run()
+    if processes not in (1, 2):
+        raise ConfigError(f"processes={processes!r}: give 1 or 2")
+    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses), processes=processes).run()

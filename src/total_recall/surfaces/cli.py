@@ -6,6 +6,7 @@ Exit codes: 0 done; 2 a source could not be read, an address names nothing, or a
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +31,7 @@ from total_recall.find.search import search as find
 from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
 from total_recall.record.reading import read as read_entries
 from total_recall.record.store import Store
+from total_recall.record.sync import processes_from
 from total_recall.record.sync import sync as run_sync
 from total_recall.surfaces.wire import entry_json, group_json, hit_json, session_json, sync_json
 
@@ -98,7 +100,8 @@ def sync(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
     with _store(settings) as store:
         progress, close = _progress_bar(enabled=not as_json)
         try:
-            report = run_sync(store, harnesses or None, roots=roots, progress=progress)
+            report = run_sync(store, harnesses or None, roots=roots, progress=progress,
+                              processes=processes_from(os.environ))
         finally:
             close()
         if as_json:
