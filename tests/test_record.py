@@ -38,9 +38,9 @@ def test_a_blank_record_migrates_and_migrating_twice_is_a_noop(tmp_path: Path) -
     assert {"sources", "sessions", "entries", "raws", "spans", "erasures", "quarantine"} <= tables
 
 
-def test_the_word_index_holds_32_mb_of_terms_before_writing_a_segment(store: Store) -> None:
+def test_the_word_index_holds_16_mb_of_terms_before_writing_a_segment(store: Store) -> None:
     # Fewer segments written and merged during a large sync; the setting lives in the index itself.
-    assert store.db.execute("SELECT v FROM entries_fts_config WHERE k = 'hashsize'").fetchone()[0] == 32 << 20
+    assert store.db.execute("SELECT v FROM entries_fts_config WHERE k = 'hashsize'").fetchone()[0] == 16 << 20
 
 
 def test_a_record_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:

@@ -383,10 +383,11 @@ M007_TOOL_FAILURES = """
 """
 
 # FTS5 writes its in-memory term table out as a new segment each time it holds `hashsize` bytes (1 MB by
-# default), and merges segments as they pile up. 32 MB (kept in entries_fts_config) makes a large sync
-# write and merge fewer: 200 MB store 45.1 → 42.8 s, 7 → 3 segments, +16 MB peak memory.
+# default), and merges segments as they pile up. 16 MB (kept in entries_fts_config) makes a large sync
+# write and merge fewer (200 MB store 45.1 → 43.2 s); 32 MB saved a little more but cost 44 MB of peak
+# memory on a 1 GB sync, near the 300 MB the sync is held to (docs/BENCHMARKS.md).
 M008_FTS_HASHSIZE = """
-        INSERT INTO entries_fts(entries_fts, rank) VALUES ('hashsize', 33554432);
+        INSERT INTO entries_fts(entries_fts, rank) VALUES ('hashsize', 16777216);
 """
 
 MIGRATIONS: list[tuple[str, str]] = [

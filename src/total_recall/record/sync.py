@@ -161,7 +161,7 @@ class Syncer:
     _checkpoints: int = 0
     _kill_at: int = 0
     _pending: int = 0
-    _deriver: Deriver | None = None
+    _deriver: Deriver = field(init=False)
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
@@ -208,7 +208,6 @@ class Syncer:
         if self._kill_at and self._checkpoints >= self._kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         if force or self._pending >= self.commit_bytes:
-            assert self._deriver is not None
             self._deriver.drain()  # derived rows commit with their entries
             self.store.commit()
             self.store.begin()
@@ -255,7 +254,6 @@ class Syncer:
             self.report.warnings.append(
                 ReadWarning(str(source.path), f"rewritten under what was read: generation {generation}")
             )
-        assert self._deriver is not None
         batch = _Batch(store, self._deriver, row.id, source.harness, generation, self.report)
         error: str | None = None
         try:
