@@ -54,7 +54,7 @@ def slim(rows: Sequence[tuple[Any, ...]]) -> list[Slim]:
 
 def derive(rows: Sequence[Slim]) -> Derived:
     """The exact-string keys (each once, in key order) and the failed tool results of entries given as
-    (id, kind, text, tool). Pure, and a third of a sync's work: a second process can do it meanwhile."""
+    (id, kind, text, tool). Pure, and a fifth of a sync's time: a second process can do it meanwhile."""
     strings = {
         (entry_id, kind, key)
         for entry_id, entry_kind, text, tool in rows

@@ -1,6 +1,6 @@
 """Deriving: the exact strings and failed calls of appended entries, worked out beside the sync.
 
-Extracting exact strings is a third of a full sync's work and needs nothing from the record, so once a
+Extracting exact strings is about a fifth of a full sync's time and needs nothing from the record, so once a
 sync has read enough for a second process to pay for its start, batches go to one while the sync reads
 and writes on. Every result is written into the sync's own transaction before it commits (`drain`), so
 a crash loses derived rows only together with the entries they belong to.
