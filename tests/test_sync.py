@@ -34,16 +34,19 @@ def run(*args: str, code: int = 0) -> Any:
     return json.loads(result.stdout) if "--json" in args else result
 
 
-def snapshot(home: Path) -> list[tuple[Any, ...]]:
-    """Every recorded entry with its address: what must never move."""
+def rows(home: Path, sql: str) -> list[tuple[Any, ...]]:
     db = sqlite3.connect(home / "record.sqlite3")
     try:
-        return db.execute(
-            "SELECT s.harness, s.native_id, s.generation, e.session, e.seq, e.author, e.kind, e.text, e.key "
-            "FROM entries e JOIN sessions s ON s.id = e.session ORDER BY e.session, e.seq"
-        ).fetchall()
+        return db.execute(sql).fetchall()
     finally:
         db.close()
+
+
+def snapshot(home: Path) -> list[tuple[Any, ...]]:
+    """Every recorded entry with its address: what must never move."""
+    return rows(home, "SELECT s.harness, s.native_id, s.generation, e.session, e.seq, e.author, e.kind, "
+                      "e.text, e.key FROM entries e JOIN sessions s ON s.id = e.session "
+                      "ORDER BY e.session, e.seq")
 
 
 def record_home() -> Path:
@@ -157,16 +160,10 @@ def test_a_file_rewritten_under_read_bytes_becomes_a_new_generation(stores: Stor
 
 def derived(home: Path) -> list[tuple[Any, ...]]:
     """The exact-string keys and failed tool results, by address: what sync derives from entries."""
-    db = sqlite3.connect(home / "record.sqlite3")
-    try:
-        return db.execute(
-            "SELECT e.session, e.seq, st.kind, st.key FROM strings st JOIN entries e ON e.id = st.entry "
-            "UNION ALL SELECT e.session, e.seq, 'failed', '' FROM tool_failures f "
-            "JOIN entries e ON e.id = f.entry "
-            "ORDER BY 1, 2, 3, 4"
-        ).fetchall()
-    finally:
-        db.close()
+    return rows(home, "SELECT e.session, e.seq, st.kind, st.key FROM strings st "
+                      "JOIN entries e ON e.id = st.entry "
+                      "UNION ALL SELECT e.session, e.seq, 'failed', '' FROM tool_failures f "
+                      "JOIN entries e ON e.id = f.entry ORDER BY 1, 2, 3, 4")
 
 
 def sync_into(home: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
