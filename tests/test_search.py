@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from total_recall.config import demo_roots
 from total_recall.errors import SearchError
 from total_recall.find import index
+from total_recall.find import search as search_module
 from total_recall.find.exact import extract
 from total_recall.find.search import Filters, search
 from total_recall.model import Address
@@ -256,7 +257,34 @@ def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
             for q in queries for f in filters
         ]
 
+    monkeypatch.setattr(search_module, "SPARSE", 0)  # this record's words are all sparse: take the tag paths
     beside = ranked()
     monkeypatch.setattr(Filters, "pinpoints", lambda self: True)
     assert ranked() == beside
     assert sum(len(r) for r in beside) > 60
+
+
+def test_filtered_words_with_few_matches_rank_as_the_filtered_index_ranks_them(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Words matching few entries are ranked whole and filtered afterwards, instead of the filter's tags
+    # joining the query: the same hits, scores and order, for every kind of filter.
+    queries = ["restart the production database", "certificate renewal failed", "/etc/ssl/private",
+               "certbot", "3f9c2e"]
+    filters: list[dict[str, object]] = [
+        {"author": ["agent"]}, {"harness": ["codex"]}, {"session": 1}, {"project": "webshop"},
+        {"project": "/srv/webshop", "author": ["owner", "tool"]}, {"since": "2026-11-20"},
+        {"harness": ["claude-code"], "since": "2026-11-16T15:00:00"}, {"project": "/no/such/project"},
+    ]
+
+    def ranked() -> list[list[tuple[str, float]]]:
+        return [
+            [(h.address, h.score) for h in search(store, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
+            for q in queries for f in filters
+        ]
+
+    sparse = ranked()
+    monkeypatch.setattr(search_module, "SPARSE", 0)
+    assert ranked() == sparse
+    assert sum(len(r) for r in sparse) > 150
+    assert all(r == [] for r in sparse[len(filters) - 1 :: len(filters)])  # no such project: nothing
