@@ -91,7 +91,8 @@ def index_version() -> dict[str, str]:
     (a migration added since is fine: Store applies it on open)."""
     pieces = dict(migrations.MIGRATIONS)
     pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
-               "derive": inspect.getsource(index_mod.derive)}
+               "derive": inspect.getsource(index_mod.derive),
+               "shards": inspect.getsource(index_mod._into_shards) + str(index_mod.SHARD_ENTRIES)}
     return {k: hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in pieces.items()}
 
 
@@ -164,8 +165,11 @@ def rare(s: Sampler, cap: int = 500) -> tuple[str, sqlite3.Row]:
         row = s.entry()
         words = sorted({w.lower() for w in _RARE.findall(row[3][:20_000])})
         for word in s.rng.sample(words, min(10, len(words))):
-            n = s.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? "
-                             "LIMIT ?)", (f'"{word}"', cap + 1)).fetchone()[0]
+            n = min(cap + 1, sum(
+                s.db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {t.name} WHERE {t.name} MATCH ? LIMIT ?)",
+                             (f'"{word}"', cap + 1)).fetchone()[0]
+                for t in index_mod.shards(s.db)
+            ))
             if n >= 2 and (best is None or n < best[0]):
                 best = (n, word, row)
         if best and best[0] <= cap:

@@ -1,6 +1,9 @@
 """Keeping the derived indexes current: called by the record as entries are appended or erased.
 
-`entries_fts` is an external-content FTS5 index over entry text (the text lives once, in `entries`);
+The word index is external-content FTS5 over entry text (the text lives once, in `entries`), cut into
+shards of consecutive entries (`fts_shards`: `entries_fts` from entry 0, then `entries_fts_2`, … each
+opened once the newest holds SHARD_ENTRIES): FTS5's bm25 counts every entry holding a word before it
+scores any, so a common word costs what its list in one shard costs, not in the whole record;
 `strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts);
 `tool_failures` the tool results that say their call failed. All are rebuildable from the record; the
 record never depends on them.
@@ -8,8 +11,10 @@ record never depends on them.
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from total_recall.find.exact import extract, failed, keys_of
@@ -20,6 +25,66 @@ _ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TOOL = 0, 1, 3, 4, 5, 14
 # (entry,) of each failed tool result.
 Slim = tuple[int, str, str, "str | None"]
 Derived = tuple[list[tuple[int, str, str]], list[tuple[int]]]
+# Entries per word-index shard: on a million entries bm25 for "commit" took 10.7 ms over one index and
+# 5.5 ms over the newest 131,072 entries; the per-match scoring left (~4 µs) does not shrink with it.
+SHARD_ENTRIES = 1 << 17
+# FTS5 writes its term table out as a segment each time it holds this many bytes (see migration m008).
+HASHSIZE = 16 << 20
+TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """A word-index table and the first entry it holds (it holds every entry up to the next shard's)."""
+
+    name: str
+    first: int
+
+
+def shards(db: sqlite3.Connection) -> list[Shard]:
+    """The word-index shards, newest first."""
+    return [Shard(name, first) for name, first in
+            db.execute("SELECT name, first_entry FROM fts_shards ORDER BY first_entry DESC")]
+
+
+def _shard_of(db: sqlite3.Connection, entry_id: int) -> str:
+    row = db.execute(
+        "SELECT name FROM fts_shards WHERE first_entry <= ? ORDER BY first_entry DESC LIMIT 1", (entry_id,)
+    ).fetchone()
+    return str(row[0])
+
+
+def _open_shard(db: sqlite3.Connection, first: int) -> Shard:
+    """A new, empty shard for entries from `first` on (in the caller's transaction)."""
+    (count,) = db.execute("SELECT count(*) FROM fts_shards").fetchone()
+    name = f"entries_fts_{count + 1}"
+    db.execute(
+        f"CREATE VIRTUAL TABLE {name} USING fts5(text, tag, content='entries_fts_content', "
+        f"content_rowid='id', tokenize=\"{TOKENIZE}\")"
+    )
+    db.execute(f"INSERT INTO {name}({name}, rank) VALUES ('hashsize', {HASHSIZE})")
+    db.execute("INSERT INTO fts_shards(name, first_entry) VALUES (?, ?)", (name, first))
+    return Shard(name, first)
+
+
+def _into_shards(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
+    """Index (id, text, tag) rows, in id order, each in its shard; the newest shard holds ids up to
+    SHARD_ENTRIES past its first, and the next shard opens at the first id beyond."""
+    known = sorted(shards(db), key=lambda s: s.first)
+    start = 0
+    while start < len(rows):
+        first_id = rows[start][0]
+        at = bisect.bisect_right([s.first for s in known], first_id) - 1
+        if at == len(known) - 1:
+            if first_id - known[at].first >= SHARD_ENTRIES:
+                known.append(_open_shard(db, first_id))
+                at += 1
+            end_id = known[at].first + SHARD_ENTRIES
+        else:
+            end_id = known[at + 1].first
+        end = bisect.bisect_left(rows, end_id, lo=start, key=lambda r: r[0])
+        db.executemany(f"INSERT INTO {known[at].name}(rowid, text, tag) VALUES (?, ?, ?)", rows[start:end])
+        start = end
 
 
 def tag(author: str, kind: str, harness: str, session: int) -> str:
@@ -39,10 +104,9 @@ def on_append(
     harness = dict(db.execute(
         f"SELECT id, harness FROM sessions WHERE id IN ({','.join('?' * len(sessions))})", tuple(sessions)
     ).fetchall())
-    db.executemany(
-        "INSERT INTO entries_fts(rowid, text, tag) VALUES (?, ?, ?)",
-        [(r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION])) for r in rows],
-    )
+    _into_shards(db, sorted(
+        (r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION])) for r in rows
+    ))
     if not derived_later:
         add_derived(db, derive(slim(rows)))
 
@@ -82,8 +146,9 @@ def _in_key_order(strings: set[tuple[int, str, str]]) -> list[tuple[int, str, st
 
 def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
     """Forget an entry in every index; runs before the text is replaced by the tombstone."""
+    shard = _shard_of(db, entry_id)
     db.execute(
-        "INSERT INTO entries_fts(entries_fts, rowid, text, tag) "
+        f"INSERT INTO {shard}({shard}, rowid, text, tag) "
         "SELECT 'delete', id, text, tag FROM entries_fts_content WHERE id = ?",
         (entry_id,),
     )
@@ -93,8 +158,19 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
 
 
 def rebuild(db: sqlite3.Connection) -> None:
-    """Rebuild every index from the record (after a crash of an older version, or by hand)."""
-    db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')")
+    """Rebuild every index from the record (after a crash of an older version, or by hand); the word
+    index is cut into shards afresh (a record from before shards holds one)."""
+    for shard in shards(db):
+        if shard.name != "entries_fts":
+            db.execute(f"DROP TABLE {shard.name}")
+    db.execute("DELETE FROM fts_shards WHERE name != 'entries_fts'")
+    db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('delete-all')")
+    after = -1
+    while texts := db.execute(
+        "SELECT id, text, tag FROM entries_fts_content WHERE id > ? ORDER BY id LIMIT 5000", (after,)
+    ).fetchall():
+        _into_shards(db, [(r[0], r[1], r[2]) for r in texts])
+        after = texts[-1][0]
     db.execute("DELETE FROM strings")
     db.execute("DELETE FROM tool_failures")
     rows = db.execute("SELECT id, kind, text, tool FROM entries WHERE erased_at IS NULL")

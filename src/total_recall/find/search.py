@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from total_recall.errors import SearchError
-from total_recall.find import vectors
+from total_recall.find import index, vectors
 from total_recall.find.exact import looks_exact
+from total_recall.find.index import Shard
 from total_recall.find.when import window
 from total_recall.model import Hit
 from total_recall.record.store import Store
@@ -325,15 +326,15 @@ class _Scope:
         text = f"text : ({fts})"
         return f"({text}) AND (tag : ({self.tags}))" if self.tags else text
 
-    def ranked(self, db: sqlite3.Connection, fts: str, floor: int) -> str:
-        """What bm25 runs over, given the oldest match kept.
+    def ranked(self, db: sqlite3.Connection, shard: str, fts: str, floor: int) -> str:
+        """What bm25 runs over in `shard`, given the oldest match kept there.
 
-        Before scoring, bm25 counts every entry holding each phrase it runs over: a broad tag (`a_agent`,
-        `h_codex`: a third of the record) costs 10–20 ms to count and adds nothing to the score (its
-        column weighs 0). Without the tags, bm25 walks every match of the words newer than `floor` and
-        the tags are checked beside it: cheap where the tagged entries are dense among recent matches,
-        dear where they are not (a session, a harness whose sessions are all old), so the tags stay
-        where the walk would pass more than WALKED matches.
+        Before scoring, bm25 counts every entry of the shard holding each phrase it runs over: a broad
+        tag (`a_agent`, `h_codex`: a third of the record) costs 10–20 ms to count and adds nothing to the
+        score (its column weighs 0). Without the tags, bm25 walks every match of the words newer than
+        `floor` and the tags are checked beside it: cheap where the tagged entries are dense among recent
+        matches, dear where they are not (a session, a harness whose sessions are all old), so the tags
+        stay where the walk would pass more than WALKED matches.
         """
         words = f"text : ({fts})"
         if not self.tags:
@@ -341,8 +342,8 @@ class _Scope:
         if self.pinpoint:
             return self.matched(fts)
         newest, oldest, kept = db.execute(
-            "SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM entries_fts "
-            "WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+            f"SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM {shard} "
+            f"WHERE {shard} MATCH ? ORDER BY rowid DESC LIMIT ?)",
             (words, SCORED),
         ).fetchone()
         if kept < SCORED:
@@ -351,15 +352,18 @@ class _Scope:
         return words if walked <= WALKED else self.matched(fts)
 
 
+Row = tuple[int, int, int, str, str, float]  # id, session, seq, author, kind, bm25
+
+
 def _words(
     db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object],
     scores: dict[int, float],
 ) -> list[int]:
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
-    # match list by rowid, which needs no scoring): vague queries favour recent work. What stays is
-    # FTS5's own first pass of bm25, which counts every entry holding each phrase it ranks by to weigh
-    # it: 5–20 ms for common words on a million entries.
+    # match lists by rowid, newest shard first, which needs no scoring): vague queries favour recent
+    # work. What stays is FTS5's own first pass of bm25, which counts every entry of a shard holding
+    # each phrase it ranks by to weigh it: a few ms for common words in a shard.
     rows = _sparse(db, fts, scope, where, params)
     if rows is None:
         rows = _joined(db, fts, scope, where, params) if where else _index_only(db, fts, scope)
@@ -377,9 +381,55 @@ def _words(
     return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
 
 
+def _walk(
+    db: sqlite3.Connection, query: str, need: int, where: str = "", params: Sequence[object] = ()
+) -> list[tuple[Shard, int, int]]:
+    """The shards holding the newest `need` matches of `query` (those passing `where` when given),
+    newest first, each with the oldest rowid of them it holds (0: all its matches) and their count.
+    Walking a match list by rowid needs no scoring."""
+    found: list[tuple[Shard, int, int]] = []
+    for shard in index.shards(db):
+        if need <= 0:
+            break
+        n = shard.name
+        if where:
+            sql = (f"SELECT min(rowid), count(*) FROM (SELECT {n}.rowid AS rowid FROM {n} "
+                   f"CROSS JOIN entries e ON e.id = {n}.rowid JOIN sessions s ON s.id = e.session "
+                   f"WHERE {n} MATCH ? AND {where} ORDER BY {n}.rowid DESC LIMIT ?)")
+        else:
+            sql = f"SELECT min(rowid), count(*) FROM (SELECT rowid FROM {n} WHERE {n} MATCH ? " \
+                  f"ORDER BY rowid DESC LIMIT ?)"
+        oldest, count = db.execute(sql, (query, *params, need)).fetchone()
+        if count:
+            found.append((shard, oldest if count == need else 0, count))
+        need -= count
+    return found
+
+
+def _best(rows: list[Row]) -> list[Row]:
+    """The CANDIDATES * 4 best of rows ranked shard by shard (bm25 weighs words by each shard's counts:
+    close across shards of the same record, not equal)."""
+    return sorted(rows, key=lambda r: (r[5], r[0]))[: CANDIDATES * 4]
+
+
+def _about(db: sqlite3.Connection, ranked: list[tuple[int, float]], where: str = "",
+           params: Sequence[object] = ()) -> list[Row]:
+    """The ranked (id, bm25) as rows, in their order, those passing `where` when given."""
+    if not ranked:
+        return []
+    # CROSS JOIN: the few ids first; left to itself the planner may walk a project's sessions instead.
+    about = {r[0]: r for r in db.execute(
+        f"SELECT e.id, e.session, e.seq, e.author, e.kind FROM entries e "
+        f"CROSS JOIN sessions s ON s.id = e.session "
+        f"WHERE e.id IN ({','.join('?' * len(ranked))}){f' AND {where}' if where else ''}",
+        [*(entry_id for entry_id, _ in ranked), *params],
+    )}
+    return [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
+
+
 def _sparse(
     db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object]
-) -> list[tuple[int, int, int, str, str, float]] | None:
+) -> list[Row] | None:
     """As `_index_only`, for filtered words that match fewer than SPARSE entries in all: every match
     ranked, then the filters applied to those few in SQL. None when the words match more.
 
@@ -392,90 +442,62 @@ def _sparse(
     if not conditions:
         return None  # nothing to filter: _index_only ranks the words alone already
     words = f"text : ({fts})"
-    (kept,) = db.execute(
-        "SELECT count(*) FROM (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC "
-        "LIMIT ?)",
-        (words, SPARSE),
-    ).fetchone()
-    if kept >= SPARSE:
+    walked = _walk(db, words, SPARSE)
+    if sum(count for _, _, count in walked) >= SPARSE:
         return None
-    ranked = db.execute(
-        "SELECT rowid, bm25(entries_fts, 1.0, 0.0) FROM entries_fts WHERE entries_fts MATCH ?", (words,)
-    ).fetchall()
-    if not ranked:
-        return []
-    about = {r[0]: r for r in db.execute(
-        # CROSS JOIN: the few ids first; left to itself the planner may walk a project's sessions instead.
-        f"SELECT e.id, e.session, e.seq, e.author, e.kind FROM entries e "
-        f"CROSS JOIN sessions s ON s.id = e.session "
-        f"WHERE e.id IN ({','.join('?' * len(ranked))}) AND {conditions}",
-        [*(entry_id for entry_id, _ in ranked), *values],
-    )}
-    kept_rows = [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
-    kept_rows.sort(key=lambda r: (r[5], r[0]))
-    return kept_rows[: CANDIDATES * 4]
+    ranked = [
+        (r[0], r[1]) for shard, _, _ in walked for r in db.execute(
+            f"SELECT rowid, bm25({shard.name}, 1.0, 0.0) FROM {shard.name} WHERE {shard.name} MATCH ?",
+            (words,),
+        )
+    ]
+    return _best(_about(db, ranked, conditions, values))
 
 
-def _index_only(
-    db: sqlite3.Connection, fts: str, scope: _Scope
-) -> list[tuple[int, int, int, str, str, float]]:
+def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope) -> list[Row]:
     """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
     the pool kept is looked up in entries."""
     matched = scope.matched(fts)
-    bound = db.execute(
-        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (matched, SCORED - 1),
-    ).fetchone()
-    floor = bound[0] if bound else 0
-    ranked_over = scope.ranked(db, fts, floor)
-    if ranked_over == matched:
-        ranked = db.execute(
-            "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
-            "WHERE entries_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
-            (matched, floor, CANDIDATES * 4),
-        ).fetchall()
-    else:
-        # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
-        ranked = db.execute(
-            "SELECT rowid, bm25(entries_fts, 1.0, 0.0) AS score FROM entries_fts "
-            "WHERE entries_fts MATCH ? AND rowid >= ? AND +rowid IN "
-            "(SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
-            (ranked_over, floor, matched, floor, CANDIDATES * 4),
-        ).fetchall()
-    if not ranked:
-        return []
-    about = {r[0]: r for r in db.execute(
-        f"SELECT id, session, seq, author, kind FROM entries WHERE id IN ({','.join('?' * len(ranked))})",
-        [entry_id for entry_id, _ in ranked],
-    )}
-    return [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
+    ranked: list[tuple[int, float]] = []
+    for shard, floor, _ in _walk(db, matched, SCORED):
+        n = shard.name
+        ranked_over = scope.ranked(db, n, fts, floor)
+        if ranked_over == matched:
+            ranked += db.execute(
+                f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
+                f"WHERE {n} MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
+                (matched, floor, CANDIDATES * 4),
+            ).fetchall()
+        else:
+            # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
+            ranked += db.execute(
+                f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
+                f"WHERE {n} MATCH ? AND rowid >= ? AND +rowid IN "
+                f"(SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
+                (ranked_over, floor, matched, floor, CANDIDATES * 4),
+            ).fetchall()
+    ranked = sorted(ranked, key=lambda r: (r[1], r[0]))[: CANDIDATES * 4]
+    return _about(db, ranked)
 
 
 def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
-            params: list[object]) -> list[tuple[int, int, int, str, str, float]]:
+            params: list[object]) -> list[Row]:
     """As `_index_only`, with SQL conditions on every match (a time window, a wide project); the
     conditions apply every filter, so the tags only speed the walk."""
-    bound = db.execute(
-        f"""
-        SELECT entries_fts.rowid FROM entries_fts
-        CROSS JOIN entries e ON e.id = entries_fts.rowid JOIN sessions s ON s.id = e.session
-        WHERE entries_fts MATCH ? AND {where}
-        ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?
-        """,
-        (scope.matched(fts), *params, SCORED - 1),
-    ).fetchone()
-    floor = bound[0] if bound else 0
-    rows = db.execute(
-        f"""
-        SELECT e.id, e.session, e.seq, e.author, e.kind, bm25(entries_fts, 1.0, 0.0) AS score
-        FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.rowid
-        JOIN sessions s ON s.id = e.session
-        WHERE entries_fts MATCH ? AND entries_fts.rowid >= ? AND {where}
-        ORDER BY score LIMIT ?
-        """,
-        (scope.ranked(db, fts, floor), floor, *params, CANDIDATES * 4),
-    ).fetchall()
-    return [tuple(r) for r in rows]
+    rows: list[Row] = []
+    for shard, floor, _ in _walk(db, scope.matched(fts), SCORED, where, params):
+        n = shard.name
+        rows += [tuple(r) for r in db.execute(
+            f"""
+            SELECT e.id, e.session, e.seq, e.author, e.kind, bm25({n}, 1.0, 0.0) AS score
+            FROM {n} CROSS JOIN entries e ON e.id = {n}.rowid
+            JOIN sessions s ON s.id = e.session
+            WHERE {n} MATCH ? AND {n}.rowid >= ? AND {where}
+            ORDER BY score LIMIT ?
+            """,
+            (scope.ranked(db, n, fts, floor), floor, *params, CANDIDATES * 4),
+        )]
+    return _best(rows)
 
 
 def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[int]:

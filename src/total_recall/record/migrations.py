@@ -390,6 +390,13 @@ M008_FTS_HASHSIZE = """
         INSERT INTO entries_fts(entries_fts, rank) VALUES ('hashsize', 16777216);
 """
 
+# The word index in shards of consecutive entries (find/index.py): the index so far is the first, from
+# entry 0 on; sync opens the next as the newest fills. `index --rebuild` cuts an older record's index.
+M009_FTS_SHARDS = """
+        CREATE TABLE fts_shards(name TEXT PRIMARY KEY, first_entry INTEGER NOT NULL UNIQUE);
+        INSERT INTO fts_shards(name, first_entry) VALUES ('entries_fts', 0);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -400,6 +407,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_find_without_erased", M006_FIND_WITHOUT_ERASED),
     ("m007_tool_failures", M007_TOOL_FAILURES),
     ("m008_fts_hashsize", M008_FTS_HASHSIZE),
+    ("m009_fts_shards", M009_FTS_SHARDS),
 ]
 
 
