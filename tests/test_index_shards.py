@@ -19,8 +19,9 @@ from total_recall.record.sync import sync
 QUERIES = ["certbot", "restart the production database", "certificate renewal failed", "/etc/ssl/private",
            "3f9c2e", "commit", "nginx reload"]
 FILTERS: list[dict[str, object]] = [
-    {}, {"author": ["owner"]}, {"harness": ["codex"]}, {"session": 1}, {"project": "webshop"},
-    {"since": "2026-11-16T15:00:00"},
+    {}, {"author": ["owner"]}, {"harness": ["codex"]}, {"session": 1}, {"session": 2}, {"session": 3},
+    {"project": "webshop"}, {"project": "webshop", "author": ["agent"]}, {"since": "2026-11-16T15:00:00"},
+    {"project": "/no/such/project"},
 ]
 SMALL = 20  # entries per shard in these tests: the demo store (148 entries) spans several
 

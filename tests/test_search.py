@@ -14,7 +14,7 @@ from total_recall.errors import SearchError
 from total_recall.find import index
 from total_recall.find import search as search_module
 from total_recall.find.exact import extract
-from total_recall.find.search import Filters, search
+from total_recall.find.search import Filters, search, snippet
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -288,3 +288,14 @@ def test_filtered_words_with_few_matches_rank_as_the_filtered_index_ranks_them(
     assert ranked() == sparse
     assert sum(len(r) for r in sparse) > 150
     assert all(r == [] for r in sparse[len(filters) - 1 :: len(filters)])  # no such project: nothing
+
+
+def test_a_snippet_is_one_line_where_most_query_words_meet_and_marks_its_cuts() -> None:
+    text = ("renewal " + "filler words here " * 40 + "\n\n    the   certbot\trenewal failed: rate limit\n"
+            + "more filler " * 40)
+    shown = snippet(text, ["certbot", "renewal", "failed"], width=80)
+    assert "certbot renewal failed: rate limit" in shown
+    assert shown.startswith("…") and shown.endswith("…") and "\n" not in shown
+    assert len(shown) == 82
+    assert snippet("certbot renewal failed", ["failed"]) == "certbot renewal failed"
+    assert snippet("", ["x"]) == ""

@@ -35,16 +35,23 @@ TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
 @dataclass(frozen=True, slots=True)
 class Shard:
-    """A word-index table and the first entry it holds (it holds every entry up to the next shard's)."""
+    """A word-index table and the entry ids it holds: from `first` up to `end` (None: the newest)."""
 
     name: str
     first: int
+    end: int | None = None
+
+    def holds(self, first_id: int, last_id: int) -> bool:
+        """Whether entries with ids from first_id to last_id can be in this shard."""
+        return last_id >= self.first and (self.end is None or first_id < self.end)
 
 
 def shards(db: sqlite3.Connection) -> list[Shard]:
     """The word-index shards, newest first."""
-    return [Shard(name, first) for name, first in
-            db.execute("SELECT name, first_entry FROM fts_shards ORDER BY first_entry DESC")]
+    found: list[Shard] = []
+    for name, first in db.execute("SELECT name, first_entry FROM fts_shards ORDER BY first_entry DESC"):
+        found.append(Shard(name, first, found[-1].first if found else None))
+    return found
 
 
 def _shard_of(db: sqlite3.Connection, entry_id: int) -> str:

@@ -7,7 +7,9 @@ found only by words both rise, and agreeing lists reinforce each other.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import json
 import math
 import re
 import sqlite3
@@ -86,12 +88,13 @@ class Filters:
     since: str | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
 
-    def tags(self, db: sqlite3.Connection) -> tuple[str | None, bool]:
-        """The filters as an FTS5 clause over the tag column (None when nothing narrows the search), and
-        whether that clause applies every filter, so word search needs no SQL condition at all (not with
-        `since`, or a project naming more than MAX_TAGGED_SESSIONS sessions).
+    def tags(self, db: sqlite3.Connection) -> tuple[list[str], list[int] | None, bool]:
+        """The filters as FTS5 clauses over the tag column: one per filter but the sessions, the sessions
+        the filters name (None when they name none), and whether the clauses apply every filter, so word
+        search needs no SQL condition at all (not with `since`, or a project naming more than
+        MAX_TAGGED_SESSIONS sessions).
 
-        The clause lets FTS5 intersect before anything is joined.
+        The clauses let FTS5 intersect before anything is joined.
         """
         covers = self.since is None
         groups: list[list[str]] = []
@@ -101,20 +104,19 @@ class Filters:
             groups.append([f"a_{a}" for a in self.author])
         if self.kinds:
             groups.append([f"k_{k}" for k in self.kinds])
+        sessions: list[int] | None = None
         if self.session is not None:
-            groups.append([f"s_{self.session}"])
+            sessions = [self.session]
         elif self.project:
             ids = [r[0] for r in db.execute(
                 "SELECT id FROM sessions WHERE cwd LIKE ? ESCAPE '\\' LIMIT ?",
                 (_like(self.project), MAX_TAGGED_SESSIONS + 1),
             )]
             if len(ids) <= MAX_TAGGED_SESSIONS:
-                groups.append([f"s_{i}" for i in ids] or ["s_0"])  # s_0 matches nothing: no session
+                sessions = ids
             else:
                 covers = False
-        if not groups:
-            return None, covers
-        return " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups), covers
+        return [_any(g) for g in groups], sessions, covers
 
     def pinpoints(self) -> bool:
         """Whether the filters name sessions (a session, a project): tags that few entries carry."""
@@ -147,6 +149,10 @@ class Filters:
             where.append(f"e.kind IN ({','.join('?' * len(self.kinds))})")
             params.extend(self.kinds)
         return " AND ".join(where), params
+
+
+def _any(tags: Sequence[str]) -> str:
+    return "(" + " OR ".join(f'"{t}"' for t in tags) + ")"
 
 
 def _like(fragment: str) -> str:
@@ -187,8 +193,9 @@ def search(
         raise SearchError("empty query: give some words, a path, a hash or an error line")
     filters = Filters(harness, session, project, author, since)
     where, params = filters.sql()
-    tags, tags_cover = filters.tags(store.db)
-    scope = _Scope(tags, filters.pinpoints(), *((where, tuple(params)) if filters.narrows() else ("", ())))
+    groups, sessions, tags_cover = filters.tags(store.db)
+    scope = _Scope(tuple(groups), _spans(store.db, sessions), filters.pinpoints(),
+                   *((where, tuple(params)) if filters.narrows() else ("", ())))
     # Erase takes an entry out of the word index, so when the tags apply every filter the word lists are
     # read from the index alone, never joined with the entries of every match.
     word_where, word_params = ("", []) if tags_cover else (where, params)
@@ -313,20 +320,36 @@ def _stem(word: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Scope:
-    """The filter tags of a search, whether they pinpoint sessions (few entries carry them), and every
-    filter as SQL over entries `e` and sessions `s` ("" when nothing narrows the search)."""
+    """The filter tags of a search: a clause per filter but the sessions, and the sessions the filters
+    name with the first and last entry id of each (None: they name none); whether they pinpoint
+    sessions (few entries carry them); every filter as SQL over entries `e` and sessions `s` ("" when
+    nothing narrows the search)."""
 
-    tags: str | None
+    groups: tuple[str, ...]
+    sessions: tuple[tuple[int, int, int], ...] | None
     pinpoint: bool
     where: str = ""
     params: tuple[object, ...] = ()
 
-    def matched(self, fts: str) -> str:
-        """The words in the text column, intersected with the tags: which entries match."""
-        text = f"text : ({fts})"
-        return f"({text}) AND (tag : ({self.tags}))" if self.tags else text
+    def skips(self, shard: Shard) -> bool:
+        """Whether no session the filters name has entries in the shard (nothing there can match)."""
+        return self.sessions is not None and not any(shard.holds(a, b) for _, a, b in self.sessions)
 
-    def ranked(self, db: sqlite3.Connection, shard: str, fts: str, floor: int) -> str:
+    def tags(self, shard: Shard) -> str | None:
+        """The tag clause in `shard`: a project's sessions cost FTS5 a list each, so only those with
+        entries there are named."""
+        clauses = list(self.groups)
+        if self.sessions is not None:
+            clauses.append(_any([f"s_{n}" for n, a, b in self.sessions if shard.holds(a, b)] or ["s_0"]))
+        return " AND ".join(clauses) or None
+
+    def matched(self, fts: str, shard: Shard) -> str:
+        """The words in the text column, intersected with the tags: which entries of `shard` match."""
+        text = f"text : ({fts})"
+        tags = self.tags(shard)
+        return f"({text}) AND (tag : ({tags}))" if tags else text
+
+    def ranked(self, db: sqlite3.Connection, shard: Shard, fts: str, floor: int) -> str:
         """What bm25 runs over in `shard`, given the oldest match kept there.
 
         Before scoring, bm25 counts every entry of the shard holding each phrase it runs over: a broad
@@ -337,19 +360,31 @@ class _Scope:
         stay where the walk would pass more than WALKED matches.
         """
         words = f"text : ({fts})"
-        if not self.tags:
+        if not self.tags(shard):
             return words
         if self.pinpoint:
-            return self.matched(fts)
+            return self.matched(fts, shard)
         newest, oldest, kept = db.execute(
-            f"SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM {shard} "
-            f"WHERE {shard} MATCH ? ORDER BY rowid DESC LIMIT ?)",
+            f"SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM {shard.name} "
+            f"WHERE {shard.name} MATCH ? ORDER BY rowid DESC LIMIT ?)",
             (words, SCORED),
         ).fetchone()
         if kept < SCORED:
             return words  # every match of the words is walked anyway
         walked = SCORED * (newest - floor) / max(newest - oldest, 1)
-        return words if walked <= WALKED else self.matched(fts)
+        return words if walked <= WALKED else self.matched(fts, shard)
+
+
+def _spans(db: sqlite3.Connection, sessions: list[int] | None) -> tuple[tuple[int, int, int], ...] | None:
+    """(session, first entry id, last entry id) of each session that has entries; ids grow with seq."""
+    if sessions is None:
+        return None
+    return tuple(tuple(r) for r in db.execute(
+        "SELECT j.value, (SELECT id FROM entries WHERE session = j.value ORDER BY seq LIMIT 1) AS a, "
+        "(SELECT id FROM entries WHERE session = j.value ORDER BY seq DESC LIMIT 1) AS b "
+        "FROM json_each(?) j WHERE a IS NOT NULL",
+        (json.dumps(sessions),),
+    ))
 
 
 Row = tuple[int, int, int, str, str, float]  # id, session, seq, author, kind, bm25
@@ -382,15 +417,18 @@ def _words(
 
 
 def _walk(
-    db: sqlite3.Connection, query: str, need: int, where: str = "", params: Sequence[object] = ()
+    db: sqlite3.Connection, scope: _Scope | None, fts: str, need: int, where: str = "",
+    params: Sequence[object] = (),
 ) -> list[tuple[Shard, int, int]]:
-    """The shards holding the newest `need` matches of `query` (those passing `where` when given),
-    newest first, each with the oldest rowid of them it holds (0: all its matches) and their count.
-    Walking a match list by rowid needs no scoring."""
+    """The shards holding the newest `need` matches of the words (within `scope`'s tags, unless None;
+    passing `where` when given), newest first, each with the oldest rowid of them it holds (0: all its
+    matches) and their count. Walking a match list by rowid needs no scoring."""
     found: list[tuple[Shard, int, int]] = []
     for shard in index.shards(db):
         if need <= 0:
             break
+        if scope is not None and scope.skips(shard):
+            continue
         n = shard.name
         if where:
             sql = (f"SELECT min(rowid), count(*) FROM (SELECT {n}.rowid AS rowid FROM {n} "
@@ -399,6 +437,7 @@ def _walk(
         else:
             sql = f"SELECT min(rowid), count(*) FROM (SELECT rowid FROM {n} WHERE {n} MATCH ? " \
                   f"ORDER BY rowid DESC LIMIT ?)"
+        query = scope.matched(fts, shard) if scope is not None else f"text : ({fts})"
         oldest, count = db.execute(sql, (query, *params, need)).fetchone()
         if count:
             found.append((shard, oldest if count == need else 0, count))
@@ -439,10 +478,13 @@ def _sparse(
     The scores are the same (the tag column weighs nothing in bm25), and so is what passes the filters.
     """
     conditions, values = (where, params) if where else (scope.where, list(scope.params))
-    if not conditions:
-        return None  # nothing to filter: _index_only ranks the words alone already
+    if not conditions or any(" " in term for term in fts.split(" OR ")):
+        # Nothing to filter (_index_only ranks the words alone already), or a phrase: a phrase of
+        # common pieces ("4 13 18" of a version) is dear to find in every shard, cheap where the
+        # filter's tags narrow it first.
+        return None
     words = f"text : ({fts})"
-    walked = _walk(db, words, SPARSE)
+    walked = _walk(db, None, fts, SPARSE)
     if sum(count for _, _, count in walked) >= SPARSE:
         return None
     ranked = [
@@ -457,11 +499,10 @@ def _sparse(
 def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope) -> list[Row]:
     """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
     the pool kept is looked up in entries."""
-    matched = scope.matched(fts)
     ranked: list[tuple[int, float]] = []
-    for shard, floor, _ in _walk(db, matched, SCORED):
-        n = shard.name
-        ranked_over = scope.ranked(db, n, fts, floor)
+    for shard, floor, _ in _walk(db, scope, fts, SCORED):
+        n, matched = shard.name, scope.matched(fts, shard)
+        ranked_over = scope.ranked(db, shard, fts, floor)
         if ranked_over == matched:
             ranked += db.execute(
                 f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
@@ -485,7 +526,7 @@ def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
     """As `_index_only`, with SQL conditions on every match (a time window, a wide project); the
     conditions apply every filter, so the tags only speed the walk."""
     rows: list[Row] = []
-    for shard, floor, _ in _walk(db, scope.matched(fts), SCORED, where, params):
+    for shard, floor, _ in _walk(db, scope, fts, SCORED, where, params):
         n = shard.name
         rows += [tuple(r) for r in db.execute(
             f"""
@@ -495,7 +536,7 @@ def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
             WHERE {n} MATCH ? AND {n}.rowid >= ? AND {where}
             ORDER BY score LIMIT ?
             """,
-            (scope.ranked(db, n, fts, floor), floor, *params, CANDIDATES * 4),
+            (scope.ranked(db, shard, fts, floor), floor, *params, CANDIDATES * 4),
         )]
     return _best(rows)
 
@@ -559,7 +600,10 @@ def _phrases(
     db: sqlite3.Connection, tokens: list[str], scope: _Scope, where: str, params: list[object]
 ) -> list[int]:
     """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
-    phrase of its words, a hex fragment as a prefix."""
+    phrase of its words, a hex fragment as a prefix; newest first, as the exact index gives them.
+
+    Not ranked by bm25: it would count the entries holding each phrase in every shard, and a phrase
+    of common pieces ("us east 2 example com" of a host) is dear to count where it is rare."""
     terms = []
     for token in dict.fromkeys(tokens):
         words = [w.lower() for w in _WORD.findall(token)]
@@ -569,7 +613,21 @@ def _phrases(
             terms.append('"' + " ".join(words) + '"')
     if not terms:
         return []
-    return _words(db, " OR ".join(terms), scope, where, params, {})
+    found: list[int] = []
+    for shard in index.shards(db):
+        if scope.skips(shard):
+            continue
+        n, query = shard.name, scope.matched(" OR ".join(terms), shard)
+        if where:
+            sql = (f"SELECT {n}.rowid FROM {n} CROSS JOIN entries e ON e.id = {n}.rowid "
+                   f"JOIN sessions s ON s.id = e.session WHERE {n} MATCH ? AND {where} "
+                   f"ORDER BY {n}.rowid DESC LIMIT ?")
+        else:
+            sql = f"SELECT rowid FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?"
+        found += [r[0] for r in db.execute(sql, (query, *params, CANDIDATES - len(found)))]
+        if len(found) >= CANDIDATES:
+            break
+    return found
 
 
 def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:
@@ -598,20 +656,23 @@ def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: 
 
 
 def snippet(text: str, words: Sequence[str], width: int = 160) -> str:
-    """A one-line window of `text` where the most distinct query words meet."""
-    flat = " ".join(text.split())
-    lower = flat.lower()
-    spots = sorted(
-        (at, w) for w in words if w for at in _occurrences(lower, w)
-    )
+    """A one-line window of `text` where the most distinct query words meet, "…" where it is cut."""
+    lower = text.lower()
+    spots = sorted((at, w) for w in words if w for at in _occurrences(lower, w))
+    positions = [at for at, _ in spots]
     best, best_count = 0, 0
-    for at, _ in spots:
+    for at in positions:
         start = max(0, at - width // 3)
-        count = len({w for p, w in spots if start <= p < start + width})
+        inside = spots[bisect.bisect_left(positions, start) : bisect.bisect_left(positions, start + width)]
+        count = len({w for _, w in inside})
         if count > best_count:
             best, best_count = start, count
-    piece = flat[best : best + width]
-    return ("…" if best else "") + piece + ("…" if best + width < len(flat) else "")
+    # Chosen in the raw text, and only the window flattened: a tool output can hold 50 KB.
+    reach = best + 4 * width
+    window = " ".join(text[best:reach].split())
+    cut_before = bool(text[:best].strip())
+    cut_after = len(window) > width or bool(text[reach:].strip())
+    return ("…" if cut_before else "") + window[:width] + ("…" if cut_after else "")
 
 
 def _occurrences(lower: str, word: str, most: int = 50) -> list[int]:
