@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -118,3 +119,82 @@ def test_rebuild_cuts_a_record_indexed_whole_into_shards_that_find_the_same(
         assert len(index.shards(store.db)) >= 5
         assert_each_entry_in_its_one_shard(store)
         assert found(store) == before
+
+
+def _months_apart(tmp_path: Path) -> Store:
+    """One Claude Code session of 90 turns spread over July to November 2026, synced."""
+    folder = tmp_path / "projects" / "-months"
+    folder.mkdir(parents=True)
+    sid = "11111111-2222-4333-8444-666666666666"
+    words = ["deploy the certificate", "rollback failed again", "certificate renewal works",
+             "deploy rollback plan", "the renewal timer"]
+    lines, parent = [], None
+    for i in range(90):
+        uid = f"00000000-0000-4000-8000-{i:012d}"
+        lines.append(json.dumps({
+            "type": "user", "uuid": uid, "parentUuid": parent, "sessionId": sid, "cwd": "/months",
+            "isSidechain": False, "timestamp": f"2026-{7 + i // 18:02d}-{1 + i % 18:02d}T10:00:00.000Z",
+            "message": {"role": "user", "content": f"turn {i}: {words[i % 5]}"},
+        }))
+        parent = uid
+    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    store = Store(tmp_path / "record.sqlite3")
+    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    return store
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["as-shipped", "newest-5-and-no-sparse-path"])
+def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, narrow: bool
+) -> None:
+    if narrow:
+        monkeypatch.setattr(search_module, "SCORED", 5)
+        monkeypatch.setattr(search_module, "SPARSE", 0)
+    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    store = _months_apart(tmp_path)
+    tagged = store.db.execute("SELECT month FROM months ORDER BY month").fetchall()
+    assert [r[0] for r in tagged] == ["2026-07", "2026-08", "2026-09", "2026-10", "2026-11"]
+    asks = [("deploy certificate", {"since": "2026-09-10"}), ("rollback", {"since": "2026-11-01"}),
+            ("renewal", {"since": "2026-10"}), ("deploy", {"since": "2027-01-01"}),
+            ("certificate in August 2026", {}), ("rollback failed on 2026-10-05", {}),
+            ("renewal timer in September 2026", {"since": "2026-09-15"})]
+
+    def found() -> list[list[tuple[str, str | None]]]:
+        return [[(h.address, h.timestamp) for h in search(store, q, limit=100, meaning=False, **f)]  # type: ignore[arg-type]
+                for q, f in asks]
+
+    with_tags = found()
+    monkeypatch.setattr(search_module, "MAX_MONTHS", -1)  # every time filter left to SQL alone
+    assert [sorted(r) for r in with_tags] == [sorted(r) for r in found()]
+    assert len(with_tags[0]) >= (5 if narrow else 20) and with_tags[3] == []
+    assert all((ts or "") >= "2026-09-10" for _, ts in with_tags[0])
+    assert all((ts or "") >= "2026-11-01" for _, ts in with_tags[1])
+
+
+def test_a_record_from_before_shards_and_month_tags_is_migrated_to_both(tmp_path: Path) -> None:
+    store = synced(tmp_path)
+    before = found(store)
+    timed = store.db.execute("SELECT count(ts) FROM entries WHERE erased_at IS NULL").fetchone()[0]
+    # Put the record back as m008 left it: one index whose tags hold no month, no shard or month table.
+    store.db.executescript("""
+        BEGIN;
+        DROP VIEW entries_fts_content;
+        CREATE VIEW entries_fts_content AS
+            SELECT e.id AS id, e.text AS text,
+                   'a_' || e.author || ' k_' || e.kind || ' h_' || replace(s.harness, '-', '_')
+                   || ' s_' || e.session AS tag
+            FROM entries e JOIN sessions s ON s.id = e.session WHERE e.erased_at IS NULL;
+        INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
+        DROP TABLE fts_shards;
+        DROP TABLE months;
+        DELETE FROM _migrations WHERE name = 'm009_fts_shards';
+        COMMIT;
+    """)
+    assert store.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
+                            ).fetchone()[0] == 0
+    store.close()
+    again = Store(tmp_path / "record.sqlite3")
+    assert [s.name for s in index.shards(again.db)] == ["entries_fts"]
+    assert again.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
+                            ).fetchone()[0] == timed > 100
+    assert found(again) == before

@@ -20,7 +20,7 @@ from typing import Any
 from total_recall.find.exact import extract, failed, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
-_ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TOOL = 0, 1, 3, 4, 5, 14
+_ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TS, _TOOL = 0, 1, 3, 4, 5, 6, 14
 # What derive() reads of an entry, and what it gives back: (entry, kind, key) of each exact string, and
 # (entry,) of each failed tool result.
 Slim = tuple[int, str, str, "str | None"]
@@ -94,9 +94,10 @@ def _into_shards(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> No
         start = end
 
 
-def tag(author: str, kind: str, harness: str, session: int) -> str:
+def tag(author: str, kind: str, harness: str, session: int, ts: str | None) -> str:
     """The filter tokens of an entry, exactly as the entries_fts_content view writes them."""
-    return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}"
+    month = "" if ts is None else f" m_{ts[:7].replace('-', '_')}"
+    return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}{month}"
 
 
 def on_append(
@@ -112,8 +113,11 @@ def on_append(
         f"SELECT id, harness FROM sessions WHERE id IN ({','.join('?' * len(sessions))})", tuple(sessions)
     ).fetchall())
     _into_shards(db, sorted(
-        (r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION])) for r in rows
+        (r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION], r[_TS]))
+        for r in rows
     ))
+    months = {r[_TS][:7] for r in rows if r[_TS] is not None}
+    db.executemany("INSERT OR IGNORE INTO months(month) VALUES (?)", [(m,) for m in sorted(months)])
     if not derived_later:
         add_derived(db, derive(slim(rows)))
 
@@ -172,6 +176,8 @@ def rebuild(db: sqlite3.Connection) -> None:
             db.execute(f"DROP TABLE {shard.name}")
     db.execute("DELETE FROM fts_shards WHERE name != 'entries_fts'")
     db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM months")
+    db.execute("INSERT INTO months SELECT DISTINCT substr(ts, 1, 7) FROM entries WHERE ts IS NOT NULL")
     after = -1
     while texts := db.execute(
         "SELECT id, text, tag FROM entries_fts_content WHERE id > ? ORDER BY id LIMIT 5000", (after,)

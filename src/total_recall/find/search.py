@@ -14,7 +14,8 @@ import math
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 
 from total_recall.errors import SearchError
 from total_recall.find import index, vectors
@@ -37,6 +38,8 @@ SCORED = 1_000
 RERANK_DEPTH = 30
 # Past how many matches of the words walked a filter's tags stay in the ranking (see _Scope.ranked).
 WALKED = 20_000
+# A time filter spanning more months than this is left to SQL alone (it narrows little).
+MAX_MONTHS = 24
 # Words matching fewer entries than this are ranked whole and the filters applied to what they found
 # (see _sparse).
 SPARSE = SCORED
@@ -104,6 +107,8 @@ class Filters:
             groups.append([f"a_{a}" for a in self.author])
         if self.kinds:
             groups.append([f"k_{k}" for k in self.kinds])
+        if self.since is not None and (months := _months(db, self.since)) is not None:
+            groups.append(months)
         sessions: list[int] | None = None
         if self.session is not None:
             sessions = [self.session]
@@ -149,6 +154,18 @@ class Filters:
             where.append(f"e.kind IN ({','.join('?' * len(self.kinds))})")
             params.extend(self.kinds)
         return " AND ".join(where), params
+
+
+def _months(db: sqlite3.Connection, start: str, end: str | None = None) -> list[str] | None:
+    """The month tags of entries timed from `start` (ISO, inclusive) to `end` (ISO date, exclusive):
+    a time filter narrowed inside the index (the exact bounds stay in SQL); None past MAX_MONTHS."""
+    last = (date.fromisoformat(end[:10]) - timedelta(days=1)).isoformat()[:7] if end else "9999-12"
+    months = [r[0] for r in db.execute(
+        "SELECT month FROM months WHERE month >= ? AND month <= ? LIMIT ?", (start[:7], last, MAX_MONTHS + 1)
+    )]
+    if len(months) > MAX_MONTHS:
+        return None
+    return [f"m_{m.replace('-', '_')}" for m in months] or ["m_none"]  # m_none: no entry from then
 
 
 def _any(tags: Sequence[str]) -> str:
@@ -213,7 +230,9 @@ def search(
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
-            lists.append(_words(store.db, fts, scope, timed, [*params, *named], {}))
+            months = _months(store.db, *named)
+            within = replace(scope, groups=(*scope.groups, _any(months))) if months else scope
+            lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
         whole = _exact(store.db, exact, where if filters.narrows() else "", params)

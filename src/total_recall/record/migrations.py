@@ -392,9 +392,24 @@ M008_FTS_HASHSIZE = """
 
 # The word index in shards of consecutive entries (find/index.py): the index so far is the first, from
 # entry 0 on; sync opens the next as the newest fills. `index --rebuild` cuts an older record's index.
+# Each entry's tags gain the month of its time (`m_2026_11`), so a time filter narrows inside FTS5
+# instead of joining every match with its entry; `months` lists the months present. The tags change,
+# so the index is rebuilt (it is one shard until now).
 M009_FTS_SHARDS = """
         CREATE TABLE fts_shards(name TEXT PRIMARY KEY, first_entry INTEGER NOT NULL UNIQUE);
         INSERT INTO fts_shards(name, first_entry) VALUES ('entries_fts', 0);
+        CREATE TABLE months(month TEXT PRIMARY KEY) WITHOUT ROWID;
+        INSERT INTO months SELECT DISTINCT substr(ts, 1, 7) FROM entries WHERE ts IS NOT NULL;
+        DROP VIEW entries_fts_content;
+        CREATE VIEW entries_fts_content AS
+            SELECT e.id AS id, e.text AS text,
+                   'a_' || e.author || ' k_' || e.kind || ' h_' || replace(s.harness, '-', '_')
+                   || ' s_' || e.session
+                   || CASE WHEN e.ts IS NULL THEN '' ELSE ' m_' || replace(substr(e.ts, 1, 7), '-', '_') END
+                   AS tag
+            FROM entries e JOIN sessions s ON s.id = e.session
+            WHERE e.erased_at IS NULL;
+        INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
 """
 
 MIGRATIONS: list[tuple[str, str]] = [
