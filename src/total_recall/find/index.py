@@ -3,7 +3,8 @@
 The word index is external-content FTS5 over entry text (the text lives once, in `entries`), cut into
 shards of consecutive entries (`fts_shards`: `entries_fts` from entry 0, then `entries_fts_2`, … each
 opened once the newest holds SHARD_ENTRIES): FTS5's bm25 counts every entry holding a word before it
-scores any, so a common word costs what its list in one shard costs, not in the whole record;
+scores any, so a common word costs what its list in one shard costs, not in the whole record. Its tag
+column holds each entry's filter tokens (author, kind, harness, session, month of its time);
 `strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts);
 `tool_failures` the tool results that say their call failed. All are rebuildable from the record; the
 record never depends on them.

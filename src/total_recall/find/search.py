@@ -543,19 +543,23 @@ def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope) -> list[Row]:
 def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
             params: list[object]) -> list[Row]:
     """As `_index_only`, with SQL conditions on every match (a time window, a wide project); the
-    conditions apply every filter, so the tags only speed the walk."""
+    conditions apply every filter, so the tags only narrow the walk. Where bm25 runs over the words
+    alone, the tags are still checked beside it before a match is joined with its entry."""
     rows: list[Row] = []
     for shard, floor, _ in _walk(db, scope, fts, SCORED, where, params):
-        n = shard.name
+        n, matched = shard.name, scope.matched(fts, shard)
+        ranked_over = scope.ranked(db, shard, fts, floor)
+        beside, values = ("", []) if ranked_over == matched else (
+            f"AND +{n}.rowid IN (SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?)", [matched, floor])
         rows += [tuple(r) for r in db.execute(
             f"""
             SELECT e.id, e.session, e.seq, e.author, e.kind, bm25({n}, 1.0, 0.0) AS score
             FROM {n} CROSS JOIN entries e ON e.id = {n}.rowid
             JOIN sessions s ON s.id = e.session
-            WHERE {n} MATCH ? AND {n}.rowid >= ? AND {where}
+            WHERE {n} MATCH ? AND {n}.rowid >= ? {beside} AND {where}
             ORDER BY score LIMIT ?
             """,
-            (scope.ranked(db, shard, fts, floor), floor, *params, CANDIDATES * 4),
+            (ranked_over, floor, *values, *params, CANDIDATES * 4),
         )]
     return _best(rows)
 
