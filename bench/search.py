@@ -89,7 +89,7 @@ def ensure_store(store: Path, size_mb: float, seed: int) -> None:
 def index_version() -> dict[str, str]:
     """Hashes of the code that decides what a sync writes: a record synced by other code is rebuilt
     (a migration added since is fine: Store applies it on open)."""
-    pieces = dict(migrations.MIGRATIONS)
+    pieces = {"migrations": inspect.getsource(migrations)}
     pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
                "derive": inspect.getsource(index_mod.derive),
                "shards": inspect.getsource(index_mod._into_shards) + str(index_mod.SHARD_ENTRIES)}
@@ -206,6 +206,16 @@ def make_queries(s: Sampler, count: int) -> list[Query]:
     return queries
 
 
+TIMES = ("yesterday", "last week", "this week", "last month", "two weeks ago", "in March", "in August",
+         "on 2026-10-14")
+
+
+def make_timed(rng: Random, count: int) -> list[Query]:
+    """Common words with a time named in the query ("what failed last week"): reported on their own, not
+    among the 300 (their windows follow today's date)."""
+    return [Query("timed", f"{rng.choice(COMMON)} {TIMES[i % len(TIMES)]}") for i in range(count)]
+
+
 def pct(xs: list[float], q: float) -> float:
     ys = sorted(xs)
     return ys[max(0, min(len(ys) - 1, math.ceil(q * len(ys)) - 1))] if ys else float("nan")
@@ -244,16 +254,19 @@ def rg_subset(queries: list[Query], n: int) -> list[Query]:
 
 
 def report(
-    queries: list[Query], sub: list[Query], rss: tuple[float, float], load: list[float]
+    queries: list[Query], sub: list[Query], rss: tuple[float, float], load: list[float],
+    timed: list[Query],
 ) -> dict[str, Any]:
     groups = {"all": queries, **{k: [q for q in queries if q.kind == k] for k in TYPES}}
     groups |= {f"  exact:{s}": [q for q in queries if q.sub == s] for s in EXACT_KINDS}
     groups |= {"filtered": [q for q in queries if q.filters]}
     groups |= {"unfiltered": [q for q in queries if not q.filters]}
+    groups |= {"named time*": timed}
     table = {name: stats([q.ms for q in qs]) for name, qs in groups.items() if qs}
     print(f"\n{'queries':<14}{'n':>5}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}")
     for name, st in table.items():
         print(f"{name:<14}{st['n']:>5}{st['p50']:>9.2f}{st['p90']:>9.2f}{st['p99']:>9.2f}{st['max']:>9.2f}")
+    print("* a common word and a time (\"last week\", \"in March\"), not among the queries above")
     print(f"\nrg -F -i -uu over the store ({len(sub)} queries; filters ignored; rg cannot look inside "
           f"opencode.db or the .jsonl.zst files)\n{'queries':<14}{'n':>5}{'rg -c p50':>11}{'rg -l p50':>11}"
           f"{'ours p50':>10}")
@@ -287,7 +300,8 @@ def report(
                                                        for q in empty))
     return {"latency_ms": table, "rg_p50_ms": rg_p50, "rg_l_p50_ms": rg_l_p50, "rg_ratio": ratio,
             "rg_l_ratio": ratio_l, "rss_start_mb": rss[0], "rss_mb": rss[1], "model_loaded": model,
-            "load": load, "targets": TARGETS, "queries": [asdict(q) for q in queries]}
+            "load": load, "targets": TARGETS, "queries": [asdict(q) for q in queries],
+            "timed": [asdict(q) for q in timed]}
 
 
 def main() -> None:
@@ -324,6 +338,9 @@ def main() -> None:
         run_one(store, q)
     for q in queries:
         run_one(store, q)
+    timed = make_timed(Random(args.seed + 1000), 24)
+    for q in timed:
+        run_one(store, q)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load.append(os.getloadavg()[0])
     store.close()
@@ -333,7 +350,7 @@ def main() -> None:
     for q in sub:
         q.rg_l_ms, _ = rg(store_dir, q.text, "-l")
         q.rg_ms, q.rg_files = rg(store_dir, q.text, "-c")
-    figures = report(queries, sub, (rss_start, rss_mb), load)
+    figures = report(queries, sub, (rss_start, rss_mb), load, timed)
     if args.json:
         git = ["git", "-C", str(out.parent), "status", "--porcelain", "--", "src"]
         dirty = bool(subprocess.run(git, capture_output=True, text=True, check=False).stdout.strip())

@@ -4,7 +4,7 @@ The word index is external-content FTS5 over entry text (the text lives once, in
 shards of consecutive entries (`fts_shards`: `entries_fts` from entry 0, then `entries_fts_2`, … each
 opened once the newest holds SHARD_ENTRIES): FTS5's bm25 counts every entry holding a word before it
 scores any, so a common word costs what its list in one shard costs, not in the whole record. Its tag
-column holds each entry's filter tokens (author, kind, harness, session, month of its time);
+column holds each entry's filter tokens (author, kind, harness, session, month and day of its time);
 `strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts);
 `tool_failures` the tool results that say their call failed. All are rebuildable from the record; the
 record never depends on them.
@@ -97,8 +97,8 @@ def _into_shards(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> No
 
 def tag(author: str, kind: str, harness: str, session: int, ts: str | None) -> str:
     """The filter tokens of an entry, exactly as the entries_fts_content view writes them."""
-    month = "" if ts is None else f" m_{ts[:7].replace('-', '_')}"
-    return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}{month}"
+    when = "" if ts is None else f" m_{ts[:7].replace('-', '_')} d_{ts[:10].replace('-', '_')}"
+    return f"a_{author} k_{kind} h_{harness.replace('-', '_')} s_{session}{when}"
 
 
 def on_append(
@@ -172,19 +172,7 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
 def rebuild(db: sqlite3.Connection) -> None:
     """Rebuild every index from the record (after a crash of an older version, or by hand); the word
     index is cut into shards afresh (a record from before shards holds one)."""
-    for shard in shards(db):
-        if shard.name != "entries_fts":
-            db.execute(f"DROP TABLE {shard.name}")
-    db.execute("DELETE FROM fts_shards WHERE name != 'entries_fts'")
-    db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('delete-all')")
-    db.execute("DELETE FROM months")
-    db.execute("INSERT INTO months SELECT DISTINCT substr(ts, 1, 7) FROM entries WHERE ts IS NOT NULL")
-    after = -1
-    while texts := db.execute(
-        "SELECT id, text, tag FROM entries_fts_content WHERE id > ? ORDER BY id LIMIT 5000", (after,)
-    ).fetchall():
-        _into_shards(db, [(r[0], r[1], r[2]) for r in texts])
-        after = texts[-1][0]
+    rebuild_words(db)
     db.execute("DELETE FROM strings")
     db.execute("DELETE FROM tool_failures")
     rows = db.execute("SELECT id, kind, text, tool FROM entries WHERE erased_at IS NULL")
@@ -198,3 +186,20 @@ def rebuild(db: sqlite3.Connection) -> None:
             batch = set()
     db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(batch))
     db.execute("UPDATE digests SET from_entry = 1 WHERE name = 'tool_failures'")
+
+
+def rebuild_words(db: sqlite3.Connection) -> None:
+    """Rebuild the word index and its month list from the record, cut into shards afresh."""
+    for shard in shards(db):
+        if shard.name != "entries_fts":
+            db.execute(f"DROP TABLE {shard.name}")
+    db.execute("DELETE FROM fts_shards WHERE name != 'entries_fts'")
+    db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM months")
+    db.execute("INSERT INTO months SELECT DISTINCT substr(ts, 1, 7) FROM entries WHERE ts IS NOT NULL")
+    after = -1
+    while texts := db.execute(
+        "SELECT id, text, tag FROM entries_fts_content WHERE id > ? ORDER BY id LIMIT 5000", (after,)
+    ).fetchall():
+        _into_shards(db, [(r[0], r[1], r[2]) for r in texts])
+        after = texts[-1][0]

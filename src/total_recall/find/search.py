@@ -40,6 +40,8 @@ RERANK_DEPTH = 30
 WALKED = 20_000
 # A time filter spanning more months than this is left to SQL alone (it narrows little).
 MAX_MONTHS = 24
+# A time the query names of up to this many days narrows by day tags, a longer one by month tags.
+MAX_DAYS = 31
 # Words matching fewer entries than this are ranked whole and the filters applied to what they found
 # (see _sparse).
 SPARSE = SCORED
@@ -168,6 +170,15 @@ def _months(db: sqlite3.Connection, start: str, end: str | None = None) -> list[
     return [f"m_{m.replace('-', '_')}" for m in months] or ["m_none"]  # m_none: no entry from then
 
 
+def _days(start: str, end: str) -> list[str] | None:
+    """The day tags of a window of ISO dates [start, end) up to MAX_DAYS long; None when longer."""
+    first, stop = date.fromisoformat(start[:10]), date.fromisoformat(end[:10])
+    if not 0 < (stop - first).days <= MAX_DAYS:
+        return None
+    days = (first + timedelta(days=n) for n in range((stop - first).days))
+    return [f"d_{day.isoformat().replace('-', '_')}" for day in days]
+
+
 def _any(tags: Sequence[str]) -> str:
     return "(" + " OR ".join(f'"{t}"' for t in tags) + ")"
 
@@ -230,8 +241,8 @@ def search(
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
-            months = _months(store.db, *named)
-            within = replace(scope, groups=(*scope.groups, _any(months))) if months else scope
+            when = _days(*named) or _months(store.db, *named)
+            within = replace(scope, groups=(*scope.groups, _any(when))) if when else scope
             lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.

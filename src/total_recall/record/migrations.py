@@ -7,6 +7,7 @@ upgrades it and opening a current one does nothing.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from total_recall.errors import RecordError
 
@@ -412,7 +413,35 @@ M009_FTS_SHARDS = """
         INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
 """
 
-MIGRATIONS: list[tuple[str, str]] = [
+# Each entry's tags gain the day of its time too (`d_2026_11_28`): a time the query names of up to a month
+# ("yesterday", "last week") narrows to its days, not the whole month. The tags change, so the word
+# index is rebuilt, shard by shard (Python: the shards are named in fts_shards).
+M010_DAY_TAGS_VIEW = """
+        DROP VIEW entries_fts_content;
+        CREATE VIEW entries_fts_content AS
+            SELECT e.id AS id, e.text AS text,
+                   'a_' || e.author || ' k_' || e.kind || ' h_' || replace(s.harness, '-', '_')
+                   || ' s_' || e.session
+                   || CASE WHEN e.ts IS NULL THEN '' ELSE ' m_' || replace(substr(e.ts, 1, 7), '-', '_')
+                      || ' d_' || replace(substr(e.ts, 1, 10), '-', '_') END
+                   AS tag
+            FROM entries e JOIN sessions s ON s.id = e.session
+            WHERE e.erased_at IS NULL;
+"""
+
+
+def _m010_day_tags(db: sqlite3.Connection) -> None:
+    from total_recall.find import index  # the derived index's own rebuild; imported late: it needs no record
+
+    for statement in M010_DAY_TAGS_VIEW.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    index.rebuild_words(db)
+
+
+Migration = str | Callable[[sqlite3.Connection], None]  # SQL, or a step run in the migration's transaction
+
+MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
     ("m002_find", M002_FIND),
@@ -423,6 +452,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m007_tool_failures", M007_TOOL_FAILURES),
     ("m008_fts_hashsize", M008_FTS_HASHSIZE),
     ("m009_fts_shards", M009_FTS_SHARDS),
+    ("m010_day_tags", _m010_day_tags),
 ]
 
 
@@ -444,6 +474,10 @@ def migrate(db: sqlite3.Connection) -> list[str]:
     for name, sql in MIGRATIONS:
         if name in applied:
             continue
+        if not isinstance(sql, str):
+            _run_step(db, name, sql)
+            done.append(name)
+            continue
         # executescript commits whatever is pending first, so the transaction lives inside the script.
         script = (
             f"BEGIN IMMEDIATE;\n{sql}\n"
@@ -458,3 +492,17 @@ def migrate(db: sqlite3.Connection) -> list[str]:
             raise
         done.append(name)
     return done
+
+
+def _run_step(db: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection], None]) -> None:
+    if db.in_transaction:
+        db.commit()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        step(db)
+        db.execute("INSERT INTO _migrations(name, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                   (name,))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
