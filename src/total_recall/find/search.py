@@ -241,8 +241,11 @@ def search(
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
-            when = _days(*named) or _months(store.db, *named)
-            within = replace(scope, groups=(*scope.groups, _any(when))) if when else scope
+            days = _days(*named)
+            when = days or _months(store.db, *named)
+            # Day tags are few per entry list, like a session's: they stay in bm25 (see _Scope.ranked).
+            within = replace(scope, groups=(*scope.groups, _any(when)), pinpoint=scope.pinpoint or bool(days)
+                             ) if when else scope
             lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
