@@ -217,3 +217,27 @@ def test_the_tags_sync_writes_are_exactly_those_the_content_view_gives_erase_and
     assert [index.tag(*r[:5]) for r in rows] == [r[5] for r in rows]
     timed = next(r[5] for r in rows if r[4] is not None)
     assert " m_2026_11 d_2026_11_16" in timed
+
+
+def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = synced(tmp_path)
+    expected = [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)]
+    other = Store(tmp_path / "record.sqlite3")
+    real = index.shards
+    rebuilt: list[bool] = []
+
+    def shards_then_rebuild(db: object) -> list[index.Shard]:
+        found = real(db)  # type: ignore[arg-type]
+        if not rebuilt:  # another connection cuts the index into new shards mid-search
+            rebuilt.append(True)
+            monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+            other.begin()
+            index.rebuild(other.db)
+            other.commit()
+        return found
+
+    monkeypatch.setattr(index, "shards", shards_then_rebuild)
+    assert [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)] == expected
+    assert rebuilt and len(real(other.db)) >= 5

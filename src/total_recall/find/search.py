@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import math
 import re
 import sqlite3
@@ -220,6 +219,19 @@ def search(
     if not query.strip():
         raise SearchError("empty query: give some words, a path, a hash or an error line")
     filters = Filters(harness, session, project, author, since)
+    # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or
+    # a rebuild of the index changes nothing this search sees.
+    snapshot = not store.db.in_transaction
+    if snapshot:
+        store.db.execute("BEGIN")
+    try:
+        return _search(store, query, filters, limit, meaning)
+    finally:
+        if snapshot:
+            store.db.execute("COMMIT")
+
+
+def _search(store: Store, query: str, filters: Filters, limit: int, meaning: bool) -> list[Hit]:
     where, params = filters.sql()
     groups, sessions, tags_cover = filters.tags(store.db)
     scope = _Scope(tuple(groups), _spans(store.db, sessions), filters.pinpoints(),
@@ -412,11 +424,13 @@ def _spans(db: sqlite3.Connection, sessions: list[int] | None) -> tuple[tuple[in
     """(session, first entry id, last entry id) of each session that has entries; ids grow with seq."""
     if sessions is None:
         return None
+    if not sessions:
+        return ()
     return tuple(tuple(r) for r in db.execute(
-        "SELECT j.value, (SELECT id FROM entries WHERE session = j.value ORDER BY seq LIMIT 1) AS a, "
-        "(SELECT id FROM entries WHERE session = j.value ORDER BY seq DESC LIMIT 1) AS b "
-        "FROM json_each(?) j WHERE a IS NOT NULL",
-        (json.dumps(sessions),),
+        "SELECT id, (SELECT id FROM entries WHERE session = sessions.id ORDER BY seq LIMIT 1) AS a, "
+        "(SELECT id FROM entries WHERE session = sessions.id ORDER BY seq DESC LIMIT 1) AS b "
+        f"FROM sessions WHERE id IN ({','.join('?' * len(sessions))}) AND a IS NOT NULL",
+        sessions,
     ))
 
 
