@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable
 
 from total_recall.errors import RecordError
+from total_recall.find import index
 
 # A migration is SQL; it runs inside the transaction that records it.
 M001_RECORD = """
@@ -431,8 +432,6 @@ M010_DAY_TAGS_VIEW = """
 
 
 def _m010_day_tags(db: sqlite3.Connection) -> None:
-    from total_recall.find import index  # the derived index's own rebuild; imported late: it needs no record
-
     for statement in M010_DAY_TAGS_VIEW.split(";"):
         if statement.strip():
             db.execute(statement)
