@@ -241,3 +241,26 @@ def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
     monkeypatch.setattr(index, "shards", shards_then_rebuild)
     assert [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)] == expected
     assert rebuilt and len(real(other.db)) >= 5
+
+
+@pytest.mark.parametrize("shard_entries", [SMALL, 1 << 17], ids=["in-shards", "one-index"])
+def test_passing_over_what_lies_outside_the_named_sessions_ids_changes_nothing_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard_entries: int
+) -> None:
+    # The sessions a filter names are looked up as entry-id ranges, to skip shards and exact strings
+    # outside them; ranges spanning every id must find the same.
+    monkeypatch.setattr(index, "SHARD_ENTRIES", shard_entries)
+    store = synced(tmp_path)
+    asks = [(q, f) for q in ("/etc/ssl/private", "3f9c2e", "certbot renewal failed", "conf/tls.yaml")
+            for f in ({"session": 1}, {"session": 2}, {"session": 3}, {"project": "webshop"},
+                      {"project": "webshop", "author": ["tool"]})]
+
+    def found() -> list[list[str]]:
+        return [[h.address for h in search(store, q, limit=50, meaning=False, **f)]  # type: ignore[arg-type]
+                for q, f in asks]
+
+    pruned = found()
+    monkeypatch.setattr(search_module, "_spans", lambda db, sessions: None if sessions is None else tuple(
+        (n, 0, 1 << 62) for n in sessions))
+    assert found() == pruned
+    assert sum(len(r) for r in pruned) > 60 and not all(pruned[2::5])  # session 3 (Codex) lacks some

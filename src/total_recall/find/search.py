@@ -261,7 +261,7 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
             lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
-        whole = _exact(store.db, exact, where if filters.narrows() else "", params)
+        whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions)
         lists.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
@@ -623,10 +623,18 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
     return sorted(hits, key=lambda e: (-found[e], position[e]))
 
 
-def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object]) -> list[int]:
+def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object],
+           sessions: tuple[tuple[int, int, int], ...] | None = None) -> list[int]:
     """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail);
-    `where` empty: no filter to join entries for."""
+    `where` empty: no filter to join entries for. With the sessions the filters name (and the first and
+    last entry id of each), a string outside their ids is passed over before it is joined: a common
+    prefix ("TypeError") has thousands of strings, and a project holds few of them."""
     found: list[int] = []
+    if sessions is not None:
+        ranges = _merged([(a, b) for _, a, b in sessions])
+        within = f"({' OR '.join(['st.entry BETWEEN ? AND ?'] * len(ranges)) or '0'})"
+        where = f"{within} AND {where}" if where else within
+        params = [*(v for r in ranges for v in r), *params]
     for token in dict.fromkeys(tokens):
         key = token.strip(".,;:!?\"'`()[]{}<>")
         if len(key) < 3:
@@ -650,6 +658,17 @@ def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[o
         seen = set(found)
         found.extend(r[0] for r in rows if r[0] not in seen)
     return found
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Id ranges with the overlapping ones joined."""
+    joined: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if joined and a <= joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], b))
+        else:
+            joined.append((a, b))
+    return joined
 
 
 def _phrases(
