@@ -13,7 +13,7 @@ from total_recall.config import demo_roots
 from total_recall.errors import SearchError
 from total_recall.find import index
 from total_recall.find import search as search_module
-from total_recall.find.exact import extract
+from total_recall.find.exact import extract, looks_exact
 from total_recall.find.search import Filters, search, snippet
 from total_recall.model import Address
 from total_recall.record.reading import read
@@ -299,3 +299,29 @@ def test_a_snippet_is_one_line_where_most_query_words_meet_and_marks_its_cuts() 
     assert len(shown) == 82
     assert snippet("certbot renewal failed", ["failed"]) == "certbot renewal failed"
     assert snippet("", ["x"]) == ""
+
+
+def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_path: Path) -> None:
+    store = _transcript(tmp_path, [
+        ("user", "The import broke again, look at the tests."),
+        ("assistant", "TypeError: Cannot read properties of undefined (reading 'map') in the cart view."),
+        ("assistant", "TypeError: x is not a function, in the checkout view."),
+        ("user", "And the other one?"),
+        ("assistant", "TypeError: Cannot read properties of null (reading 'total') in the basket."),
+    ])
+    hits = search(store, "TypeError: Cannot read properties of undefined", limit=5, meaning=False)
+    assert "reading 'map'" in hits[0].snippet
+    only_the_type = search(store, "TypeError:", limit=5, meaning=False)
+    assert len({h.address for h in only_the_type}) == 3  # the bare type still finds every such line
+
+    # The exact list itself: the whole opening first, the bare type where nothing starts so.
+    def exact(query: str) -> list[str]:
+        tokens = [t for t in query.split() if looks_exact(t)]
+        ids = search_module._exact(store.db, tokens, "", [], None, query)
+        return [read(store, f"s1#{store.execute('SELECT seq FROM entries WHERE id = ?', (i,)).fetchone()[0]}"
+                     )[0].text for i in ids]
+
+    assert [t[:40] for t in exact("TypeError: Cannot read properties of undefined")] == [
+        "TypeError: Cannot read properties of und"]
+    assert len(exact("TypeError: Cannot read")) == 2
+    assert len(exact("TypeError: banana split")) == len(exact("TypeError:")) == 3

@@ -261,7 +261,7 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
             lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
-        whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions)
+        whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
         lists.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
@@ -624,40 +624,49 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
 
 
 def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object],
-           sessions: tuple[tuple[int, int, int], ...] | None = None) -> list[int]:
+           sessions: tuple[tuple[int, int, int], ...] | None = None, query: str = "") -> list[int]:
     """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail);
-    `where` empty: no filter to join entries for. With the sessions the filters name (and the first and
-    last entry id of each), a string outside their ids is passed over before it is joined: a common
-    prefix ("TypeError") has thousands of strings, and a project holds few of them."""
-    found: list[int] = []
+    `where` empty: no filter to join entries for. Where the query goes on after a token ("TypeError:
+    Cannot read"), the strings starting with all of it are looked up first: an error line's first word
+    opens thousands of them. With the sessions the filters name (and the first and last entry id of
+    each), a string outside their ids is passed over before it is joined."""
     if sessions is not None:
         ranges = _merged([(a, b) for _, a, b in sessions])
         within = f"({' OR '.join(['st.entry BETWEEN ? AND ?'] * len(ranges)) or '0'})"
         where = f"{within} AND {where}" if where else within
         params = [*(v for r in ranges for v in r), *params]
-    for token in dict.fromkeys(tokens):
-        key = token.strip(".,;:!?\"'`()[]{}<>")
-        if len(key) < 3:
-            continue
+
+    def starting(key: str) -> list[int]:
         prefix = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         if not where:
-            rows = db.execute(
-                "SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' ORDER BY entry DESC LIMIT ?",
-                (prefix, CANDIDATES),
-            ).fetchall()
+            sql = ("SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
+                   "ORDER BY entry DESC LIMIT ?")
         else:
-            rows = db.execute(
-                f"""
+            sql = f"""
                 SELECT DISTINCT e.id FROM strings st
                 CROSS JOIN entries e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
                 WHERE st.key LIKE ? ESCAPE '\\' AND {where}
                 ORDER BY e.id DESC LIMIT ?
-                """,
-                (prefix, *params, CANDIDATES),
-            ).fetchall()
+                """
+        return [r[0] for r in db.execute(sql, (prefix, *params, CANDIDATES))]
+
+    found: list[int] = []
+    for token in dict.fromkeys(tokens):
+        key = token.strip(".,;:!?\"'`()[]{}<>")
+        if len(key) < 3:
+            continue
+        opening = _opening(query, token)
+        rows = (opening and starting(opening)) or starting(key)
         seen = set(found)
-        found.extend(r[0] for r in rows if r[0] not in seen)
+        found.extend(r for r in rows if r not in seen)
     return found
+
+
+def _opening(query: str, token: str) -> str | None:
+    """The query from `token` to its end, when more words follow it (the start of a line asked back)."""
+    at = query.find(token)
+    rest = " ".join(query[at:].split()).rstrip(".,;:!?\"'`)]}>") if at >= 0 else ""
+    return rest if " " in rest and len(rest) >= len(token) + 4 else None
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
