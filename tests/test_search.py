@@ -325,3 +325,12 @@ def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_pa
         "TypeError: Cannot read properties of und"]
     assert len(exact("TypeError: Cannot read")) == 2
     assert len(exact("TypeError: banana split")) == len(exact("TypeError:")) == 3
+
+
+def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(store: Store) -> None:
+    # A common error line is stored thousands of times: a table lookup per copy was most of the lookup.
+    plan = " ".join(str(r[3]) for r in store.execute(
+        "EXPLAIN QUERY PLAN SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
+        "ORDER BY entry DESC LIMIT ?", ("TypeError%", 200)))
+    assert "COVERING INDEX strings_key" in plan, plan
+    assert search_module._exact(store.db, ["/etc/ssl/private"], "", []) != []

@@ -438,6 +438,13 @@ def _m010_day_tags(db: sqlite3.Connection) -> None:
     index.rebuild_words(db)
 
 
+# The key index holds each string's entry too, so a prefix lookup lists entries from the index alone instead
+# of a table lookup per string (a common error line is stored thousands of times): 11.3 → 1.9 ms for one.
+M011_STRINGS_KEY_ENTRY = """
+        DROP INDEX strings_key;
+        CREATE INDEX strings_key ON strings(key, entry);
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]  # SQL, or a step run in the migration's transaction
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -452,6 +459,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m008_fts_hashsize", M008_FTS_HASHSIZE),
     ("m009_fts_shards", M009_FTS_SHARDS),
     ("m010_day_tags", _m010_day_tags),
+    ("m011_strings_key_entry", M011_STRINGS_KEY_ENTRY),
 ]
 
 
