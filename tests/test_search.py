@@ -14,7 +14,8 @@ from total_recall.errors import SearchError
 from total_recall.find import index
 from total_recall.find import search as search_module
 from total_recall.find.exact import extract, looks_exact
-from total_recall.find.search import Filters, search, snippet
+from total_recall.find.hits import snippet
+from total_recall.find.search import Filters, search
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store

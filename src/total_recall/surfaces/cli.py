@@ -26,7 +26,7 @@ from total_recall.config import (
     use_demo,
 )
 from total_recall.errors import TotalRecallError
-from total_recall.find.search import group as group_hits
+from total_recall.find.hits import group as group_hits
 from total_recall.find.search import search as find
 from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
 from total_recall.record.reading import read as read_entries

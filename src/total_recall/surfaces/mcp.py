@@ -37,7 +37,7 @@ from pydantic import Field, ValidationError
 from total_recall import __version__
 from total_recall.config import demo_roots
 from total_recall.errors import AddressError, ConfigError, OutsideBinding, ScopeError, TotalRecallError
-from total_recall.find.search import group as group_hits
+from total_recall.find.hits import group as group_hits
 from total_recall.find.search import search as find
 from total_recall.mining.bounds import dump, paginate
 from total_recall.mining.flood import fit_json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from total_recall.find.search import Group
+from total_recall.find.hits import Group
 from total_recall.keeping.audit import HarnessCompaction
 from total_recall.keeping.compaction import Account, Compaction
 from total_recall.keeping.cues import Cue
