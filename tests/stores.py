@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import SESSIONS
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
 
 OVERRIDES = {
     "claude-code": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -80,3 +83,23 @@ def build_opencode_db(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA wal_autocheckpoint=0")
     db.execute("UPDATE session SET time_updated = time_updated + 1")  # lands in the -wal only
     return db
+
+
+def synced_transcript(tmp_path: Path, turns: list[tuple[str, str, str]], cwd: str = "/rerank") -> Store:
+    """One Claude Code session of plain (role, text, timestamp) turns, synced into a fresh record."""
+    folder = tmp_path / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
+    folder.mkdir(parents=True)
+    sid = "11111111-2222-4333-8444-555555555555"
+    lines, parent = [], None
+    for i, (role, text, ts) in enumerate(turns):
+        uid = f"00000000-0000-4000-8000-{i:012d}"
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(json.dumps({
+            "type": role, "uuid": uid, "parentUuid": parent, "sessionId": sid, "cwd": cwd,
+            "isSidechain": False, "timestamp": ts, "message": {"role": role, "content": content},
+        }))
+        parent = uid
+    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    store = Store(tmp_path / "record.sqlite3")
+    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    return store

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
+from tests.stores import synced_transcript
 from total_recall.config import demo_roots
 from total_recall.find import index
 from total_recall.find import search as search_module
@@ -123,24 +123,12 @@ def test_rebuild_cuts_a_record_indexed_whole_into_shards_that_find_the_same(
 
 def _months_apart(tmp_path: Path) -> Store:
     """One Claude Code session of 90 turns spread over July to November 2026, synced."""
-    folder = tmp_path / "projects" / "-months"
-    folder.mkdir(parents=True)
-    sid = "11111111-2222-4333-8444-666666666666"
     words = ["deploy the certificate", "rollback failed again", "certificate renewal works",
              "deploy rollback plan", "the renewal timer"]
-    lines, parent = [], None
-    for i in range(90):
-        uid = f"00000000-0000-4000-8000-{i:012d}"
-        lines.append(json.dumps({
-            "type": "user", "uuid": uid, "parentUuid": parent, "sessionId": sid, "cwd": "/months",
-            "isSidechain": False, "timestamp": f"2026-{7 + i // 18:02d}-{1 + i % 18:02d}T10:00:00.000Z",
-            "message": {"role": "user", "content": f"turn {i}: {words[i % 5]}"},
-        }))
-        parent = uid
-    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
-    store = Store(tmp_path / "record.sqlite3")
-    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
-    return store
+    return synced_transcript(tmp_path, [
+        ("user", f"turn {i}: {words[i % 5]}", f"2026-{7 + i // 18:02d}-{1 + i % 18:02d}T10:00:00.000Z")
+        for i in range(90)
+    ], cwd="/months")
 
 
 @pytest.mark.parametrize("narrow", [False, True], ids=["as-shipped", "newest-5-and-no-sparse-path"])

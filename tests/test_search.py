@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.stores import synced_transcript
 from total_recall.config import demo_roots
 from total_recall.errors import SearchError
 from total_recall.find import index
@@ -187,24 +188,9 @@ def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Store) -
 
 
 def _transcript(tmp_path: Path, turns: list[tuple[str, str]]) -> Store:
-    """One Claude Code session of plain (role, text) turns, synced into a fresh record."""
-    folder = tmp_path / "projects" / "-rerank"
-    folder.mkdir(parents=True)
-    sid = "11111111-2222-4333-8444-555555555555"
-    lines, parent = [], None
-    for i, (role, text) in enumerate(turns):
-        uid = f"00000000-0000-4000-8000-{i:012d}"
-        content = text if role == "user" else [{"type": "text", "text": text}]
-        lines.append(json.dumps({
-            "type": role, "uuid": uid, "parentUuid": parent, "sessionId": sid, "cwd": "/rerank",
-            "isSidechain": False, "timestamp": f"2026-11-20T10:{i:02d}:00.000Z",
-            "message": {"role": role, "content": content},
-        }))
-        parent = uid
-    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
-    s = Store(tmp_path / "record.sqlite3")
-    assert sync(s, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
-    return s
+    """One Claude Code session of plain (role, text) turns a minute apart, synced into a fresh record."""
+    return synced_transcript(tmp_path, [(role, text, f"2026-11-20T10:{i:02d}:00.000Z")
+                                        for i, (role, text) in enumerate(turns)])
 
 
 def test_the_answer_beside_the_question_outranks_a_repeat_of_one_rare_word(tmp_path: Path) -> None:
