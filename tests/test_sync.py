@@ -49,6 +49,17 @@ def snapshot(home: Path) -> list[tuple[Any, ...]]:
                       "ORDER BY e.session, e.seq")
 
 
+def spans(home: Path) -> list[tuple[Any, ...]]:
+    """The owner's spans and the source record of every entry, by address."""
+    tagged = rows(home, "SELECT e.session, e.seq, p.start, p.end, p.tag FROM spans p "
+                        "JOIN entries e ON e.id = p.entry ORDER BY 1, 2, 3")
+    unpack = zstandard.ZstdDecompressor().decompress
+    records = [(session, seq, raw_id, unpack(raw)) for session, seq, raw_id, raw in rows(
+        home, "SELECT e.session, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
+              "ORDER BY 1, 2")]
+    return [*tagged, *records]
+
+
 def record_home() -> Path:
     return Path(os.environ["TOTAL_RECALL_HOME"])
 
@@ -175,9 +186,9 @@ def sync_into(home: Path, env: dict[str, str], **extra: str) -> subprocess.Compl
 def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
     stores: Stores, tmp_path: Path, processes: str
 ) -> None:
-    # With "2", exact strings are extracted by a second process from the first batch on.
+    # With "2", a second process reads ahead from the first source on.
     env = {**os.environ, **stores.env, "TOTAL_RECALL_SYNC_PROCESSES": processes,
-           "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
+           "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
     clean_home = tmp_path / "clean"
     assert sync_into(clean_home, env).returncode == 0
     killed_home = tmp_path / "killed"
@@ -192,28 +203,39 @@ def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
     assert derived(killed_home) == derived(clean_home)
 
 
-def test_strings_extracted_in_a_second_process_equal_those_extracted_in_one(
+def test_a_sync_read_ahead_by_a_second_process_equals_one_in_one_process(
     stores: Stores, tmp_path: Path
 ) -> None:
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
     one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
-    # Committing after every batch drains the second process at every commit point.
     two = sync_into(tmp_path / "two", env, TOTAL_RECALL_TEST_COMMIT_BYTES="1")
     assert json.loads(one.stdout)["processes"] == 1 and json.loads(two.stdout)["processes"] == 2
+    same = [{k: v for k, v in json.loads(done.stdout).items() if k not in ("processes", "record")}
+            for done in (one, two)]
+    assert same[0] == same[1]
     assert snapshot(tmp_path / "two") == snapshot(tmp_path / "one")
     strings = derived(tmp_path / "one")
     assert derived(tmp_path / "two") == strings
     assert len(strings) > 500 and any(kind == "failed" for _, _, kind, _ in strings)
+    assert spans(tmp_path / "two") == spans(tmp_path / "one") and spans(tmp_path / "one")
 
 
-def test_a_sync_whose_second_process_dies_extracts_the_rest_itself(stores: Stores, tmp_path: Path) -> None:
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS": "1"}
+@pytest.mark.parametrize("dies_after", ["0", "3", "12"])
+def test_a_sync_whose_second_process_dies_reads_the_rest_itself(
+    stores: Stores, tmp_path: Path, dies_after: str
+) -> None:
+    # "0": it dies as it starts; else after sending that many chunks, mid-source and between commits.
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
     one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
-    died = sync_into(tmp_path / "died", env, TOTAL_RECALL_TEST_WORKER_DIES="1")
+    died = sync_into(tmp_path / "died", env, TOTAL_RECALL_TEST_WORKER_DIES=dies_after,
+                     TOTAL_RECALL_TEST_COMMIT_BYTES="1")
     assert died.returncode == 0, died.stderr
-    assert json.loads(died.stdout)["entries_added"] == json.loads(one.stdout)["entries_added"]
+    report, clean = json.loads(died.stdout), json.loads(one.stdout)
+    assert report["entries_added"] == clean["entries_added"]
+    assert report["warnings"] == clean["warnings"], "a source read on must not repeat its warnings"
     assert snapshot(tmp_path / "died") == snapshot(tmp_path / "one")
     assert derived(tmp_path / "died") == derived(tmp_path / "one")
+    assert spans(tmp_path / "died") == spans(tmp_path / "one")
 
 
 def test_a_small_sync_stays_in_one_process(stores: Stores, tmp_path: Path) -> None:

@@ -31,6 +31,14 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
+def pack(raws: Sequence[bytes]) -> list[bytes]:
+    """Source records as the record stores them (zstd), compressed on every core at once."""
+    if not raws:
+        return []
+    packed = _compressor.multi_compress_to_buffer(list(raws), threads=-1)
+    return [packed[n].tobytes() for n in range(len(raws))]
+
+
 def unpack_raw(blob: bytes | None) -> bytes | None:
     return None if blob is None else _decompressor.decompress(blob)
 
@@ -187,17 +195,14 @@ class Store:
         return int(row[0]), int(row[1])
 
     def append_raws(self, rows: Sequence[tuple[int, bytes]]) -> None:
-        """Store source records, given as (id, raw bytes), compressed on every core at once."""
-        packed = _compressor.multi_compress_to_buffer([r for _, r in rows], threads=-1)
-        self.db.executemany(
-            "INSERT INTO raws(id, raw) VALUES (?, ?)",
-            [(row[0], packed[n].tobytes()) for n, row in enumerate(rows)],
-        )
+        """Store source records, given as (id, record) with the record already `pack`ed."""
+        self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", rows)
 
-    def append_entries(self, rows: Sequence[tuple[Any, ...]], *, derived_later: bool = False) -> None:
+    def append_entries(self, rows: Sequence[tuple[Any, ...]], derived: index.Derived | None = None) -> None:
         """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
-        line, row, native_id, native_parent, grp, tool, sidechain, raw_id). With `derived_later` the
-        caller writes their derived index rows itself before committing (see index.on_append).
+        line, row, native_id, native_parent, grp, tool, sidechain, raw_id), and index them in the same
+        transaction; `derived`: their exact strings and failed calls, already worked out (by a second
+        process, say) as index.derive would.
 
         Raises:
             sqlite3.IntegrityError: a number or key is taken (the caller's numbering is wrong).
@@ -208,7 +213,9 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        index.on_append(self.db, rows, derived_later=derived_later)  # current in the same transaction
+        index.on_append(self.db, rows, derived_later=derived is not None)
+        if derived is not None:
+            index.add_derived(self.db, derived)
 
     def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
         """Spans of freshly appended entries, given as (entry id, start, end, tag)."""

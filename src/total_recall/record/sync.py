@@ -17,43 +17,39 @@ from pathlib import Path
 from typing import Any
 
 from total_recall.config import OVERRIDE_VARS, resolve_roots
-from total_recall.errors import ConfigError, SourceError
+from total_recall.errors import ConfigError
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.deriving import START_AFTER_CHARS, Deriver
-from total_recall.record.spans import owner_spans
-from total_recall.record.store import Store
+from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
+from total_recall.record.store import Store, pack
 
 Progress = Callable[[int, int, str], None]
 # Test hooks: SIGKILL this process at the Nth reader checkpoint, after its batch is written and before
 # any commit; and commit after this many bytes instead of COMMIT_BYTES.
 KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
-# ... and hand exact-string extraction to a second process after this many characters of entry text.
-PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_CHARS"
-# For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process extracts
-# exact strings once a sync has read enough (a first sync of a large store: see record/deriving.py).
+# ... and read ahead in a second process when there are this many bytes to read.
+PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES"
+# For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
+# prepares the sources ahead when there is enough to read (a first sync of a large store: record/ahead.py).
 PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
 # Seconds a sync may spend embedding new entries (the vectors extra); `total-recall index` finishes.
 VECTOR_BUDGET_ENV = "TOTAL_RECALL_VECTOR_BUDGET"
 DEFAULT_VECTOR_BUDGET = 20.0
 # Commit about this often: few commits keep WAL checkpoints rare; each carries its cursors.
 COMMIT_BYTES = 64 << 20
-# Hand batches to SQLite about this often, whatever the reader's checkpoints, so memory stays flat.
-FLUSH_BYTES = 4 << 20
 _SESSION_FIELDS = ("title", "cwd", "parent_native", "relation", "started", "ended", "meta")
 
 
 @dataclass
 class _Batch:
-    """Entries, source records and spans waiting for the next flush of one source.
+    """Entries, source records and spans of one source waiting for the next flush (one per chunk).
 
     Numbers (entry seq, entry and record ids) are assigned here: a sync holds the record's sync lock
     and its write transaction, so nobody else appends meanwhile.
     """
 
     store: Store
-    deriver: Deriver
     source_id: int
     harness: str
     generation: int
@@ -66,12 +62,11 @@ class _Batch:
     entries: list[tuple[Any, ...]] = field(default_factory=list)
     raws: list[tuple[int, bytes]] = field(default_factory=list)
     spans: list[tuple[int, int, int, str]] = field(default_factory=list)
+    kept: dict[int, int] = field(default_factory=dict)  # chunk position -> entry id
     next_raw: int = 0
     next_entry: int = 0
-    last_raw: bytes | None = None
+    last_raw: int = -1
     last_raw_id: int = 0
-    raw_bytes: int = 0
-    unflushed: int = 0
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
@@ -93,7 +88,7 @@ class _Batch:
                 self.next_seq[number], self.keys[number] = self.store.session_keys(number)
         return number
 
-    def entry(self, e: EntryDraft) -> None:
+    def entry(self, e: EntryDraft, position: int, chunk: Chunk) -> None:
         number = self._number(e.session)
         keys = self.keys[number]
         if e.key in keys:
@@ -103,17 +98,16 @@ class _Batch:
             self.next_entry, self.next_raw = self.store.next_ids()
         author = e.author
         if author == "owner":
-            spans = owner_spans(e.text)
+            spans = chunk.spans.get(position)
             if spans:
-                self.spans.extend((self.next_entry, s.start, s.end, s.tag) for s in spans)
+                self.spans.extend((self.next_entry, start, end, tag) for start, end, tag in spans)
             else:
                 author = "harness"  # nothing of it is the owner's own words
-        # Entries cut from one line share its record: readers pass the same bytes object.
-        if e.raw is not self.last_raw:
-            self.last_raw, self.last_raw_id = e.raw, self.next_raw
+        # Entries cut from one line share its record.
+        raw = chunk.raw_of[position]
+        if raw != self.last_raw:
+            self.last_raw, self.last_raw_id = raw, self.next_raw
             self.raws.append((self.next_raw, e.raw))
-            self.raw_bytes += len(e.raw)
-            self.unflushed += len(e.raw)
             self.next_raw += 1
         seq = self.next_seq[number]
         self.next_seq[number] = seq + 1
@@ -122,16 +116,19 @@ class _Batch:
              e.line, e.row, e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain),
              self.last_raw_id)
         )
+        self.kept[position] = self.next_entry
         self.next_entry += 1
-        if self.unflushed >= FLUSH_BYTES:
-            self.flush()  # into the open transaction: memory stays flat; the commit waits for a checkpoint
 
-    def flush(self) -> None:
+    def flush(self, chunk: Chunk) -> None:
+        """Write what this chunk added, with its exact strings and failed calls."""
         if self.raws:
-            self.store.append_raws(self.raws)
+            packed = pack([raw for _, raw in self.raws])
+            self.store.append_raws([(n, blob) for (n, _), blob in zip(self.raws, packed, strict=True)])
         if self.entries:
-            self.store.append_entries(self.entries, derived_later=True)
-            self.deriver.add(self.entries)
+            kept = self.kept
+            strings = [(kept[p], kind, key) for _, p, kind, key in chunk.strings if p in kept]
+            failures = [(kept[p],) for p in chunk.failures if p in kept]
+            self.store.append_entries(self.entries, (strings, failures))
             added = len(self.entries)
             self.report.entries_added += added
             counts = self.report.per_harness.setdefault(self.harness, {})
@@ -141,9 +138,22 @@ class _Batch:
             self.touched.update(numbers - self.created)
         if self.spans:
             self.store.add_spans(self.spans)
-        self.entries, self.raws, self.spans = [], [], []
-        self.next_raw = self.next_entry = self.unflushed = 0
-        self.last_raw = None
+        self.entries, self.raws, self.spans, self.kept = [], [], [], {}
+        self.next_raw = self.next_entry = 0
+        self.last_raw = -1
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """A source to read: its reader, its row in the record, the fingerprint taken before reading."""
+
+    reader: Reader
+    source: Source
+    row_id: int
+    generation: int
+    cursor: Cursor
+    fingerprint: str
+
 
 @dataclass
 class Syncer:
@@ -161,29 +171,34 @@ class Syncer:
     _checkpoints: int = 0
     _kill_at: int = 0
     _pending: int = 0
-    _deriver: Deriver = field(init=False)
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
         self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
         self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
-        deriver = self._deriver = Deriver(self.store.db, _parallel_after(env, self.processes))
         work = self._discover()
         with sync_lock(self.store.path):
             self.store.begin()
+            ahead: ReadAhead | None = None
             try:
-                for done, (reader, source) in enumerate(work):
+                planned = [self._plan(reader, source) for reader, source in work]
+                chosen = [p for p in planned if p is not None]
+                jobs = [Job(p.source, p.cursor) for p in chosen]
+                after = _parallel_after(env, self.processes)
+                ahead = ReadAhead(jobs, second=after >= 0 and to_read(jobs) >= after)
+                done = len(work) - len(chosen)
+                for index, plan in enumerate(chosen):
                     if self.progress:
-                        self.progress(done, len(work), source.key)
-                    self._sync_source(reader, source)
-                deriver.drain()
+                        self.progress(done + index, len(work), plan.source.key)
+                    self._read(plan, ahead.parts(index))
                 self.store.commit()
             except BaseException:
                 self.store.rollback()
                 raise
             finally:
-                deriver.close()
-            self.report.processes = deriver.processes
+                if ahead is not None:
+                    ahead.close()
+            self.report.processes = ahead.processes
             self.store.optimize()
         if self.progress:
             self.progress(len(work), len(work), "")
@@ -202,13 +217,12 @@ class Syncer:
         remaining = 0 if done else vectors.pending_count(self.store.db)
         self.report.vectors = {"embedded": embedded, "pending": remaining}
 
-    def _commit_point(self, force: bool = False) -> None:
+    def _commit_point(self) -> None:
         """Commit when enough is pending: everything written so far, with the cursors that cover it."""
         self._checkpoints += 1
         if self._kill_at and self._checkpoints >= self._kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
-        if force or self._pending >= self.commit_bytes:
-            self._deriver.drain()  # derived rows commit with their entries
+        if self._pending >= self.commit_bytes:
             self.store.commit()
             self.store.begin()
             self._pending = 0
@@ -234,17 +248,19 @@ class Syncer:
                     self.report.errors.append(f"{root.path}: cannot list: {exc.strerror or exc}")
         return work
 
-    def _sync_source(self, reader: Reader, source: Source) -> None:
+    def _plan(self, reader: Reader, source: Source) -> _Planned | None:
+        """Whether and from where to read a source: None when it is unchanged since the last sync (or
+        cannot be looked at). A source rewritten under bytes already read starts a new generation."""
         store = self.store
         row = store.source(source.harness, source.key, str(source.path), source.kind)
         try:
             fingerprint = reader.fingerprint(source)
         except OSError as exc:
             self.report.errors.append(f"{source.path}: cannot stat: {exc.strerror or exc}")
-            return
+            return None
         if row.fingerprint == fingerprint and row.read_error is None:
             self.report.sources_skipped += 1
-            return
+            return None
         self.report.sources_read += 1
         cursor, generation = row.cursor, row.generation
         if (cursor.offset or cursor.line) and not reader.unchanged_prefix(source, cursor):
@@ -254,27 +270,37 @@ class Syncer:
             self.report.warnings.append(
                 ReadWarning(str(source.path), f"rewritten under what was read: generation {generation}")
             )
-        batch = _Batch(store, self._deriver, row.id, source.harness, generation, self.report)
+        return _Planned(reader, source, row.id, generation, cursor, fingerprint)
+
+    def _read(self, plan: _Planned, parts: Iterator[Part]) -> None:
+        store, source = self.store, plan.source
+        batch = _Batch(store, plan.row_id, source.harness, plan.generation, self.report)
         error: str | None = None
-        try:
-            for item in reader.read(source, cursor):
+        warned: set[ReadWarning] = set()  # a source read on after a second process died repeats some
+        for part in parts:
+            if isinstance(part, End):
+                error = part.error
+                break
+            checkpoint: Checkpoint | None = None
+            for position, item in enumerate(part.items):
                 if isinstance(item, EntryDraft):
-                    batch.entry(item)
+                    batch.entry(item, position, part)
                 elif isinstance(item, SessionDraft):
                     batch.session(item)
                 elif isinstance(item, ReadWarning):
-                    self.report.warnings.append(item)
+                    if item not in warned:
+                        warned.add(item)
+                        self.report.warnings.append(item)
                 elif isinstance(item, Checkpoint):
-                    self._pending += batch.raw_bytes
-                    batch.raw_bytes = 0
-                    batch.flush()
-                    store.save_cursor(row.id, str(source.path), item.cursor)
-                    self._commit_point()
-        except SourceError as exc:
-            error = str(exc)
+                    checkpoint = item
+            batch.flush(part)
+            self._pending += part.size
+            if checkpoint is not None:
+                store.save_cursor(plan.row_id, str(source.path), checkpoint.cursor)
+                self._commit_point()
+        if error is not None:
             self.report.errors.append(error)
-        batch.flush()
-        store.finish_source(row.id, fingerprint, error)
+        store.finish_source(plan.row_id, plan.fingerprint, error)
         self.report.sessions_added += len(batch.created)
         self.report.sessions_updated += len(batch.touched - batch.created)
         counts = self.report.per_harness.setdefault(source.harness, {})
@@ -314,10 +340,10 @@ def processes_from(env: Mapping[str, str]) -> int:
 
 
 def _parallel_after(env: Mapping[str, str], processes: int) -> int:
-    """Characters of entry text a sync reads before a second process extracts exact strings; -1: never."""
+    """Bytes a sync must have to read for a second process to read ahead; -1: never."""
     if processes < 2 or (os.cpu_count() or 1) < 2:
         return -1
-    return int(env.get(PARALLEL_AFTER_ENV, "") or START_AFTER_CHARS)
+    return int(env.get(PARALLEL_AFTER_ENV, "") or START_AFTER_BYTES)
 
 
 def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
