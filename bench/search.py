@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import total_recall.find.exact as exact_mod
 import total_recall.find.index as index_mod
+import total_recall.record.ahead as ahead_mod
 import total_recall.record.migrations as migrations
 from generate import generate
 from ingest import run_sync
@@ -91,7 +92,7 @@ def index_version() -> dict[str, str]:
     (a migration added since is fine: Store applies it on open)."""
     pieces = {"migrations": inspect.getsource(migrations)}
     pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
-               "derive": inspect.getsource(index_mod.derive),
+               "derive": inspect.getsource(ahead_mod._derive) + inspect.getsource(ahead_mod._finish),
                "shards": inspect.getsource(index_mod._into_shards) + str(index_mod.SHARD_ENTRIES)}
     return {k: hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in pieces.items()}
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from total_recall.config import OVERRIDE_VARS, resolve_roots
 from total_recall.errors import ConfigError
+from total_recall.find.index import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
 from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
@@ -30,6 +31,8 @@ KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
 # ... and read ahead in a second process when there are this many bytes to read.
 PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES"
+# ... and build the exact-string key index at the end of a sync reading this many bytes or more.
+BULK_BYTES_ENV = "TOTAL_RECALL_TEST_BULK_BYTES"
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
 # prepares the sources ahead when there is enough to read (a first sync of a large store: record/ahead.py).
 PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
@@ -184,13 +187,17 @@ class Syncer:
                 planned = [self._plan(reader, source) for reader, source in work]
                 chosen = [p for p in planned if p is not None]
                 jobs = [Job(p.source, p.cursor) for p in chosen]
-                after = _parallel_after(env, self.processes)
-                ahead = ReadAhead(jobs, second=after >= 0 and to_read(jobs) >= after)
+                incoming, after = to_read(jobs), _parallel_after(env, self.processes)
+                least = int(env.get(BULK_BYTES_ENV, "") or BULK_BYTES)
+                if not self.store.defer_key_index(incoming, least):
+                    self.store.build_key_index()  # a sync killed after dropping it left it out
+                ahead = ReadAhead(jobs, second=after >= 0 and incoming >= after)
                 done = len(work) - len(chosen)
                 for index, plan in enumerate(chosen):
                     if self.progress:
                         self.progress(done + index, len(work), plan.source.key)
                     self._read(plan, ahead.parts(index))
+                self.store.build_key_index()
                 self.store.commit()
             except BaseException:
                 self.store.rollback()
