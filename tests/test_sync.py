@@ -238,24 +238,28 @@ def test_a_sync_whose_second_process_dies_reads_the_rest_itself(
     assert spans(tmp_path / "died") == spans(tmp_path / "one")
 
 
-def key_index(home: Path) -> list[tuple[Any, ...]]:
-    return rows(home, "SELECT sql FROM sqlite_master WHERE name = 'strings_key'")
+def string_indexes(home: Path) -> list[tuple[Any, ...]]:
+    return rows(home, "SELECT name, sql FROM sqlite_master WHERE tbl_name = 'strings' AND type = 'index' "
+                      "ORDER BY name")
 
 
-def test_a_sync_bringing_in_more_keys_than_the_record_holds_builds_their_index_at_its_end(
+def test_a_sync_bringing_in_more_strings_than_the_record_holds_builds_their_indexes_at_its_end(
     stores: Stores, tmp_path: Path
 ) -> None:
     env = {**os.environ, **stores.env}
     assert sync_into(tmp_path / "one", env).returncode == 0
     bulk = sync_into(tmp_path / "bulk", env, TOTAL_RECALL_TEST_BULK_BYTES="1")
     assert bulk.returncode == 0, bulk.stderr
-    assert key_index(tmp_path / "bulk") == key_index(tmp_path / "one") != []
+    assert string_indexes(tmp_path / "bulk") == string_indexes(tmp_path / "one")
+    assert [name for name, _ in string_indexes(tmp_path / "one")] == ["strings_entry", "strings_key"]
     assert derived(tmp_path / "bulk") == derived(tmp_path / "one")
     plan = rows(tmp_path / "bulk", "EXPLAIN QUERY PLAN SELECT entry FROM strings WHERE key LIKE 'abc%'")
     assert "strings_key" in str(plan)
+    plan = rows(tmp_path / "bulk", "EXPLAIN QUERY PLAN SELECT key FROM strings WHERE entry = 7")
+    assert "strings_entry" in str(plan)
 
 
-def test_a_sync_killed_without_its_key_index_leaves_the_next_sync_to_build_it(
+def test_a_sync_killed_without_its_string_indexes_leaves_the_next_sync_to_build_them(
     stores: Stores, tmp_path: Path
 ) -> None:
     env = {**os.environ, **stores.env}
@@ -263,9 +267,9 @@ def test_a_sync_killed_without_its_key_index_leaves_the_next_sync_to_build_it(
     killed = sync_into(tmp_path / "home", env, TOTAL_RECALL_TEST_BULK_BYTES="1",
                        TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT="6", TOTAL_RECALL_TEST_COMMIT_BYTES="1")
     assert killed.returncode == -9, killed.stderr
-    assert key_index(tmp_path / "home") == [] and derived(tmp_path / "home") != []
+    assert string_indexes(tmp_path / "home") == [] and derived(tmp_path / "home") != []
     assert sync_into(tmp_path / "home", env).returncode == 0  # too little left to read to defer it again
-    assert key_index(tmp_path / "home") == key_index(tmp_path / "clean")
+    assert string_indexes(tmp_path / "home") == string_indexes(tmp_path / "clean")
     assert derived(tmp_path / "home") == derived(tmp_path / "clean")
     assert snapshot(tmp_path / "home") == snapshot(tmp_path / "clean")
 

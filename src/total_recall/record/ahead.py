@@ -61,15 +61,15 @@ class Chunk:
 
     `raw_of[position]` numbers each entry's source record in the chunk (entries cut from one line share
     one). `spans` holds the spans of the owner's words by position (an
-    owner entry missing there has none), `strings` the exact-string keys as (lowercased key, position,
-    kind, key) in that order, `failures` the positions of
+    owner entry missing there has none), `strings` the exact-string keys as (position, kind, key) (each
+    once per entry), `failures` the positions of
     tool results that say their call failed; `size` the bytes of its source records as read.
     """
 
     items: list[Item] = field(default_factory=list)
     raw_of: dict[int, int] = field(default_factory=dict)
     spans: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)
-    strings: list[tuple[str, int, str, str]] = field(default_factory=list)
+    strings: list[tuple[int, str, str]] = field(default_factory=list)
     failures: list[int] = field(default_factory=list)
     size: int = 0
 
@@ -128,17 +128,16 @@ def _derive(chunk: Chunk, position: int, entry: EntryDraft) -> None:
         spans = owner_spans(entry.text)
         if spans:
             chunk.spans[position] = [(s.start, s.end, s.tag) for s in spans]
-    keys = {(key.lower(), position, kind, key) for kind, value in extract(entry.kind, entry.text, entry.tool)
-            for key in keys_of(kind, value)}
-    chunk.strings.extend(keys)
+    found = extract(entry.kind, entry.text, entry.tool)
+    if found:
+        keys = {(kind, key) for kind, value in found for key in keys_of(kind, value)}
+        chunk.strings.extend([(position, kind, key) for kind, key in keys])
     if entry.kind == "tool_result" and failed(entry.text):
         chunk.failures.append(position)
 
 
 def _finish(chunk: Chunk, raws: list[bytes]) -> Chunk:
     chunk.size = sum(len(raw) for raw in raws)
-    # In key order, so the key index is written a page at a time instead of at random across millions.
-    chunk.strings.sort()
     return chunk
 
 

@@ -104,18 +104,19 @@ class Store:
         analysed = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone()
         self.db.execute("PRAGMA optimize" if analysed else "ANALYZE")
 
-    def defer_key_index(self, incoming_bytes: int, least: int = index.BULK_BYTES) -> bool:
-        """Drop the exact-string key index for a sync reading `least` bytes or more that brings in at least
-        as many keys as the record holds (see index.bulk_strings); say whether it did.
-        `build_key_index` puts it back."""
+    def defer_string_indexes(self, incoming_bytes: int, least: int = index.BULK_BYTES) -> bool:
+        """Drop the indexes of the exact strings for a sync reading `least` bytes or more that brings in
+        at least as many as the record holds (see index.bulk_strings); say whether it did.
+        `build_string_indexes` puts them back."""
         if not index.bulk_strings(self.db, incoming_bytes, least):
             return False
-        index.drop_key_index(self.db)
+        index.drop_string_indexes(self.db)
         return True
 
-    def build_key_index(self) -> None:
-        """The exact-string key index, if a sync dropped it (this one, or one killed before its end)."""
-        index.build_key_index(self.db)
+    def build_string_indexes(self) -> None:
+        """The indexes of the exact strings, if a sync dropped them (this one, or one killed before its
+        end)."""
+        index.build_string_indexes(self.db)
 
     def rollback(self) -> None:
         if self.db.in_transaction:

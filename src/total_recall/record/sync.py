@@ -31,7 +31,7 @@ KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
 COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
 # ... and read ahead in a second process when there are this many bytes to read.
 PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES"
-# ... and build the exact-string key index at the end of a sync reading this many bytes or more.
+# ... and build the indexes of the exact strings at the end of a sync reading this many bytes or more.
 BULK_BYTES_ENV = "TOTAL_RECALL_TEST_BULK_BYTES"
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
 # prepares the sources ahead when there is enough to read (a first sync of a large store: record/ahead.py).
@@ -57,6 +57,7 @@ class _Batch:
     harness: str
     generation: int
     report: SyncReport
+    keys_in_order: bool = True  # False while the key index is dropped (see Store.defer_string_indexes)
     sessions: dict[str, int] = field(default_factory=dict)
     created: set[int] = field(default_factory=set)
     touched: set[int] = field(default_factory=set)
@@ -129,7 +130,10 @@ class _Batch:
             self.store.append_raws([(n, blob) for (n, _), blob in zip(self.raws, packed, strict=True)])
         if self.entries:
             kept = self.kept
-            strings = [(kept[p], kind, key) for _, p, kind, key in chunk.strings if p in kept]
+            strings = [(kept[p], kind, key) for p, kind, key in chunk.strings if p in kept]
+            if self.keys_in_order:
+                # The key index is then written a page at a time, not at random across millions of keys.
+                strings.sort(key=lambda row: (row[2].lower(), row[0]))
             failures = [(kept[p],) for p in chunk.failures if p in kept]
             self.store.append_entries(self.entries, (strings, failures))
             added = len(self.entries)
@@ -174,6 +178,7 @@ class Syncer:
     _checkpoints: int = 0
     _kill_at: int = 0
     _pending: int = 0
+    _bulk: bool = False
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
@@ -189,15 +194,16 @@ class Syncer:
                 jobs = [Job(p.source, p.cursor) for p in chosen]
                 incoming, after = to_read(jobs), _parallel_after(env, self.processes)
                 least = int(env.get(BULK_BYTES_ENV, "") or BULK_BYTES)
-                if not self.store.defer_key_index(incoming, least):
-                    self.store.build_key_index()  # a sync killed after dropping it left it out
+                self._bulk = self.store.defer_string_indexes(incoming, least)
+                if not self._bulk:
+                    self.store.build_string_indexes()  # a sync killed after dropping them left them out
                 ahead = ReadAhead(jobs, second=after >= 0 and incoming >= after)
                 done = len(work) - len(chosen)
                 for index, plan in enumerate(chosen):
                     if self.progress:
                         self.progress(done + index, len(work), plan.source.key)
                     self._read(plan, ahead.parts(index))
-                self.store.build_key_index()
+                self.store.build_string_indexes()
                 self.store.commit()
             except BaseException:
                 self.store.rollback()
@@ -281,7 +287,7 @@ class Syncer:
 
     def _read(self, plan: _Planned, parts: Iterator[Part]) -> None:
         store, source = self.store, plan.source
-        batch = _Batch(store, plan.row_id, source.harness, plan.generation, self.report)
+        batch = _Batch(store, plan.row_id, source.harness, plan.generation, self.report, not self._bulk)
         error: str | None = None
         warned: set[ReadWarning] = set()  # a source read on after a second process died repeats some
         for part in parts:
