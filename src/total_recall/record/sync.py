@@ -152,9 +152,8 @@ class _Batch:
 
 @dataclass(frozen=True, slots=True)
 class _Planned:
-    """A source to read: its reader, its row in the record, the fingerprint taken before reading."""
+    """A source to read: its row in the record, from where, the fingerprint taken before reading."""
 
-    reader: Reader
     source: Source
     row_id: int
     generation: int
@@ -283,7 +282,7 @@ class Syncer:
             self.report.warnings.append(
                 ReadWarning(str(source.path), f"rewritten under what was read: generation {generation}")
             )
-        return _Planned(reader, source, row.id, generation, cursor, fingerprint)
+        return _Planned(source, row.id, generation, cursor, fingerprint)
 
     def _read(self, plan: _Planned, parts: Iterator[Part]) -> None:
         store, source = self.store, plan.source
