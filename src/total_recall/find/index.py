@@ -37,7 +37,7 @@ TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 # sessions hold about one key per BYTES_PER_KEY bytes (1.1 M keys in 200 MB of the benchmark's store).
 BULK_BYTES = 64 << 20
 BYTES_PER_KEY = 200
-SORT_CACHE_KB = 16 << 10
+SORT_CACHE_KB = 8 << 10
 STRING_INDEXES = {
     "strings_key": "CREATE INDEX strings_key ON strings(key, entry)",
     "strings_entry": "CREATE INDEX strings_entry ON strings(entry)",
@@ -190,8 +190,8 @@ def build_string_indexes(db: sqlite3.Connection) -> None:
     if not missing:
         return
     # SQLite sorts with helper threads when allowed, each holding sorted runs of up to the cache's size:
-    # 5.6 M keys took 16.1 s in one thread with a 64 MB cache (+65 MB of memory), 9.4 s in two with
-    # 16 MB (+46 MB), 9.9 s in two with 64 MB (+193 MB).
+    # 5.6 M keys took 16.1 s in one thread with a 64 MB cache (+65 MB of memory), 9.0 s in two with
+    # 8 MB (+23 MB), 9.4 s with 16 MB (+46 MB), 9.9 s with 64 MB (+193 MB).
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
     db.execute(f"PRAGMA threads={min(os.cpu_count() or 1, 2)}")
     db.execute(f"PRAGMA cache_size={-SORT_CACHE_KB}")

@@ -310,6 +310,7 @@ class Syncer:
             if checkpoint is not None:
                 store.save_cursor(plan.row_id, str(source.path), checkpoint.cursor)
                 self._commit_point()
+            del part  # read in this process, the next chunk is cut meanwhile: one at a time in memory
         if error is not None:
             self.report.errors.append(error)
         store.finish_source(plan.row_id, plan.fingerprint, error)
