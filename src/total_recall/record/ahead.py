@@ -1,10 +1,10 @@
 """Reading ahead: sources read, parsed and prepared for writing, in a second process while the sync writes.
 
 A first sync of a large store spends about as long in Python (parsing lines, the owner's spans, exact
-strings) as in SQLite. All of that needs nothing from the record, so once a
-sync has enough to read, a second process prepares the next chunk while the sync numbers and writes the
-one before. Chunks come back in source order, and numbering, writing and committing stay with the sync,
-which holds the record: what it commits, and when, is what a sync in one process commits.
+strings) as in SQLite. None of that needs the record, so when a sync has enough to read, a second
+process prepares the next chunks while the sync numbers and writes the one before. Chunks come back in
+source order, and numbering, writing and committing stay with the sync, which holds the record: what it
+commits, and when, is what a sync in one process commits.
 
 A chunk ends at each checkpoint of its reader (where the sync saves a cursor) or once it holds
 FLUSH_BYTES of source records, so one chunk is one flush into the record.
@@ -59,11 +59,10 @@ class Job:
 class Chunk:
     """A run of one source's items in reading order, with what writing them needs worked out.
 
-    `raw_of[position]` numbers each entry's source record in the chunk (entries cut from one line share
-    one). `spans` holds the spans of the owner's words by position (an
-    owner entry missing there has none), `strings` the exact-string keys as (position, kind, key) (each
-    once per entry), `failures` the positions of
-    tool results that say their call failed; `size` the bytes of its source records as read.
+    `raw_of[position]` numbers each entry's source record within the chunk (entries cut from one line
+    share one); `spans` holds the spans of the owner's words by position (an owner entry missing there
+    has none); `strings` the exact-string keys as (position, kind, key), each once per entry; `failures`
+    the positions of tool results that say their call failed; `size` the bytes of its source records.
     """
 
     items: list[Item] = field(default_factory=list)
@@ -87,34 +86,33 @@ Part = Chunk | End
 def prepare(job: Job) -> Iterator[Part]:
     """The chunks of one source from its cursor, then its End."""
     reader = _reader(job.source.harness)
-    raws: list[bytes] = []
-    chunk, size, last_raw = Chunk(), 0, b""
+    chunk, records, last_raw = Chunk(), 0, None
     try:
         for item in reader.read(job.source, job.cursor):
             if isinstance(item, EntryDraft):
-                if item.raw is not last_raw:
-                    if size >= FLUSH_BYTES:  # never between two entries of one line
-                        yield _finish(chunk, raws)
-                        raws, chunk, size = [], Chunk(), 0
+                if item.raw is not last_raw:  # readers pass one bytes object for the entries of a line
+                    if chunk.size >= FLUSH_BYTES:  # never between two entries of one line
+                        yield chunk
+                        chunk, records = Chunk(), 0
                     last_raw = item.raw
-                    raws.append(item.raw)
-                    size += len(item.raw)
+                    records += 1
+                    chunk.size += len(item.raw)
                 position = len(chunk.items)
-                chunk.raw_of[position] = len(raws) - 1
+                chunk.raw_of[position] = records - 1
                 chunk.items.append(item)
                 _derive(chunk, position, item)
             else:
                 chunk.items.append(item)
                 if isinstance(item, Checkpoint):
-                    yield _finish(chunk, raws)
-                    raws, chunk, size, last_raw = [], Chunk(), 0, b""
+                    yield chunk
+                    chunk, records, last_raw = Chunk(), 0, None
     except SourceError as exc:
         if chunk.items:
-            yield _finish(chunk, raws)
+            yield chunk
         yield End(str(exc))
         return
     if chunk.items:
-        yield _finish(chunk, raws)
+        yield chunk
     yield End()
 
 
@@ -134,11 +132,6 @@ def _derive(chunk: Chunk, position: int, entry: EntryDraft) -> None:
         chunk.strings.extend([(position, kind, key) for kind, key in keys])
     if entry.kind == "tool_result" and failed(entry.text):
         chunk.failures.append(position)
-
-
-def _finish(chunk: Chunk, raws: list[bytes]) -> Chunk:
-    chunk.size = sum(len(raw) for raw in raws)
-    return chunk
 
 
 class ReadAhead:
