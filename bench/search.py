@@ -92,7 +92,7 @@ def index_version() -> dict[str, str]:
     (a migration added since is fine: Store applies it on open)."""
     pieces = {"migrations": inspect.getsource(migrations)}
     pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
-               "derive": inspect.getsource(ahead_mod._derive),
+               "derive": inspect.getsource(index_mod.derive) + inspect.getsource(ahead_mod._derived),
                "shards": inspect.getsource(index_mod._into_shards) + str(index_mod.SHARD_ENTRIES)}
     return {k: hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in pieces.items()}
 

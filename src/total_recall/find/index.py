@@ -33,7 +33,7 @@ SHARD_ENTRIES = 1 << 17
 # FTS5 writes its term table out as a segment each time it holds this many bytes (see migration m008).
 HASHSIZE = 16 << 20
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
-# A sync reading this much or more may build the exact-string key index at its end (see bulk_strings);
+# A sync reading this much or more may build the indexes of the exact strings at its end (bulk_strings);
 # sessions hold about one key per BYTES_PER_KEY bytes (1.1 M keys in 200 MB of the benchmark's store).
 BULK_BYTES = 64 << 20
 BYTES_PER_KEY = 200
@@ -139,38 +139,37 @@ def slim(rows: Sequence[tuple[Any, ...]]) -> list[Slim]:
 
 
 def derive(rows: Sequence[Slim]) -> Derived:
-    """The exact-string keys (each once, in key order) and the failed tool results of entries given as
-    (id, kind, text, tool). Pure, and a fifth of a sync's time: a second process can do it meanwhile."""
-    strings = {
+    """The exact-string keys (each once per entry: paths in one entry share their tails, a seventh of the
+    keys) and the failed tool results of entries given as (id, kind, text, tool), in no set order. Pure,
+    and a fifth of a sync's time: a second process can do it meanwhile (see record/ahead.py)."""
+    strings = list({
         (entry_id, kind, key)
         for entry_id, entry_kind, text, tool in rows
         for kind, value in extract(entry_kind, text, tool)
         for key in keys_of(kind, value)
-    }
+    })
     failures = [(r[0],) for r in rows if r[1] == "tool_result" and failed(r[2])]
-    return _in_key_order(strings), failures
+    return strings, failures
 
 
-def add_derived(db: sqlite3.Connection, derived: Derived) -> None:
-    """Write what derive() worked out."""
+def add_derived(db: sqlite3.Connection, derived: Derived, *, key_order: bool = True) -> None:
+    """Write what derive() worked out; with `key_order`, the keys sorted first so the key index is
+    written a page at a time instead of at random across millions of keys (pointless while it is
+    dropped: see bulk_strings)."""
     strings, failures = derived
     if strings:
+        if key_order:
+            strings = sorted(strings, key=lambda r: (r[2].lower(), r[0]))
         db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", strings)
     if failures:
         db.executemany("INSERT INTO tool_failures(entry) VALUES (?)", failures)
-
-
-def _in_key_order(strings: set[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
-    """Each (entry, kind, key) once (paths in one entry share their tails: a seventh of the keys), in key
-    order, so the key index is written a page at a time instead of at random across millions of keys."""
-    return sorted(strings, key=lambda r: (r[2].lower(), r[0]))
 
 
 def bulk_strings(db: sqlite3.Connection, incoming_bytes: int, least: int = BULK_BYTES) -> bool:
     """Whether a sync about to read `incoming_bytes` (at least `least`) adds at least as many exact-string
     keys as the record holds: then the indexes of `strings` are dropped for it and built once at its end
     (`build_string_indexes`), sorting every key at once instead of placing each among millions (a 1 GB
-    first sync: 170 s with them kept, 137 s with the key index built at the end)."""
+    first sync: 170 s with them kept, 131 s built at the end)."""
     if incoming_bytes < least:
         return False
     held = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM strings").fetchone()[0]
@@ -230,9 +229,9 @@ def rebuild(db: sqlite3.Connection) -> None:
         if kind == "tool_result" and failed(text):
             db.execute("INSERT INTO tool_failures(entry) VALUES (?)", (entry_id,))
         if len(batch) > 10_000:
-            db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(batch))
+            add_derived(db, (list(batch), []))
             batch = set()
-    db.executemany("INSERT INTO strings(entry, kind, key) VALUES (?, ?, ?)", _in_key_order(batch))
+    add_derived(db, (list(batch), []))
     db.execute("UPDATE digests SET from_entry = 1 WHERE name = 'tool_failures'")
 
 

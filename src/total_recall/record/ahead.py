@@ -28,7 +28,7 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from total_recall.errors import SourceError
-from total_recall.find.exact import extract, failed, keys_of
+from total_recall.find import index
 from total_recall.model import EntryDraft
 from total_recall.readers import Checkpoint, Cursor, Item, Reader, Source, reader_for
 from total_recall.record.spans import owner_spans
@@ -92,7 +92,7 @@ def prepare(job: Job) -> Iterator[Part]:
             if isinstance(item, EntryDraft):
                 if item.raw is not last_raw:  # readers pass one bytes object for the entries of a line
                     if chunk.size >= FLUSH_BYTES:  # never between two entries of one line
-                        yield chunk
+                        yield _derived(chunk)
                         chunk, records = Chunk(), 0
                     last_raw = item.raw
                     records += 1
@@ -100,19 +100,20 @@ def prepare(job: Job) -> Iterator[Part]:
                 position = len(chunk.items)
                 chunk.raw_of[position] = records - 1
                 chunk.items.append(item)
-                _derive(chunk, position, item)
+                if item.author == "owner" and (spans := owner_spans(item.text)):
+                    chunk.spans[position] = [(s.start, s.end, s.tag) for s in spans]
             else:
                 chunk.items.append(item)
                 if isinstance(item, Checkpoint):
-                    yield chunk
+                    yield _derived(chunk)
                     chunk, records, last_raw = Chunk(), 0, None
     except SourceError as exc:
         if chunk.items:
-            yield chunk
+            yield _derived(chunk)
         yield End(str(exc))
         return
     if chunk.items:
-        yield chunk
+        yield _derived(chunk)
     yield End()
 
 
@@ -121,17 +122,14 @@ def _reader(harness: str) -> Reader:
     return reader_for(harness)  # readers keep per-source state only while a source is read
 
 
-def _derive(chunk: Chunk, position: int, entry: EntryDraft) -> None:
-    if entry.author == "owner":
-        spans = owner_spans(entry.text)
-        if spans:
-            chunk.spans[position] = [(s.start, s.end, s.tag) for s in spans]
-    found = extract(entry.kind, entry.text, entry.tool)
-    if found:
-        keys = {(kind, key) for kind, value in found for key in keys_of(kind, value)}
-        chunk.strings.extend([(position, kind, key) for kind, key in keys])
-    if entry.kind == "tool_result" and failed(entry.text):
-        chunk.failures.append(position)
+def _derived(chunk: Chunk) -> Chunk:
+    """The chunk with its exact strings and failed calls, by position."""
+    chunk.strings, failures = index.derive([
+        (position, item.kind, item.text, item.tool)
+        for position, item in enumerate(chunk.items) if isinstance(item, EntryDraft)
+    ])
+    chunk.failures = [position for position, in failures]
+    return chunk
 
 
 class ReadAhead:

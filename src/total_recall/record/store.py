@@ -212,11 +212,13 @@ class Store:
         """Store source records, given as (id, record) with the record already `pack`ed."""
         self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", rows)
 
-    def append_entries(self, rows: Sequence[tuple[Any, ...]], derived: index.Derived | None = None) -> None:
+    def append_entries(
+        self, rows: Sequence[tuple[Any, ...]], derived: index.Derived | None = None, *, key_order: bool = True
+    ) -> None:
         """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
         line, row, native_id, native_parent, grp, tool, sidechain, raw_id), and index them in the same
         transaction; `derived`: their exact strings and failed calls, already worked out (by a second
-        process, say) as index.derive would.
+        process, say) as index.derive would; `key_order`: see index.add_derived.
 
         Raises:
             sqlite3.IntegrityError: a number or key is taken (the caller's numbering is wrong).
@@ -229,7 +231,7 @@ class Store:
         )
         index.on_append(self.db, rows, derived_later=derived is not None)
         if derived is not None:
-            index.add_derived(self.db, derived)
+            index.add_derived(self.db, derived, key_order=key_order)
 
     def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
         """Spans of freshly appended entries, given as (entry id, start, end, tag)."""

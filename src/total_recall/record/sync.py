@@ -131,11 +131,8 @@ class _Batch:
         if self.entries:
             kept = self.kept
             strings = [(kept[p], kind, key) for p, kind, key in chunk.strings if p in kept]
-            if self.keys_in_order:
-                # The key index is then written a page at a time, not at random across millions of keys.
-                strings.sort(key=lambda row: (row[2].lower(), row[0]))
             failures = [(kept[p],) for p in chunk.failures if p in kept]
-            self.store.append_entries(self.entries, (strings, failures))
+            self.store.append_entries(self.entries, (strings, failures), key_order=self.keys_in_order)
             added = len(self.entries)
             self.report.entries_added += added
             counts = self.report.per_harness.setdefault(self.harness, {})
