@@ -256,13 +256,17 @@ def _watch(parent: int) -> None:
 
 
 def to_read(jobs: Sequence[Job]) -> int:
-    """Roughly how many bytes the jobs will read (a compressed file counts as its size)."""
+    """Roughly how many bytes the jobs will read: a JSONL file from its cursor on (a compressed one counts
+    as its size), a database only when it was never read (after that its cursor skips what was read,
+    and its file size says nothing of what is new)."""
     total = 0
     for job in jobs:
         try:
             size = job.source.path.stat().st_size if job.source.path.is_file() else 0
         except OSError:
             continue
-        total += max(size - job.cursor.offset, 0) if job.cursor.offset <= size else 0
+        if job.source.kind == "jsonl":
+            total += max(size - job.cursor.offset, 0)
+        elif not job.cursor.state:
+            total += size
     return total
-
