@@ -220,12 +220,16 @@ def test_a_sync_read_ahead_by_a_second_process_equals_one_in_one_process(
     assert spans(tmp_path / "two") == spans(tmp_path / "one") and spans(tmp_path / "one")
 
 
-@pytest.mark.parametrize("dies_after", ["0", "3", "12"])
+@pytest.mark.parametrize("dies_after", ["0", "3", "12", "119"])
 def test_a_sync_whose_second_process_dies_reads_the_rest_itself(
     stores: Stores, tmp_path: Path, dies_after: str
 ) -> None:
-    # "0": it dies as it starts; else after sending that many chunks, mid-source and between commits.
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
+    # "0": it dies as it starts; else after sending that many chunks. Chunks of 2 KB end mid-source
+    # between checkpoints, so the source is read again from its last checkpoint the sync handled; with
+    # these fixtures chunk 119 is the second of synthetic_edge_cases_malformed.jsonl, whose warnings
+    # are then read again.
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1",
+           "TOTAL_RECALL_TEST_FLUSH_BYTES": "2000"}
     one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
     died = sync_into(tmp_path / "died", env, TOTAL_RECALL_TEST_WORKER_DIES=dies_after,
                      TOTAL_RECALL_TEST_COMMIT_BYTES="1")

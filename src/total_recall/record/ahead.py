@@ -43,8 +43,10 @@ SENDING = 32 << 20
 # The pipe's buffer, as large as Linux lets anyone make one without privileges (/proc/sys/fs/pipe-max-size).
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
-# Test hook: the second process dies after sending this many chunks, as one killed or out of memory would.
+# Test hooks: the second process dies after sending this many chunks, as one killed or out of memory would;
+# and chunks end at this many bytes of source records instead of FLUSH_BYTES (small fixtures, many chunks).
 WORKER_DIES_ENV = "TOTAL_RECALL_TEST_WORKER_DIES"
+FLUSH_BYTES_ENV = "TOTAL_RECALL_TEST_FLUSH_BYTES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +88,13 @@ Part = Chunk | End
 def prepare(job: Job) -> Iterator[Part]:
     """The chunks of one source from its cursor, then its End."""
     reader = _reader(job.source.harness)
+    flush_bytes = int(os.environ.get(FLUSH_BYTES_ENV, "") or FLUSH_BYTES)
     chunk, records, last_raw = Chunk(), 0, None
     try:
         for item in reader.read(job.source, job.cursor):
             if isinstance(item, EntryDraft):
                 if item.raw is not last_raw:  # readers pass one bytes object for the entries of a line
-                    if chunk.size >= FLUSH_BYTES:  # never between two entries of one line
+                    if chunk.size >= flush_bytes:  # never between two entries of one line
                         yield _derived(chunk)
                         chunk, records = Chunk(), 0
                     last_raw = item.raw
