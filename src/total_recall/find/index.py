@@ -6,8 +6,9 @@ opened once the newest holds SHARD_ENTRIES): FTS5's bm25 counts every entry hold
 scores any, so a common word costs what its list in one shard costs, not in the whole record. Its tag
 column holds each entry's filter tokens (author, kind, harness, session, month and day of its time);
 `strings` holds the lookup keys of each entry's exact strings (whole, and tails of paths and hosts);
-`tool_failures` the tool results that say their call failed. All are rebuildable from the record; the
-record never depends on them.
+`tool_failures` the tool results that say their call failed; `entry_facts` what search ranks and filters
+by (session, seq, author, kind, time) of each entry not erased, in rows small enough to stay cached. All
+are rebuildable from the record; the record never depends on them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from total_recall.find.exact import extract, failed, keys_of
 
 # Positions in the entry rows the sync appends (see Store.append_entries).
-_ID, _SESSION, _AUTHOR, _KIND, _TEXT, _TS, _TOOL = 0, 1, 3, 4, 5, 6, 14
+_ID, _SESSION, _SEQ, _AUTHOR, _KIND, _TEXT, _TS, _TOOL = 0, 1, 2, 3, 4, 5, 6, 14
 # What derive() reads of an entry, and what it gives back: (entry, kind, key) of each exact string, and
 # (entry,) of each failed tool result.
 Slim = tuple[int, str, str, "str | None"]
@@ -127,6 +128,10 @@ def on_append(
         (r[_ID], r[_TEXT], tag(r[_AUTHOR], r[_KIND], harness[r[_SESSION]], r[_SESSION], r[_TS]))
         for r in rows
     ))
+    db.executemany(
+        "INSERT INTO entry_facts(id, session, seq, author, kind, ts) VALUES (?, ?, ?, ?, ?, ?)",
+        [(r[_ID], r[_SESSION], r[_SEQ], r[_AUTHOR], r[_KIND], r[_TS]) for r in rows],
+    )
     months = {r[_TS][:7] for r in rows if r[_TS] is not None}
     db.executemany("INSERT OR IGNORE INTO months(month) VALUES (?)", [(m,) for m in sorted(months)])
     if not derived_later:
@@ -214,12 +219,16 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
     db.execute("DELETE FROM strings WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM tool_failures WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM vectors WHERE entry = ?", (entry_id,))
+    db.execute("DELETE FROM entry_facts WHERE id = ?", (entry_id,))
 
 
 def rebuild(db: sqlite3.Connection) -> None:
     """Rebuild every index from the record (after a crash of an older version, or by hand); the word
     index is cut into shards afresh (a record from before shards holds one)."""
     rebuild_words(db)
+    db.execute("DELETE FROM entry_facts")
+    db.execute("INSERT INTO entry_facts SELECT id, session, seq, author, kind, ts FROM entries "
+               "WHERE erased_at IS NULL")
     db.execute("DELETE FROM strings")
     db.execute("DELETE FROM tool_failures")
     rows = db.execute("SELECT id, kind, text, tool FROM entries WHERE erased_at IS NULL")

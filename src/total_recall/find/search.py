@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from total_recall.errors import SearchError
-from total_recall.find import index, vectors
+from total_recall.find import facts, index, vectors
 from total_recall.find.exact import looks_exact
 from total_recall.find.hits import snippet
 from total_recall.find.index import Shard
@@ -138,7 +139,8 @@ class Filters:
                     or self.kinds)
 
     def sql(self) -> tuple[str, list[object]]:
-        where: list[str] = ["e.erased_at IS NULL"]
+        """The filters as SQL over `entry_facts e` (erased entries are not in it) and `sessions s`."""
+        where: list[str] = []
         params: list[object] = []
         if self.harness:
             where.append(f"s.harness IN ({','.join('?' * len(self.harness))})")
@@ -158,7 +160,7 @@ class Filters:
         if self.kinds:
             where.append(f"e.kind IN ({','.join('?' * len(self.kinds))})")
             params.extend(self.kinds)
-        return " AND ".join(where), params
+        return " AND ".join(where) or "1", params
 
 
 def _months(db: sqlite3.Connection, start: str, end: str | None = None) -> list[str] | None:
@@ -244,14 +246,14 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
     # read from the index alone, never joined with the entries of every match.
     word_where, word_params = ("", []) if tags_cover else (where, params)
     lists: list[list[int]] = []
-    scores: dict[int, float] = {}
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
     # A host or a path OR-ed word by word ("com", "us", "13") matches half the record: exact tokens
     # are searched whole (exact index) and as phrases instead.
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        words_ranked = _words(store.db, fts, scope, word_where, word_params, scores)
+        known = facts.of_store(store)
+        words_ranked = _words(store.db, fts, scope, word_where, word_params, known)
         lists.append(words_ranked)
         lists.append(_error_lines(store.db, fts, words_ranked))
         if named := window(query):
@@ -262,7 +264,7 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
             # Day tags are few per entry list, like a session's: they stay in bm25 (see _Scope.ranked).
             within = replace(scope, groups=(*scope.groups, _any(when)), pinpoint=scope.pinpoint or bool(days)
                              ) if when else scope
-            lists.append(_words(store.db, fts, within, timed, [*params, *named], {}))
+            lists.append(_words(store.db, fts, within, timed, [*params, *named], known))
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
         whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
@@ -312,20 +314,28 @@ def _rerank(
 
 
 def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[int, float]:
-    """Coverage, length and asking bonuses of each head entry, scaled by its author and kind weight; two
-    indexed reads of at most 3 × head rows."""
-    marks = ",".join("?" * len(head))
-    rows = db.execute(
-        f"SELECT id, session, seq, length(text), substr(text, 1, ?), author, kind FROM entries "
-        f"WHERE id IN ({marks})",
-        (CONTEXT_CHARS, *head),
+    """Coverage, length and asking bonuses of each head entry, scaled by its author and kind weight.
+
+    An entry's neighbours are almost always the entries numbered beside it (a sync appends a session's
+    entries in order), so one read of each head entry's id range finds them on the same page; those
+    not found there (a session synced in parts, its first or last entry) are looked up by seq.
+    """
+    read = db.execute(
+        f"SELECT id, session, seq, length(text), substr(text, 1, ?), author, kind, erased_at IS NULL "
+        f"FROM entries WHERE {' OR '.join(['id BETWEEN ? AND ?'] * len(head))}",
+        (CONTEXT_CHARS, *[v for entry_id in head for v in (entry_id - 1, entry_id + 1)]),
     ).fetchall()
-    near = " OR ".join("(session = ? AND seq BETWEEN ? AND ?)" for _ in rows)
-    texts = {(r[1], r[2]): r[4] for r in rows}
-    texts.update({(r[0], r[1]): r[2] for r in db.execute(
-        f"SELECT session, seq, substr(text, 1, ?) FROM entries WHERE erased_at IS NULL AND ({near})",
-        (CONTEXT_CHARS, *[v for r in rows for v in (r[1], r[2] - 1, r[2] + 1)]),
-    )} if rows else {})
+    by_id = {r[0]: r for r in read}
+    rows = [by_id[entry_id][:7] for entry_id in head if entry_id in by_id]
+    texts = {(r[1], r[2]): r[4] for r in read if r[7]}
+    missing = {(r[1], seq) for r in rows for seq in (r[2] - 1, r[2] + 1)
+               if seq >= 1 and (r[1], seq) not in texts}
+    if missing:
+        texts.update({(r[0], r[1]): r[2] for r in db.execute(
+            f"SELECT session, seq, substr(text, 1, ?) FROM entries WHERE erased_at IS NULL AND "
+            f"({' OR '.join(['(session = ? AND seq = ?)'] * len(missing))})",
+            (CONTEXT_CHARS, *[v for key in missing for v in key]),
+        )})
     wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
     # Which wanted stems each text holds: a substring test per stem, and a word-boundary check only where
     # it passes (splitting every text into words took 5 ms of a 10 ms query).
@@ -442,8 +452,7 @@ Row = tuple[int, int, int, str, str, float]  # id, session, seq, author, kind, b
 
 
 def _words(
-    db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object],
-    scores: dict[int, float],
+    db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object], known: facts.Facts
 ) -> list[int]:
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
@@ -452,18 +461,21 @@ def _words(
     # each phrase it ranks by to weigh it: a few ms for common words in a shard.
     rows = _sparse(db, fts, scope, where, params)
     if rows is None:
-        rows = _joined(db, fts, scope, where, params) if where else _index_only(db, fts, scope)
+        rows = _joined(db, fts, scope, where, params) if where else _index_only(db, fts, scope, known)
     # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
     # entry borrow from its best neighbour in the same session (an answer sits next to its question).
-    own = {(r[1], r[2]): -r[5] * WEIGHTS.get((r[3], r[4]), 0.7) for r in rows}
+    # In (session, seq) order an entry's neighbours among the rows sit right beside it.
+    own = sorted((r[1], r[2], -r[5] * WEIGHTS.get((r[3], r[4]), 0.7), r[0]) for r in rows)
+    last = len(own) - 1
     smoothed = []
-    for r in rows:
-        key = (r[1], r[2])
-        near = max(own.get((r[1], r[2] - 1), 0.0), own.get((r[1], r[2] + 1), 0.0))
-        smoothed.append((own[key] + NEIGHBOUR * near, r[0]))
-    smoothed.sort(key=lambda t: (-t[0], t[1]))
-    for score, entry_id in smoothed:
-        scores[entry_id] = score
+    for at, (session, seq, score, entry_id) in enumerate(own):
+        near = 0.0
+        if at and own[at - 1][0] == session and own[at - 1][1] == seq - 1:
+            near = own[at - 1][2]
+        if at < last and own[at + 1][0] == session and own[at + 1][1] == seq + 1 and own[at + 1][2] > near:
+            near = own[at + 1][2]
+        smoothed.append((-(score + NEIGHBOUR * near), entry_id))
+    smoothed.sort()
     return [entry_id for _, entry_id in smoothed[:CANDIDATES]]
 
 
@@ -495,7 +507,7 @@ def _newest(shard: Shard, where: str) -> str:
     n = shard.name
     if not where:
         return f"SELECT rowid FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?"
-    return (f"SELECT {n}.rowid AS rowid FROM {n} CROSS JOIN entries e ON e.id = {n}.rowid "
+    return (f"SELECT {n}.rowid AS rowid FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid "
             f"JOIN sessions s ON s.id = e.session WHERE {n} MATCH ? AND {where} "
             f"ORDER BY {n}.rowid DESC LIMIT ?")
 
@@ -503,22 +515,38 @@ def _newest(shard: Shard, where: str) -> str:
 def _best(rows: list[Row]) -> list[Row]:
     """The POOL best of rows ranked shard by shard (bm25 weighs words by each shard's counts:
     close across shards of the same record, not equal)."""
-    return sorted(rows, key=lambda r: (r[5], r[0]))[: POOL]
+    return sorted(rows, key=operator.itemgetter(5, 0))[:POOL]
 
 
-def _about(db: sqlite3.Connection, ranked: list[tuple[int, float]], where: str = "",
-           params: Sequence[object] = ()) -> list[Row]:
-    """The ranked (id, bm25) as rows, in their order, those passing `where` when given."""
+def _plain(db: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor giving plain tuples: the record's sqlite3.Row costs more to make and to unpack."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
+_BY_SCORE = operator.itemgetter(1, 0)  # (id, bm25) rows: best first, then oldest
+
+
+def _known(known: facts.Facts, db: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[Row]:
+    """The ranked (id, bm25) as rows (in no particular order), the facts read by earlier searches taken
+    from memory."""
+    score = dict(ranked)
+    return [(*fact, score[fact[0]]) for fact in known.of(db, list(score))]
+
+
+def _about(db: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
+           params: Sequence[object]) -> list[Row]:
+    """The ranked (id, bm25) passing `where`, as rows (in no particular order)."""
     if not ranked:
         return []
+    score = dict(ranked)
     # CROSS JOIN: the few ids first; left to itself the planner may walk a project's sessions instead.
-    about = {r[0]: r for r in db.execute(
-        f"SELECT e.id, e.session, e.seq, e.author, e.kind FROM entries e "
-        f"CROSS JOIN sessions s ON s.id = e.session "
-        f"WHERE e.id IN ({','.join('?' * len(ranked))}){f' AND {where}' if where else ''}",
-        [*(entry_id for entry_id, _ in ranked), *params],
-    )}
-    return [(*about[entry_id], score) for entry_id, score in ranked if entry_id in about]
+    return [(*r, score[r[0]]) for r in _plain(db).execute(
+        f"SELECT e.id, e.session, e.seq, e.author, e.kind FROM entry_facts e "
+        f"CROSS JOIN sessions s ON s.id = e.session WHERE {where} AND e.id IN ({','.join('?' * len(score))})",
+        [*params, *score],
+    )]
 
 
 def _sparse(
@@ -543,8 +571,9 @@ def _sparse(
     walked = _walk(db, None, fts, SPARSE)
     if sum(count for _, _, count in walked) >= SPARSE:
         return None
+    plain = _plain(db)
     ranked = [
-        (r[0], r[1]) for shard, _, _ in walked for r in db.execute(
+        row for shard, _, _ in walked for row in plain.execute(
             f"SELECT rowid, bm25({shard.name}, 1.0, 0.0) FROM {shard.name} WHERE {shard.name} MATCH ?",
             (words,),
         )
@@ -552,29 +581,42 @@ def _sparse(
     return _best(_about(db, ranked, conditions, values))
 
 
-def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope) -> list[Row]:
+def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope, known: facts.Facts) -> list[Row]:
     """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
-    the pool kept is looked up in entries."""
+    the pool kept is looked up (in `known`, else in entry_facts)."""
     ranked: list[tuple[int, float]] = []
+    plain = _plain(db)
+    if scope.pinpoint or (not scope.groups and scope.sessions is None):
+        # bm25 runs over what is walked: one pass, newest first, scoring only the SCORED kept.
+        for shard in index.shards(db):
+            if len(ranked) >= SCORED:
+                break
+            if not scope.skips(shard):
+                n = shard.name
+                ranked += plain.execute(
+                    f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ? "
+                    f"ORDER BY rowid DESC LIMIT ?",
+                    (scope.matched(fts, shard), SCORED - len(ranked)),
+                ).fetchall()
+        return _known(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
     for shard, floor, _ in _walk(db, scope, fts, SCORED):
         n, matched = shard.name, scope.matched(fts, shard)
         ranked_over = scope.ranked(db, shard, fts, floor)
         if ranked_over == matched:
-            ranked += db.execute(
+            ranked += plain.execute(
                 f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
                 f"WHERE {n} MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
                 (matched, floor, POOL),
             ).fetchall()
         else:
             # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
-            ranked += db.execute(
+            ranked += plain.execute(
                 f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
                 f"WHERE {n} MATCH ? AND rowid >= ? AND +rowid IN "
                 f"(SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
                 (ranked_over, floor, matched, floor, POOL),
             ).fetchall()
-    ranked = sorted(ranked, key=lambda r: (r[1], r[0]))[: POOL]
-    return _about(db, ranked)
+    return _known(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
 
 
 def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
@@ -588,10 +630,10 @@ def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
         ranked_over = scope.ranked(db, shard, fts, floor)
         beside, values = ("", []) if ranked_over == matched else (
             f"AND +{n}.rowid IN (SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?)", [matched, floor])
-        rows += [tuple(r) for r in db.execute(
+        rows += [tuple(r) for r in _plain(db).execute(
             f"""
             SELECT e.id, e.session, e.seq, e.author, e.kind, bm25({n}, 1.0, 0.0) AS score
-            FROM {n} CROSS JOIN entries e ON e.id = {n}.rowid
+            FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid
             JOIN sessions s ON s.id = e.session
             WHERE {n} MATCH ? AND {n}.rowid >= ? {beside} AND {where}
             ORDER BY score LIMIT ?
@@ -613,7 +655,7 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
         return []  # one word ("failed") does not yet ask for a particular line
     rows = db.execute(
         f"""
-        SELECT st.entry, st.key FROM strings st JOIN entries e ON e.id = st.entry
+        SELECT st.entry, st.key FROM strings st JOIN entry_facts e ON e.id = st.entry
         WHERE st.kind = 'error' AND e.kind = 'tool_result' AND st.entry IN ({','.join('?' * len(head))})
         """,
         head,
@@ -648,7 +690,7 @@ def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[o
         else:
             sql = f"""
                 SELECT DISTINCT e.id FROM strings st
-                CROSS JOIN entries e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
+                CROSS JOIN entry_facts e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
                 WHERE st.key LIKE ? ESCAPE '\\' AND {where}
                 ORDER BY e.id DESC LIMIT ?
                 """
