@@ -82,6 +82,17 @@ def test_a_searching_process_reads_an_entry_s_facts_once(store: Store) -> None:
     assert not any("FROM entry_facts" in s for s in statements)
 
 
+def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_back(store: Store) -> None:
+    store.db.execute("BEGIN")
+    try:
+        assert search(store, "certificate renewal", limit=10)
+        assert facts.of_store(store)._known == {}
+    finally:
+        store.db.execute("ROLLBACK")
+    search(store, "certificate renewal", limit=10)
+    assert facts.of_store(store)._known
+
+
 def test_remembered_facts_rank_exactly_as_fresh_reads_however_small_the_memory(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

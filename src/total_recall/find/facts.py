@@ -3,7 +3,8 @@
 They never change once an entry is recorded (the record is append-only; erase replaces only the text and
 takes the entry out of every index, so search never asks for it again). A process that searches again and
 again (the MCP server, `search --batch`) therefore reads an entry's facts once: on the benchmark's record,
-63 % of the entries a query ranks were ranked by an earlier query.
+63 % of the entries a query ranks were ranked by an earlier query. Only committed entries are remembered
+(`search` inside a caller's transaction uses a fresh `Facts`): an id rolled back may be given again.
 """
 
 from __future__ import annotations

@@ -228,16 +228,20 @@ def search(
     # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or
     # a rebuild of the index changes nothing this search sees.
     snapshot = not store.db.in_transaction
+    # Inside the caller's transaction a search sees entries that may yet be rolled back, and their ids
+    # given again: only what a search of its own reads (committed, so final) is remembered.
+    known = facts.of_store(store) if snapshot else facts.Facts()
     if snapshot:
         store.db.execute("BEGIN")
     try:
-        return _search(store, query, filters, limit, meaning)
+        return _search(store, query, filters, limit, meaning, known)
     finally:
         if snapshot:
             store.db.execute("COMMIT")
 
 
-def _search(store: Store, query: str, filters: Filters, limit: int, meaning: bool) -> list[Hit]:
+def _search(store: Store, query: str, filters: Filters, limit: int, meaning: bool,
+            known: facts.Facts) -> list[Hit]:
     where, params = filters.sql()
     groups, sessions, tags_cover = filters.tags(store.db)
     scope = _Scope(tuple(groups), _spans(store.db, sessions), filters.pinpoints(),
@@ -252,7 +256,6 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        known = facts.of_store(store)
         words_ranked = _words(store.db, fts, scope, word_where, word_params, known)
         lists.append(words_ranked)
         lists.append(_error_lines(store.db, fts, words_ranked))
