@@ -139,7 +139,8 @@ class Filters:
                     or self.kinds)
 
     def sql(self) -> tuple[str, list[object]]:
-        """The filters as SQL over `entry_facts e` (erased entries are not in it) and `sessions s`."""
+        """The filters as SQL over `entry_facts e` (erased entries are not in it) and `sessions s`; "1"
+        when none is set, so a caller can still AND its own conditions to it."""
         where: list[str] = []
         params: list[object] = []
         if self.harness:
@@ -531,7 +532,7 @@ def _plain(db: sqlite3.Connection) -> sqlite3.Cursor:
 _BY_SCORE = operator.itemgetter(1, 0)  # (id, bm25) rows: best first, then oldest
 
 
-def _known(known: facts.Facts, db: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[Row]:
+def _rows_of(known: facts.Facts, db: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[Row]:
     """The ranked (id, bm25) as rows (in no particular order), the facts read by earlier searches taken
     from memory."""
     score = dict(ranked)
@@ -601,7 +602,7 @@ def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope, known: facts.Fa
                     f"ORDER BY rowid DESC LIMIT ?",
                     (scope.matched(fts, shard), SCORED - len(ranked)),
                 ).fetchall()
-        return _known(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
+        return _rows_of(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
     for shard, floor, _ in _walk(db, scope, fts, SCORED):
         n, matched = shard.name, scope.matched(fts, shard)
         ranked_over = scope.ranked(db, shard, fts, floor)
@@ -619,7 +620,7 @@ def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope, known: facts.Fa
                 f"(SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
                 (ranked_over, floor, matched, floor, POOL),
             ).fetchall()
-    return _known(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
+    return _rows_of(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
 
 
 def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
