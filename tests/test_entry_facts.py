@@ -46,12 +46,12 @@ def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store
     assert rows(store, FACTS) == rows(store, LIVE)
 
 
-def test_a_record_from_before_entry_facts_gets_them_when_opened(store: Store, tmp_path: Path) -> None:
+def test_a_record_from_before_entry_facts_gets_them_when_opened(store: Store) -> None:
     store.erase(Address.parse(search(store, "certificate", limit=1)[0].address), "test")
     store.db.execute("DROP TABLE entry_facts")
     store.db.execute("DELETE FROM _migrations WHERE name = 'm012_entry_facts'")
     store.close()
-    reopened = Store(tmp_path / "record.sqlite3")
+    reopened = Store(store.path)
     assert rows(reopened, FACTS) == rows(reopened, LIVE)
 
 
@@ -94,7 +94,7 @@ def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_ba
 
 
 def test_remembered_facts_rank_exactly_as_fresh_reads_however_small_the_memory(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fresh = {q: search(Store(store.path), q, limit=20) for q in QUERIES}
     monkeypatch.setattr(facts, "CAPACITY", 7)
