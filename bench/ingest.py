@@ -7,7 +7,11 @@ Generates (or reuses) a large mixed store in the native formats, then measures i
      the floor no reader can beat, measured on the same bytes;
   2. full sync into a fresh record, as the real command in a child process (`total-recall sync`);
   3. re-sync of the unchanged store (the same command again);
-and prints MB/s, the ratio sync/parse, the re-sync time and the sync's peak RSS.
+  4. SQLite's floor: the writes every sync into this record must make — each entry's text into FTS5 with
+     the record's tokenizer, and each entry's text and source record as plain rows — timed alone, in one
+     connection, from rows already in memory (nothing read, parsed, cut or compressed);
+and prints MB/s, the ratio sync/parse, the re-sync time, the sync's peak RSS, and the highest ratio
+SQLite's floor leaves (one writer per database: a sync cannot finish before its writes do).
 Targets (issue 2): ratio >= 0.5, unchanged re-sync < 1 s, peak RSS < 300 MB.
 """
 
@@ -30,6 +34,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import total_recall.readers.base as base
 from generate import generate
+from total_recall.find.index import HASHSIZE, TOKENIZE
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -92,6 +97,46 @@ def run_sync(store: Path, home: Path) -> tuple[float, int, dict[str, object]]:
     return seconds, max(peak_kb, before), report
 
 
+FLOOR_CHUNK = 20_000  # entries read (untimed) before each timed batch of inserts
+
+
+def sqlite_floor(record: Path, scratch: Path) -> tuple[float, float]:
+    """Seconds SQLite takes to (1) index every entry's text in FTS5 with the record's tokenizer and
+    (2) write every entry's text and every source record as plain rows, into a fresh database set up as
+    the record is (32 KB pages, WAL, synchronous NORMAL, 64 MB cache, 16 MB FTS5 term table). Only the
+    inserts and commits are timed; rows are read from `record` beforehand, chunk by chunk."""
+    source = sqlite3.connect(f"file:{record}?mode=ro", uri=True)
+    out = sqlite3.connect(scratch / "floor.sqlite3", isolation_level=None)
+    for pragma in ("page_size=32768", "journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
+        out.execute(f"PRAGMA {pragma}")
+    out.execute(f"CREATE VIRTUAL TABLE words USING fts5(text, tag, content='', tokenize=\"{TOKENIZE}\")")
+    out.execute(f"INSERT INTO words(words, rank) VALUES ('hashsize', {HASHSIZE})")
+    out.execute("CREATE TABLE texts(id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+    out.execute("CREATE TABLE raws(id INTEGER PRIMARY KEY, raw BLOB NOT NULL)")
+
+    def timed(sql: str, rows: list[tuple[object, ...]]) -> float:
+        t = time.perf_counter()
+        out.execute("BEGIN")
+        out.executemany(sql, rows)
+        out.execute("COMMIT")
+        return time.perf_counter() - t
+
+    words_s = rows_s = 0.0
+    entries = source.execute("SELECT id, text FROM entries ORDER BY id")
+    while chunk := entries.fetchmany(FLOOR_CHUNK):
+        words_s += timed("INSERT INTO words(rowid, text, tag) VALUES (?, ?, '')", chunk)
+        rows_s += timed("INSERT INTO texts(id, text) VALUES (?, ?)", chunk)
+    raws = source.execute("SELECT id, raw FROM raws ORDER BY id")
+    while chunk := raws.fetchmany(FLOOR_CHUNK):
+        rows_s += timed("INSERT INTO raws(id, raw) VALUES (?, ?)", chunk)
+    t = time.perf_counter()
+    out.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    rows_s += time.perf_counter() - t
+    out.close()
+    source.close()
+    return words_s, rows_s
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=float, default=1000.0)
@@ -115,6 +160,7 @@ def main() -> None:
         sync_s, peak_kb, report = run_sync(store, home)
         resync_s, _, again = run_sync(store, home)
         record_mb = (home / "record.sqlite3").stat().st_size / 1e6
+        words_s, rows_s = sqlite_floor(home / "record.sqlite3", home)
     parse_rate, sync_rate = mb / parse_s, mb / sync_s
     print(f"store: {mb:,.0f} MB of payload, {report['entries_added']:,} entries, "
           f"{sum(h.get('sessions', 0) for h in report['harnesses'].values()):,} sessions")
@@ -124,6 +170,11 @@ def main() -> None:
     print(f"unchanged re-sync : {resync_s:8.3f} s     (target < 1 s; added {again['entries_added']})")
     print(f"peak RSS of sync  : {peak_kb / 1024:8.1f} MB    (target < 300 MB)")
     print(f"warnings {len(report['warnings'])}, errors {len(report['errors'])}")
+    floor_s = words_s + rows_s
+    print(f"SQLite's floor    : {mb / floor_s:8.1f} MB/s  ({floor_s:.2f} s: FTS5 word index {words_s:.2f} s, "
+          f"entry texts and source records as rows {rows_s:.2f} s)")
+    print(f"highest ratio it leaves: {mb / floor_s / parse_rate:8.3f}   (one writer; "
+          f"{2 * mb / floor_s / parse_rate:.3f} if two processes could split the writes)")
 
 
 if __name__ == "__main__":

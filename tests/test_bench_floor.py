@@ -1,0 +1,40 @@
+"""The ingest benchmark's floor: SQLite alone makes the same writes a sync makes into the record."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+from total_recall.config import demo_roots
+from total_recall.find import index
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+
+sys.path.insert(0, str(REPO / "bench"))
+import ingest  # bench/ holds scripts, not a package
+
+
+def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_words(tmp_path: Path) -> None:
+    record = tmp_path / "record.sqlite3"
+    with Store(record) as store:
+        assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+
+    words_s, rows_s = ingest.sqlite_floor(record, scratch)
+
+    assert words_s > 0 and rows_s > 0
+    source = sqlite3.connect(f"file:{record}?mode=ro", uri=True)
+    floor = sqlite3.connect(scratch / "floor.sqlite3")
+    texts = dict(source.execute("SELECT id, text FROM entries"))
+    assert dict(floor.execute("SELECT id, text FROM texts")) == texts
+    assert floor.execute("SELECT count(*) FROM raws").fetchone() == source.execute(
+        "SELECT count(*) FROM raws").fetchone()
+    for word in ("certbot", "renewal", "nginx"):
+        in_record = {r[0] for shard in index.shards(source) for r in source.execute(
+            f"SELECT rowid FROM {shard.name} WHERE {shard.name} MATCH ?", (f"text : {word}",))}
+        assert in_record
+        in_floor = {r[0] for r in floor.execute("SELECT rowid FROM words WHERE words MATCH ?", (word,))}
+        assert in_floor == in_record
