@@ -18,6 +18,7 @@ Targets (issue 2): ratio >= 0.5, unchanged re-sync < 1 s, peak RSS < 300 MB.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -34,7 +35,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import total_recall.readers.base as base
 from generate import generate
-from total_recall.find.index import HASHSIZE, TOKENIZE
+from total_recall.find.index import HASHSIZE, SHARD_ENTRIES, TOKENIZE
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -101,30 +102,39 @@ FLOOR_CHUNK = 20_000  # entries read (untimed) before each timed batch of insert
 
 
 def sqlite_floor(record: Path, scratch: Path) -> tuple[float, float]:
-    """Seconds SQLite takes to (1) index every entry's text in FTS5 with the record's tokenizer and
-    (2) write every entry's text and every source record as plain rows, into a fresh database set up as
-    the record is (32 KB pages, WAL, synchronous NORMAL, 64 MB cache, 16 MB FTS5 term table). Only the
-    inserts and commits are timed; rows are read from `record` beforehand, chunk by chunk."""
+    """Seconds SQLite takes to (1) index every entry's text in FTS5 with the record's tokenizer, in shards
+    of SHARD_ENTRIES entries as the record's word index is, and (2) write every entry's text and every
+    source record as plain rows, into a fresh database set up as the record is (32 KB pages, WAL,
+    synchronous NORMAL, 64 MB cache, 16 MB FTS5 term table). Only the inserts and commits are timed; rows
+    are read from `record` beforehand, chunk by chunk."""
     source = sqlite3.connect(f"file:{record}?mode=ro", uri=True)
     out = sqlite3.connect(scratch / "floor.sqlite3", isolation_level=None)
     for pragma in ("page_size=32768", "journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
         out.execute(f"PRAGMA {pragma}")
-    out.execute(f"CREATE VIRTUAL TABLE words USING fts5(text, tag, content='', tokenize=\"{TOKENIZE}\")")
-    out.execute(f"INSERT INTO words(words, rank) VALUES ('hashsize', {HASHSIZE})")
     out.execute("CREATE TABLE texts(id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
     out.execute("CREATE TABLE raws(id INTEGER PRIMARY KEY, raw BLOB NOT NULL)")
 
-    def timed(sql: str, rows: list[tuple[object, ...]]) -> float:
+    def timed(sql: str, rows: list[tuple[object, ...]], opening: str = "") -> float:
         t = time.perf_counter()
         out.execute("BEGIN")
+        if opening:
+            out.execute(f"CREATE VIRTUAL TABLE {opening} USING fts5(text, tag, content='', "
+                        f"tokenize=\"{TOKENIZE}\")")
+            out.execute(f"INSERT INTO {opening}({opening}, rank) VALUES ('hashsize', {HASHSIZE})")
         out.executemany(sql, rows)
         out.execute("COMMIT")
         return time.perf_counter() - t
 
     words_s = rows_s = 0.0
+    shards: list[int] = []
     entries = source.execute("SELECT id, text FROM entries ORDER BY id")
     while chunk := entries.fetchmany(FLOOR_CHUNK):
-        words_s += timed("INSERT INTO words(rowid, text, tag) VALUES (?, ?, '')", chunk)
+        for first, group in itertools.groupby(chunk, key=lambda row: row[0] // SHARD_ENTRIES):
+            opening = "" if shards and shards[-1] == first else f"words_{first}"
+            if opening:
+                shards.append(first)
+            words_s += timed(f"INSERT INTO words_{first}(rowid, text, tag) VALUES (?, ?, '')", list(group),
+                             opening)
         rows_s += timed("INSERT INTO texts(id, text) VALUES (?, ?)", chunk)
     raws = source.execute("SELECT id, raw FROM raws ORDER BY id")
     while chunk := raws.fetchmany(FLOOR_CHUNK):

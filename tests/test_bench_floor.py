@@ -6,6 +6,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 from total_recall.config import demo_roots
 from total_recall.find import index
@@ -16,7 +18,10 @@ sys.path.insert(0, str(REPO / "bench"))
 import ingest  # bench/ holds scripts, not a package
 
 
-def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_words(tmp_path: Path) -> None:
+def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ingest, "SHARD_ENTRIES", 20)  # the demo store's 148 entries span 8 shards
     record = tmp_path / "record.sqlite3"
     with Store(record) as store:
         assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
@@ -32,9 +37,12 @@ def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_wor
     assert dict(floor.execute("SELECT id, text FROM texts")) == texts
     assert floor.execute("SELECT count(*) FROM raws").fetchone() == source.execute(
         "SELECT count(*) FROM raws").fetchone()
+    shards = floor.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'").fetchall()
+    assert len(shards) == 8
     for word in ("certbot", "renewal", "nginx"):
         in_record = {r[0] for shard in index.shards(source) for r in source.execute(
             f"SELECT rowid FROM {shard.name} WHERE {shard.name} MATCH ?", (f"text : {word}",))}
         assert in_record
-        in_floor = {r[0] for r in floor.execute("SELECT rowid FROM words WHERE words MATCH ?", (word,))}
+        in_floor = {r[0] for (shard,) in shards for r in floor.execute(
+            f"SELECT rowid FROM {shard} WHERE {shard} MATCH ?", (word,))}
         assert in_floor == in_record
