@@ -330,9 +330,8 @@ def report(
     print(f"queries with no hit: {len(empty)}" + "".join(f"\n  {q.kind} {q.text!r} {q.filters}"
                                                        for q in empty))
     return {"latency_ms": table, "bm25_alone_p50_ms": floor_p50, "rg_p50_ms": rg_p50, "rg_l_p50_ms": rg_l_p50,
-            "rg_ratio": ratio,
-            "rg_l_ratio": ratio_l, "rss_start_mb": rss[0], "rss_mb": rss[1], "model_loaded": model,
-            "load": load, "targets": TARGETS, "queries": [asdict(q) for q in queries],
+            "rg_ratio": ratio, "rg_l_ratio": ratio_l, "rss_start_mb": rss[0], "rss_mb": rss[1],
+            "model_loaded": model, "load": load, "targets": TARGETS, "queries": [asdict(q) for q in queries],
             "timed": [asdict(q) for q in timed]}
 
 
