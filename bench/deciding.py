@@ -62,7 +62,7 @@ from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "sessions"
+FIXTURES = REPO / "tests" / "fixtures" / "sessions"
 # An address, or a list of them the way markers write it: s7#12, s7#10-20, s7#4,30,45-47.
 ADDRESS = re.compile(r"\bs(\d+)#(\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)\b")
 SHORT_RANGE = 10

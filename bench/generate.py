@@ -33,8 +33,8 @@ import orjson
 import zstandard
 
 SHARES = {"claude": 0.45, "codex": 0.30, "opencode": 0.10, "vibe": 0.08, "openclaw": 0.07}
-OPENCODE_SCHEMA = Path(os.environ.get("TOTAL_RECALL_OPENCODE_SCHEMA") or Path(__file__).resolve().parents[2]
-                       / "shared/fixtures/sessions/opencode/schema_opencode_1.18.33.sql")
+OPENCODE_SCHEMA = Path(os.environ.get("TOTAL_RECALL_OPENCODE_SCHEMA") or Path(__file__).resolve().parents[1]
+                       / "tests/fixtures/sessions/opencode/schema_opencode_1.18.33.sql")
 YEAR_START = 1764547200  # 2025-12-01T00:00:00Z; sessions start anywhere in the following 365 days
 JsonObj = dict[str, Any]
 

@@ -39,7 +39,7 @@ from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_ZIP = REPO.parent / "shared" / "fixtures" / "locomo10.zip"
+DEFAULT_ZIP = REPO / "bench" / "data" / "locomo10.zip"
 # The LoCoMo paper's names (the data agrees: category 1 questions average 3.1 evidence turns, almost
 # all across sessions; category 4 average 1.06); category 5 (adversarial) has no answer to find.
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

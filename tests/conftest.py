@@ -1,4 +1,4 @@
-"""Shared test fixtures: where ../shared lives, and an environment that never sees live stores."""
+"""Shared test fixtures: where the copied fixtures live, and an environment that never sees live stores."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SESSIONS = SHARED / "fixtures" / "sessions"
-PROMPT_CULT = SHARED / "fixtures" / "prompt_cult"
+# Copies of public fixtures (tests/fixtures/README.md says where each came from): a plain clone has
+# nothing beside it, so the tests read only what the repository holds.
+FIXTURES = REPO / "tests" / "fixtures"
+SESSIONS = FIXTURES / "sessions"
+PROMPT_CULT = FIXTURES / "prompt_cult"
+JARVIS = FIXTURES / "jarvis"
 
 
 @pytest.fixture(autouse=True)
