@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import JARVIS, SESSIONS
+from tests.conftest import JARVIS as JARVIS_FIXTURES
+from tests.conftest import SESSIONS
 from tests.readers.helpers import read_all
 from total_recall.readers import Cursor, Source
 from total_recall.readers.base import read_check
@@ -18,8 +19,8 @@ EXCERPT = OPENCLAW / "agents" / "main" / "sessions" / "8555a0a4-0b79-459d-939c-e
 PI = next((OPENCLAW / "pi_recorded_0.87.1" / "sessions").rglob("*.jsonl"))
 COMPACTION = OPENCLAW / "synthetic_pi_v3_compaction.jsonl"
 DRIFT = OPENCLAW / "synthetic_schema_drift_compact.jsonl"
-JARVIS = JARVIS / "openclaw-session-synthetic.jsonl"
-JARVIS_INDEX = JARVIS / "openclaw-sessions-index-synthetic.json"
+JARVIS = JARVIS_FIXTURES / "openclaw-session-synthetic.jsonl"
+JARVIS_INDEX = JARVIS_FIXTURES / "openclaw-sessions-index-synthetic.json"
 ALL = (EXCERPT, PI, COMPACTION, DRIFT, JARVIS)
 
 
