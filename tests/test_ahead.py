@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import select
+import subprocess
+import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -97,3 +102,66 @@ def test_a_database_read_before_counts_nothing_to_read_ahead(tmp_path: Path) -> 
     assert to_read([Job(sqlite, Cursor(state={"v": 2, "sessions": {}}))]) == 0
     assert to_read([Job(jsonl, Cursor(offset=1_000)), Job(sqlite, Cursor())]) == 2_000 + 5_000
     assert to_read([Job(Source("codex", "gone", tmp_path / "gone.jsonl"), Cursor())]) == 0
+
+
+def many_sessions(root: Path, files: int, lines: int) -> None:
+    """`files` Claude Code sessions of `lines` exchanges each under one project folder of `root`."""
+    folder = root / "-work"
+    folder.mkdir(parents=True)
+    for f in range(files):
+        sid = f"11111111-2222-4333-8444-{f:012d}"
+        out = []
+        for i in range(lines):
+            out.append(json.dumps({
+                "type": "user", "uuid": f"{f:08d}-0000-4000-8000-{i:012d}", "sessionId": sid, "cwd": "/work",
+                "timestamp": "2026-11-20T10:00:00.000Z",
+                "message": {"role": "user", "content": f"Why does /srv/site-{f}-{i}.pem fail? " + "x" * 400},
+            }))
+        (folder / f"{sid}.jsonl").write_text("\n".join(out) + "\n")
+
+
+def alive_with(token: str) -> list[int]:
+    """The processes whose environment holds `token` (a sync's second process inherits its environment)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if token.encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue  # gone, or not ours
+    return found
+
+
+def gone_within(pid: int, seconds: float) -> bool:
+    """Whether process `pid` ends within `seconds`: its pidfd turns readable when it does."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], seconds)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux pidfds")
+def test_the_second_process_ends_quietly_with_a_sync_killed_outright(tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    many_sessions(root, files=40, lines=400)  # ~8 MB: the second process runs far ahead of the sync
+    token = f"TR_AHEAD_TEST={uuid.uuid4()}"
+    env = {**os.environ, "TOTAL_RECALL_CLAUDE_ROOT": str(root), "TOTAL_RECALL_SYNC_PROCESSES": "2",
+           "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1", "TOTAL_RECALL_TEST_FLUSH_BYTES": "20000",
+           "TOTAL_RECALL_TEST_COMMIT_BYTES": "1", "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": "2",
+           token.split("=")[0]: token.split("=")[1]}
+    sync = subprocess.Popen([sys.executable, "-m", "total_recall", "--home", str(tmp_path / "record"), "sync",
+                             "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert sync.wait(timeout=120) == -9
+    left = [pid for pid in alive_with(token) if pid != os.getpid()]
+    assert all(gone_within(pid, 1.0) for pid in left), f"second process {left} outlived its sync"
+    assert sync.stderr is not None
+    err = sync.stderr.read().decode()  # the second process shared this pipe: EOF once it is gone too
+    sync.stderr.close()
+    assert "Traceback" not in err and "Error" not in err, err

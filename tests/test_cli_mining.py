@@ -91,15 +91,18 @@ def test_he_said_she_said_and_qa_pairs_print_their_reports(mined: Mined) -> None
 
 
 def test_line_histogram_profiles_and_extracts_and_refuses_a_folder(mined: Mined, tmp_path: Path) -> None:
-    dump = tmp_path / "dump.txt"
+    folder = mined.store.path.parent / "overflow"  # the one folder it reads
+    folder.mkdir(mode=0o700, exist_ok=True)
+    dump = folder / "dump.txt"
     dump.write_text("".join(f"line {n}\n" for n in range(1, 41)), encoding="utf-8")
+    (folder / "sub").mkdir(exist_ok=True)
     assert "Total lines: 40" in run(mined, "line-histogram", str(dump)).stdout
     assert run(mined, "line-histogram", str(dump), "--extract", "--line", "7").stdout == "line 7\n"
     assert (
         run(mined, "line-histogram", str(dump), "--extract", "--start", "2", "--end", "3").stdout
         == "line 2\nline 3\n"
     )
-    assert "is not a regular file" in run(mined, "line-histogram", str(tmp_path), code=2).stderr
+    assert "is not a regular file" in run(mined, "line-histogram", str(folder / "sub"), code=2).stderr
     assert "mode is 'histogram'" in run(mined, "line-histogram", str(dump), "--line", "3", code=2).stderr
 
 

@@ -11,13 +11,21 @@ from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.stores import synced_transcript
+from total_recall.erasure import erase
 from total_recall.errors import ScopeError
+from total_recall.keeping.cues import leave_cue
 from total_recall.mining.bounds import dump
-from total_recall.mining.flood import MARKER, cap_text, fit_json, overflow_dir, prune
+from total_recall.mining.dialogue import she_said_he_said_action
+from total_recall.mining.dreaming import dream
+from total_recall.mining.flood import MARKER, cap_text, fit_json, overflow_dir, overflow_folder, prune
 from total_recall.mining.histogram import line_histogram, of_text
+from total_recall.record.store import Store
+from total_recall.surfaces.cli import cli
 
 
 @pytest.fixture(autouse=True)
@@ -38,10 +46,17 @@ def overflow_file(reply: str) -> Path:
     )
 
 
+def dump_file(name: str, text: str) -> Path:
+    """A file in the overflow folder, the one place line_histogram reads."""
+    path = overflow_dir() / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def test_a_reply_within_max_bytes_is_returned_whole_and_writes_no_file(private_tmp: Path) -> None:
     text = report(10)
     assert cap_text("tool", "s1", text, 16384) == text
-    assert not (private_tmp / "total-recall").exists()
+    assert not overflow_folder().exists() and not (private_tmp / "total-recall").exists()
 
 
 def test_a_reply_over_max_bytes_is_cut_at_a_line_and_the_whole_is_in_a_private_file(
@@ -56,7 +71,8 @@ def test_a_reply_over_max_bytes_is_cut_at_a_line_and_the_whole_is_in_a_private_f
     assert path.read_text(encoding="utf-8") == text
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    assert path.parent == private_tmp / "total-recall"
+    assert path.parent == overflow_folder() == Path(os.environ["TOTAL_RECALL_HOME"]) / "overflow"
+    assert not any(private_tmp.iterdir())  # nothing in the shared temp folder
     kept = body.count("\n")
     assert "tool: she_said_he_said_action" in marker
     assert (
@@ -126,9 +142,9 @@ def test_pruning_keeps_files_younger_than_a_day() -> None:
     assert prune(folder) == 0 and recent.exists()
 
 
-def test_a_loose_overflow_folder_is_made_private_again(private_tmp: Path) -> None:
-    folder = private_tmp / "total-recall"
-    folder.mkdir(mode=0o777)
+def test_a_loose_overflow_folder_is_made_private_again() -> None:
+    folder = overflow_folder()
+    folder.mkdir(mode=0o777, parents=True)
     folder.chmod(0o777)
     assert overflow_dir() == folder and stat.S_IMODE(folder.stat().st_mode) == 0o700
 
@@ -142,9 +158,8 @@ def test_the_histogram_buckets_add_up_to_the_file_and_name_the_longest_line() ->
     assert (h.longest_line, h.longest_bytes) == (1235, 5001)
 
 
-def test_line_histogram_profiles_a_file_in_ten_buckets(tmp_path: Path) -> None:
-    path = tmp_path / "dump.jsonl"
-    path.write_text(report(500), encoding="utf-8")
+def test_line_histogram_profiles_a_file_in_ten_buckets() -> None:
+    path = dump_file("dump.jsonl", report(500))
     out = line_histogram(str(path))
     assert (
         f"File: {path}" in out and "Total lines: 500" in out and f"Total bytes: {path.stat().st_size}" in out
@@ -153,9 +168,8 @@ def test_line_histogram_profiles_a_file_in_ten_buckets(tmp_path: Path) -> None:
     assert len(rows) == 10 and rows[0].startswith("1-50 ") and rows[-1].startswith("451-500 ")
 
 
-def test_line_histogram_extracts_one_line_or_a_range(tmp_path: Path) -> None:
-    path = tmp_path / "dump.txt"
-    path.write_text(report(30), encoding="utf-8")
+def test_line_histogram_extracts_one_line_or_a_range() -> None:
+    path = dump_file("dump.txt", report(30))
     lines = report(30).splitlines(keepends=True)
     assert line_histogram(str(path), mode="extract", line=7) == lines[6]
     assert line_histogram(str(path), mode="extract", start=3, end=5) == "".join(lines[2:5])
@@ -183,28 +197,114 @@ def test_line_histogram_extracts_lines_from_an_overflow_file_to_continue_reading
         ({"mode": "extract", "line": 99}, "it has 30 lines"),
     ],
 )
-def test_line_histogram_validates_its_selectors_as_a_set(
-    tmp_path: Path, kwargs: dict[str, object], needle: str
-) -> None:
-    path = tmp_path / "dump.txt"
-    path.write_text(report(30), encoding="utf-8")
+def test_line_histogram_validates_its_selectors_as_a_set(kwargs: dict[str, object], needle: str) -> None:
+    path = dump_file("dump.txt", report(30))
     with pytest.raises(ScopeError, match=needle):
         line_histogram(str(path), **kwargs)  # type: ignore[arg-type]
 
 
-def test_line_histogram_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
-    fifo = tmp_path / "pipe"
+def test_line_histogram_refuses_what_is_not_a_regular_file() -> None:
+    folder = overflow_dir()
+    fifo, sub = folder / "pipe", folder / "sub"
     os.mkfifo(fifo)
-    for path in (tmp_path, fifo):
+    sub.mkdir()
+    for path in (sub, fifo):
         with pytest.raises(ScopeError, match="is not a regular file"):
             line_histogram(str(path))
     with pytest.raises(ScopeError, match="cannot open"):
-        line_histogram(str(tmp_path / "missing"))
+        line_histogram(str(folder / "missing"))
 
 
-def test_a_large_line_histogram_extract_is_flood_capped(tmp_path: Path) -> None:
-    path = tmp_path / "big.txt"
-    path.write_text(report(5000), encoding="utf-8")
+def test_a_large_line_histogram_extract_is_flood_capped() -> None:
+    path = dump_file("big.txt", report(5000))
     out = line_histogram(str(path), mode="extract", start=1, end=5000, max_bytes=4096)
     assert len(out.encode()) <= 4096 and MARKER in out
     assert overflow_file(out).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+# -- erase leaves no overflow file holding the erased text --
+
+SECRET = "tok_live_9f8e7d6c5b4a3f2e1d0c"
+# A long line with the secret in its middle: a snippet cut around a match holds only a piece of it.
+ERASED = (
+    "Deploy notes for the billing service, read them before the release on Friday:\n"
+    + "the rotation script moved everything under /srv/billing/keys last week, and "
+    + f"the deploy token is \"{SECRET}\" until the vault migration lands, "
+    + "so paste it into the CI settings by hand and never commit it anywhere.\n"
+    + "Ping me when the pipeline is green."
+)
+
+
+def secret_record() -> Store:
+    """A record in the test's record home whose s1#2 holds the secret, among plain turns."""
+    filler = [("user", f"filler question {n}: what is the status of the token rotation?",
+               f"2026-05-01T10:{n:02d}:00Z") for n in range(10, 40)]
+    turns = [("user", "what did we write down about the deploy?", "2026-05-01T10:00:00Z"),
+             ("assistant", ERASED, "2026-05-01T10:01:00Z"), *filler]
+    return synced_transcript(Path(os.environ["TOTAL_RECALL_HOME"]), turns)
+
+
+def holding(folder: Path, needle: str) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the_rest(
+    tmp_path: Path, private_tmp: Path,
+) -> None:
+    store = secret_record()
+    # Real capped replies: a text report quoting the entry, a search-like report of snippets cut around
+    # the match, a JSON reply escaping the entry's quotes and newlines, and one from before the overflow
+    # folder moved under the record's home.
+    said = she_said_he_said_action(store, words=["token"], session_id="s1", max_bytes=1024)
+    dreamt = dream(store, query="deploy token", session_id="s1", max_bytes=1024)
+    as_json = fit_json("search", "q", {"hits": [{"text": ERASED}] * 40}, "hits", 2048)
+    legacy = private_tmp / "total-recall"
+    legacy.mkdir(mode=0o700)
+    (legacy / "old_reply.md").write_text(f"an old reply\n{ERASED}\n", encoding="utf-8")
+    snippet = cap_text("t", "snip", f"…{ERASED[140:230]}…\n" + report(400), 1024)
+    unrelated = cap_text("t", "other", report(400), 1024)
+    files = [overflow_file(said), overflow_file(dreamt), Path(as_json["overflow"]["file"]),
+             overflow_file(snippet)]
+    assert all(SECRET.encode() in p.read_bytes() for p in files)
+    assert len(holding(overflow_folder(), SECRET)) == 4 and holding(legacy, SECRET)
+
+    done = erase(store, "s1#2", "a deploy token")
+
+    assert done.erased == ["s1#2"] and sorted(done.purged) == sorted([*files, legacy / "old_reply.md"])
+    assert holding(overflow_folder(), SECRET) == [] and holding(legacy, SECRET) == []
+    assert holding(overflow_folder(), "the vault migration lands") == []
+    assert overflow_file(unrelated).exists()
+
+
+def test_the_erase_command_removes_the_overflow_files_that_held_the_text(tmp_path: Path) -> None:
+    store = secret_record()
+    said = she_said_he_said_action(store, words=["token"], session_id="s1", max_bytes=1024)
+    store.close()
+    home = Path(os.environ["TOTAL_RECALL_HOME"])
+    result = CliRunner().invoke(cli, ["--home", str(home), "erase", "s1#2", "--reason", "a deploy token"])
+    assert result.exit_code == 0, result.output
+    assert "removed 1 overflow file(s)" in result.stdout
+    assert not overflow_file(said).exists() and holding(home / "overflow", SECRET) == []
+
+
+def test_overflow_files_go_under_the_home_the_cli_names(tmp_path: Path) -> None:
+    home = tmp_path / "elsewhere"
+    (home / "overflow").mkdir(parents=True, mode=0o700)
+    (home / "overflow" / "dump.txt").write_text(report(3000), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--home", str(home), "line-histogram", "dump.txt", "--extract",
+                                      "--start", "1", "--end", "3000", "--max-bytes", "2048"])
+    assert result.exit_code == 0, result.output
+    assert overflow_file(result.stdout).parent == home / "overflow"
+    assert not overflow_folder().exists()  # not the default home's
+
+
+def test_erasing_a_cue_removes_the_overflow_files_that_held_its_text(tmp_path: Path) -> None:
+    store = secret_record()
+    cue = leave_cue(store, 1, f"rotation: the token {SECRET} stays until the vault migration")
+    kept = cap_text("cue", "s1", f"{cue.text}\n" + report(400), 1024)
+    unrelated = cap_text("t", "other", report(400), 1024)
+
+    done = erase(store, f"cue:{cue.id}", "quotes the deploy token")
+
+    assert done.erased == [f"cue:{cue.id}"] and done.purged == [overflow_file(kept)]
+    assert holding(overflow_folder(), SECRET) == [] and overflow_file(unrelated).exists()

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import SESSIONS
 from tests.stores import build_opencode_db
+from total_recall.model import EntryDraft, ReadWarning
+from total_recall.readers import Cursor, reader_for
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
@@ -51,6 +53,25 @@ lines = st.one_of(
     records.map(lambda r: orjson.dumps(r)[: max(1, len(orjson.dumps(r)) // 2)]),
 )
 
+
+# Lines a strict parser refuses but whose text can be kept, and reused ids with other text.
+def _mangle(record: dict[str, Any], how: str) -> bytes:
+    raw = orjson.dumps(record)
+    if how == "bom":
+        return b"\xef\xbb\xbf" + raw
+    if how == "surrogate":
+        return raw.replace(b"{", b'{"text":"lone \\udc00 here",', 1)
+    if how == "latin1":
+        return raw.replace(b"{", b'{"text":"caf\xe9",', 1)
+    return raw
+
+
+mangled = st.builds(_mangle, records, st.sampled_from(["bom", "surrogate", "latin1", "plain"]))
+reused = st.builds(lambda r, text: orjson.dumps(
+    {**r, "uuid": "same-uuid", "id": "same-id", "message_id": "same-mid", "text": text}),
+                   records, st.text(max_size=10))
+any_lines = st.one_of(lines, mangled, reused)
+
 LAYOUT = {
     "claude-code": "projects/-x/11111111-2222-4333-8444-555555555555.jsonl",
     "codex": "sessions/2026/01/01/rollout-2026-01-01T00-00-00-11111111-2222-4333-8444-555555555555.jsonl",
@@ -65,7 +86,7 @@ def sync_one(harness: str, root: Path, home: Path) -> Any:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(harness=st.sampled_from(sorted(LAYOUT)), body=st.lists(lines, min_size=1, max_size=12))
+@given(harness=st.sampled_from(sorted(LAYOUT)), body=st.lists(any_lines, min_size=1, max_size=12))
 def test_random_lines_in_any_jsonl_store_never_crash_a_sync(harness: str, body: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "root"
@@ -128,3 +149,52 @@ def test_an_opencode_db_without_its_tables_is_a_named_error(tmp_path: Path) -> N
     db.close()
     report = sync_one("opencode", root, tmp_path)
     assert report.errors and str(root / "opencode.db") in report.errors[0]
+
+
+def _silent(harness: str, body: list[bytes]) -> list[int]:
+    """Numbers of the non-blank lines that gave neither an entry nor a warning naming them, or whose
+    entry reuses the key of an entry with other text (the record keeps one entry per key)."""
+    reader = reader_for(harness)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        path = root / LAYOUT[harness]
+        path.parent.mkdir(parents=True)
+        data = b"\n".join(body) + b"\n"
+        path.write_bytes(data)
+        seen: set[int] = set()
+        first_text: dict[tuple[str, str], str] = {}
+        merged: set[int] = set()  # lines whose entry the record would drop as a replay of another text
+        for source in reader.sources(root):
+            for item in reader.read(source, Cursor()):
+                if not isinstance(item, EntryDraft | ReadWarning) or item.line is None:
+                    continue
+                seen.add(item.line)
+                if isinstance(item, EntryDraft) and first_text.setdefault(
+                        (item.session, item.key), item.text) != item.text:
+                    merged.add(item.line)
+    out = sorted(merged)
+    for n, raw in enumerate(data.split(b"\n")[:-1], 1):
+        if n == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")  # an encoding mark, not data
+        if not raw.strip() or n in seen or n in merged:
+            continue
+        try:
+            obj = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        except orjson.JSONDecodeError:
+            obj = None
+        # Lines that are a harness's own headers or markers are read, not dropped: they feed the session.
+        if isinstance(obj, dict) and (
+            (harness == "openclaw" and obj.get("type") == "session")
+            or (harness == "codex" and set(obj) <= {"record_type"})
+        ):
+            continue
+        out.append(n)
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(harness=st.sampled_from(sorted(LAYOUT)), body=st.lists(any_lines, min_size=1, max_size=12))
+def test_every_line_of_a_fuzzed_jsonl_store_gives_an_entry_or_a_warning(
+    harness: str, body: list[bytes]
+) -> None:
+    assert _silent(harness, body) == []

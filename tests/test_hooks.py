@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,3 +188,74 @@ def test_codex_compaction_hooks_leave_a_marker_and_give_it_back(harnesses: Harne
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"[total-recall marker {receipt.range}]" in context
     assert harnesses.stores.digest() == before
+
+
+WAIT_BOUND = 10.0  # the seconds a hook may wait for the record, as hooks.py states it
+HOLD_SYNC_LOCK = """
+import fcntl, sys
+lock = open(sys.argv[1] + ".sync-lock", "a")
+fcntl.flock(lock, fcntl.LOCK_EX)  # what a long sync holds from its start to its end
+print("held", flush=True)
+sys.stdin.read()
+"""
+HOLD_WRITE_LOCK = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")  # the record's write lock, as a sync or an erase holds it
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextmanager
+def held(record: Path, script: str) -> Iterator[None]:
+    """Another process holding one of the record's locks until the block ends (it waits on its stdin)."""
+    holder = subprocess.Popen([sys.executable, "-c", script, str(record)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.stdin.close()
+        holder.stdout.close()
+        holder.wait(timeout=30)
+
+
+def timed_hook(harnesses: Harnesses, stdin: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The PreCompact hook run as the harness runs it; a hook that waits for ever fails the test instead."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(harnesses.home), "hook",
+                           "claude-code"], input=stdin, capture_output=True, text=True,
+                          timeout=WAIT_BOUND + 30)
+    return done, time.monotonic() - started
+
+
+def test_a_precompact_hook_skips_the_sync_of_a_busy_record_and_still_leaves_its_marker(
+        harnesses: Harnesses) -> None:
+    with harnesses.store() as store:
+        assert sync(store, ["claude-code"]).errors == []
+    record = harnesses.home / "record.sqlite3"
+    with held(record, HOLD_SYNC_LOCK):
+        done, seconds = timed_hook(harnesses, hook_json("PreCompact", harnesses.transcript, trigger="auto"))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert seconds < WAIT_BOUND and "Traceback" not in done.stderr
+    assert "sync skipped" in done.stderr
+    with harnesses.store() as store:
+        [receipt] = list_receipts(store)
+    assert receipt.marker_id is not None and receipt.note is not None
+    assert "record busy (another sync is running): sync skipped" in receipt.note
+
+
+def test_a_precompact_hook_whose_record_stays_locked_exits_0_within_its_bound_saying_so(
+        harnesses: Harnesses) -> None:
+    with harnesses.store() as store:
+        assert sync(store, ["claude-code"]).errors == []
+    record = harnesses.home / "record.sqlite3"
+    with held(record, HOLD_WRITE_LOCK):
+        done, seconds = timed_hook(harnesses, hook_json("PreCompact", harnesses.transcript, trigger="auto"))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert seconds < WAIT_BOUND and "Traceback" not in done.stderr
+    assert "no marker or receipt written" in done.stderr
+    with harnesses.store() as store:
+        assert list_receipts(store) == []

@@ -55,9 +55,10 @@ def test_claude_code_snippet_registers_the_server_and_the_three_hooks(home: Path
         "type": "stdio", "command": command, "args": ["mcp"], "env": {}}}}
     events = json.loads(hooks["snippet"])["hooks"]
     assert list(events) == HOOK_EVENTS
-    for event in HOOK_EVENTS:
+    for event, timeout in zip(HOOK_EVENTS, (60, 30, 10), strict=True):
         [group] = events[event]
-        assert group["hooks"] == [{"type": "command", "command": f"{command} hook claude-code"}]
+        assert group["hooks"] == [{"type": "command", "command": f"{command} hook claude-code",
+                                   "timeout": timeout}]
     assert out["claude_mcp_add"] == f"claude mcp add --scope user total-recall -- {command} mcp"
     assert not any(f["written"] for f in out["files"])
 
@@ -225,9 +226,9 @@ def test_write_merges_claude_code_server_and_hooks_keeping_the_user_s_own(home: 
     hooks = json.loads(settings.read_text(encoding="utf-8"))
     assert hooks["model"] == "opus"
     ours = {"type": "command", "command": f"{executable()} hook claude-code"}
-    assert hooks["hooks"]["PreCompact"] == [mine, {"matcher": "", "hooks": [ours]}]  # stale one replaced
-    assert hooks["hooks"]["SessionStart"] == [{"matcher": "", "hooks": [ours]}]
-    assert hooks["hooks"]["UserPromptSubmit"] == [{"hooks": [ours]}]
+    assert hooks["hooks"]["PreCompact"] == [mine, {"matcher": "", "hooks": [{**ours, "timeout": 60}]}]
+    assert hooks["hooks"]["SessionStart"] == [{"matcher": "", "hooks": [{**ours, "timeout": 30}]}]
+    assert hooks["hooks"]["UserPromptSubmit"] == [{"hooks": [{**ours, "timeout": 10}]}]
     backups = {p.name for p in tmp_path.rglob("*.total-recall-backup-*")}
     assert len(backups) == 2
     assert set(files_under(tmp_path)) - set(before) == {str(p.relative_to(tmp_path))

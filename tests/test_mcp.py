@@ -4,9 +4,13 @@ of every fixture store."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from tests.stores import fixture_stores
+from total_recall.find import vectors
 from total_recall.model import HARNESSES, Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -356,3 +361,118 @@ def test_stdout_carries_nothing_but_the_protocol_and_logs_go_to_stderr(served: S
     assert messages[2]["result"]["isError"] is False and messages[3]["result"]["isError"] is True
     logged = errlog.read_text(encoding="utf-8")
     assert "total-recall mcp" in logged and str(served.record) in logged
+
+
+def claude_sessions(root: Path, files: int, lines: int) -> None:
+    """`files` Claude Code sessions of `lines` owner messages each: a store whose first sync takes a while."""
+    folder = root / "-work"
+    folder.mkdir(parents=True)
+    for f in range(files):
+        sid = f"22222222-2222-4333-8444-{f:012d}"
+        (folder / f"{sid}.jsonl").write_text("".join(json.dumps({
+            "type": "user", "uuid": f"{f:08d}-0000-4000-8000-{i:012d}", "sessionId": sid, "cwd": "/work",
+            "timestamp": "2026-11-20T10:00:00.000Z",
+            "message": {"role": "user", "content": f"Why does the deploy of site {f}-{i} fail on the cert?"},
+        }) + "\n" for i in range(lines)))
+
+
+class RawServer:
+    """`total-recall mcp` spoken to line by line, so a test chooses the moment its client goes."""
+
+    def __init__(self, tmp_path: Path, **env: str) -> None:
+        self.root = root = tmp_path / "claude"
+        claude_sessions(root, files=4, lines=1000)
+        self.record = tmp_path / "record" / "record.sqlite3"
+        self.errlog = tmp_path / "server-stderr.log"
+        # PYTHONPATH passes on: the server runs the code the test imports.
+        env = {k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ} | {
+               "HOME": str(tmp_path / "home"),
+               "TOTAL_RECALL_HOME": str(self.record.parent), "TOTAL_RECALL_SANDBOX": "1",
+               "TOTAL_RECALL_CLAUDE_ROOT": str(root), **env}
+        with open(self.errlog, "w", encoding="utf-8") as err:
+            self.proc = subprocess.Popen([str(EXE), "mcp"], env=env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=err, text=True)
+        self.watchdog = threading.Timer(120, self.proc.kill)  # a hung server fails the test, never hangs it
+        self.watchdog.start()
+        self.ids = 0
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "raw-test", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.ids += 1
+        self.send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return answer
+
+    def status(self) -> dict[str, Any]:
+        answer = self.ask("tools/call", {"name": "harness", "arguments": {}})
+        value: dict[str, Any] = json.loads(answer["result"]["content"][0]["text"])
+        return value
+
+    def ended(self) -> tuple[int, str]:
+        """The exit code, once the server is gone, and everything it wrote to stderr."""
+        try:
+            code = self.proc.wait()
+        finally:
+            self.watchdog.cancel()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
+        return code, self.errlog.read_text(encoding="utf-8")
+
+
+def assert_record_whole(server: RawServer, entries: int) -> None:
+    """The record a server left behind opens, checks out, and a sync brings it to every entry once."""
+    with Store(server.record) as store:
+        assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert sync(store, ["claude-code"], roots={"claude-code": server.root}).errors == []
+        counted = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM entries").fetchone()
+    assert tuple(counted) == (entries, entries)
+
+
+def embedded(record: Path) -> int:
+    """How many meaning vectors the record holds (0 before it has the table)."""
+    if not record.exists():
+        return 0
+    db = sqlite3.connect(f"file:{record}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+@pytest.mark.skipif(not vectors.available(), reason="the vectors extra is not installed")
+def test_a_client_leaving_while_the_start_up_sync_embeds_ends_the_server_with_0(tmp_path: Path) -> None:
+    # The client leaves once the sync has committed its first vectors and before the last: its thread is
+    # inside onnxruntime, under which an interpreter shutting down aborted (-6). The record is looked at
+    # every 50 ms, not the server: asking it would slow its sync down.
+    server = RawServer(tmp_path, TOTAL_RECALL_VECTOR_BUDGET="120")
+    deadline = time.monotonic() + 90
+    while not (done := embedded(server.record)) and time.monotonic() < deadline:
+        threading.Event().wait(0.05)
+    assert 0 < done < 4000, "the sync was not embedding when the client left"
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    code, stderr = server.ended()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr and "terminate" not in stderr
+    assert_record_whole(server, 4000)
+
+
+def test_sigterm_during_the_start_up_sync_ends_the_server_with_0_quietly(tmp_path: Path) -> None:
+    server = RawServer(tmp_path, TOTAL_RECALL_VECTOR_BUDGET="0")
+    assert server.status()["sync"]["state"] == "running"
+    server.proc.send_signal(signal.SIGTERM)
+    code, stderr = server.ended()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr and "terminate" not in stderr
+    assert_record_whole(server, 4000)

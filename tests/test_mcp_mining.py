@@ -106,19 +106,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         env = {**mined.stores.env, "HOME": str(base / "home"), "TOTAL_RECALL_HOME": str(base),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0", "TMPDIR": str(tmp)}
         assert mined.store.path == base / "record.sqlite3"
-        yield World(mined, env, tmp / "total-recall")
+        yield World(mined, env, base / "overflow")
 
 
 @pytest.fixture(scope="module")
 def client(world: World) -> Iterator[Client]:
-    with serving(world.env, world.overflow.parent / "server.log") as c:
+    with serving(world.env, world.overflow.parent / "tmp" / "server.log") as c:
         yield c
 
 
 @pytest.fixture(scope="module")
 def codex(world: World) -> Iterator[Client]:
     """A server bound to codex."""
-    with serving(world.env, world.overflow.parent / "codex.log", "--harness", "codex") as c:
+    with serving(world.env, world.overflow.parent / "tmp" / "codex.log", "--harness", "codex") as c:
         yield c
 
 
@@ -166,8 +166,8 @@ def is_private(path: Path) -> bool:
 def test_every_mining_tool_is_listed_read_only_with_its_bounds_as_minimum_and_maximum(client: Client) -> None:
     tools = client.tools()
     assert set(tools) >= MINING_TOOLS
-    stated = {"limit": (1, 1000), "max_bytes": (1024, 8_388_608), "offset": (0, None),
-              "max_record_bytes": (256, 8_388_608), "hours_back": (0, None), "line": (1, None),
+    stated = {"limit": (1, 1000), "max_bytes": (1024, 8_388_608), "offset": (0, 2**63 - 1),
+              "max_record_bytes": (256, 8_388_608), "hours_back": (0, 876_600), "line": (1, None),
               "start": (1, None), "end": (1, None), "budget_seconds": (0, 600)}
     for name in MINING_TOOLS:
         tool = tools[name]
@@ -303,8 +303,9 @@ def test_index_sessions_makes_the_pending_meaning_vectors_within_its_budget(tmp_
     assert again["meaning_vectors"]["embedded"] == 0 and again["totals"] == first["totals"]
 
 
-def test_line_histogram_profiles_a_file_and_extracts_its_lines(client: Client, tmp_path: Path) -> None:
-    path = tmp_path / "dump.txt"
+def test_line_histogram_profiles_a_file_and_extracts_its_lines(client: Client, world: World) -> None:
+    world.overflow.mkdir(mode=0o700, exist_ok=True)
+    path = world.overflow / "dump.txt"
     path.write_text("".join(f"line {n}\n" for n in range(1, 41)), encoding="utf-8")
     assert "Total lines: 40" in ok(client.call("line_histogram", {"file_path": str(path)}))
     lines = ok(client.call("line_histogram", {"file_path": str(path), "mode": "extract", "start": 2,

@@ -8,7 +8,8 @@ nothing usable is an error naming the path, never a silent fall-back to the live
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from total_recall.errors import ConfigError, SandboxError
 
 RECORD_FILE = "record.sqlite3"
 DEMO_RECORD_FILE = "demo.sqlite3"
+# The record holds every word of every session: only its owner may read it, whatever the umask.
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 OVERRIDE_VARS: dict[str, str] = {
     "claude-code": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -47,14 +51,82 @@ def sandbox_armed(env: Mapping[str, str] | None = None) -> bool:
     return _env(env).get("TOTAL_RECALL_SANDBOX", "").strip() not in ("", "0", "false", "no")
 
 
+# The record home a surface serves when it names one (the CLI's --home); None: the environment's.
+_home_in_use: Path | None = None
+
+
+@contextmanager
+def home_at(home: Path) -> Iterator[None]:
+    """Inside, `record_home()` is `home`: every copy the calls inside make (overflow files, store
+    snapshots) goes under the record they serve. Process-wide on purpose: the MCP server answers in
+    worker threads."""
+    global _home_in_use
+    before, _home_in_use = _home_in_use, home
+    try:
+        yield
+    finally:
+        _home_in_use = before
+
+
 def record_home(env: Mapping[str, str] | None = None) -> Path:
-    """The folder that holds the record: `$TOTAL_RECALL_HOME`, else the XDG data dir."""
+    """The folder that holds the record: the one a surface named (`home_at`), else `$TOTAL_RECALL_HOME`,
+    else the XDG data dir."""
+    if env is None and _home_in_use is not None:
+        return _home_in_use
     e = _env(env)
     if value := e.get("TOTAL_RECALL_HOME", "").strip():
         return Path(value).expanduser()
     if xdg := e.get("XDG_DATA_HOME", "").strip():
         return Path(xdg) / "total-recall"
     return _home(e) / ".local" / "share" / "total-recall"
+
+
+def private_home(home: Path) -> str | None:
+    """Create the record's home private (0700), or make an existing one private: when it, or anything in
+    it, is open to other users, it and everything under it lose every group and other permission
+    (folders 0700, files 0600). Returns the one-time notice of a tightening, else None.
+
+    Only the home's own entries are looked at on a private home (a few stats per open); paths owned by
+    someone else are left alone (chmod would fail), as are symbolic links.
+    """
+    try:
+        home.mkdir(parents=True, mode=PRIVATE_DIR)
+        return None  # created by us: mkdir's mode under any umask that leaves the owner's bits is 0700
+    except FileExistsError:
+        pass
+    uid = os.geteuid()
+    try:
+        loose = _loose(home, uid) or any(_loose(Path(e.path), uid) for e in os.scandir(home))
+    except OSError:
+        return None  # unreadable: opening the record will say what is wrong
+    if not loose:
+        return None
+    tightened = _tighten(home, uid)
+    return (f"the record's home {home} was open to other users: {tightened} folder(s) and file(s) there "
+            f"are now private (folders {PRIVATE_DIR:o}, files {PRIVATE_FILE:o})")
+
+
+def _loose(path: Path, uid: int) -> bool:
+    st = path.lstat()
+    return st.st_uid == uid and not path.is_symlink() and bool(st.st_mode & 0o077)
+
+
+def _tighten(top: Path, uid: int) -> int:
+    """Remove group and other permissions from `top` and everything under it we own; returns how many
+    had any."""
+    count = 0
+    for folder, dirs, files in os.walk(top):
+        for path in [Path(folder), *(Path(folder) / n for n in (*dirs, *files))]:
+            if path != Path(folder) and path.is_dir() and not path.is_symlink():
+                continue  # a folder is done when the walk reaches it
+            try:
+                st = path.lstat()
+                if st.st_uid == uid and not path.is_symlink() and st.st_mode & 0o077:
+                    os.chmod(path, st.st_mode & 0o700)
+                    count += 1
+            except OSError:
+                continue  # gone meanwhile, or not ours to change
+    return count
 
 
 def _split_paths(value: str) -> list[Path]:

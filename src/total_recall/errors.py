@@ -29,6 +29,10 @@ class RecordError(TotalRecallError):
     """The record database is unusable (corrupt, locked, or from a newer version)."""
 
 
+class RecordBusy(RecordError):
+    """Another process held the record's lock longer than the caller would wait (a hook's bound)."""
+
+
 class SearchError(TotalRecallError):
     """A query that cannot be searched (empty, or nothing searchable in it)."""
 

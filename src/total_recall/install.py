@@ -5,7 +5,7 @@ Each client reads a different file in its own format (checked against each clien
 - Claude Code: user-scope MCP servers under `mcpServers` in `~/.claude.json`
   (`$CLAUDE_CONFIG_DIR/.claude.json`), the supported CLI route being `claude mcp add --scope user`;
   hooks under `hooks` in `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`): PreCompact,
-  SessionStart, UserPromptSubmit.
+  SessionStart, UserPromptSubmit, each with a `timeout` in seconds.
 - Codex: the `[mcp_servers.<name>]` table in `$CODEX_HOME/config.toml` (`~/.codex/config.toml`).
 - OpenCode: `mcp.<name>` with `type: "local"` and a `command` array in
   `$XDG_CONFIG_HOME/opencode/opencode.json` (V2 also reads that shape; a file already in V2's
@@ -41,6 +41,10 @@ from total_recall.errors import InstallError
 CLIENTS: tuple[str, ...] = ("claude-code", "codex", "opencode", "vibe")
 SERVER_KEY = "total-recall"
 CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPromptSubmit")
+# Seconds Claude Code lets each hook run before it cancels it (its `timeout` field; 600 when unset). A
+# hook waits at most 10 s for a busy record (keeping/hooks.py WAIT_BOUND); PreCompact also syncs and
+# builds a marker; UserPromptSubmit holds up every prompt, and does nothing yet.
+CLAUDE_HOOK_TIMEOUTS: dict[str, int] = {"PreCompact": 60, "SessionStart": 30, "UserPromptSubmit": 10}
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 BACKUP_INFIX = ".total-recall-backup-"
 
@@ -240,7 +244,8 @@ def _claude_hooks(path: Path, command: str) -> ConfigChange:
     hook_command = f"{shlex.quote(command)} hook claude-code"
 
     def group(event: str) -> dict[str, Any]:
-        hooks = {"hooks": [{"type": "command", "command": hook_command}]}
+        hooks = {"hooks": [{"type": "command", "command": hook_command,
+                            "timeout": CLAUDE_HOOK_TIMEOUTS[event]}]}
         # UserPromptSubmit takes no matcher; an empty one matches every trigger of the other two.
         return hooks if event == "UserPromptSubmit" else {"matcher": "", **hooks}
 

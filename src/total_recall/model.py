@@ -89,6 +89,20 @@ class Span(NamedTuple):
 
 
 _ADDRESS = re.compile(r"^s(\d+)(?:#(\d+)(?:-(\d+))?)?$")
+# SQLite's INTEGER is signed 64-bit: a larger number could name nothing and would not even bind.
+NUMBER_MAX = 2**63 - 1
+# How much of a value a caller gave an error message echoes: enough to recognise it, never a flood.
+ECHO_CHARS = 80
+
+
+def echoed(value: object, limit: int = ECHO_CHARS) -> str:
+    """`value` as an error message echoes it: its repr when that is short, else the repr's first `limit`
+    characters and how large the value was — a 1 MB argument must not come back whole in the refusal."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = len(value.encode()) if isinstance(value, str) else len(text.encode())
+    return f"{text[:limit]}… ({size} bytes)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,16 +115,24 @@ class Address:
 
     @classmethod
     def parse(cls, text: str) -> Address:
+        if not isinstance(text, str):
+            raise AddressError(f"not an address: {echoed(text)} (expected s7, s7#12 or s7#10-20)")
         m = _ADDRESS.match(text.strip())
         if not m:
-            raise AddressError(f"not an address: {text!r} (expected s7, s7#12 or s7#10-20)")
+            raise AddressError(f"not an address: {echoed(text)} (expected s7, s7#12 or s7#10-20)")
+        for group, what in ((1, "session"), (2, "entry"), (3, "entry")):
+            # Checked on the digits: int() of a huge run of them is slow, and nothing that long is held.
+            digits = (m.group(group) or "").lstrip("0")
+            if digits and (len(digits) > 19 or int(digits) > NUMBER_MAX):
+                raise AddressError(f"{echoed(text.strip(), 40)}: {what} number too large "
+                                   f"(at most {NUMBER_MAX})")
         session = int(m.group(1))
         first = int(m.group(2)) if m.group(2) else None
         last = int(m.group(3)) if m.group(3) else first
         if session < 1 or (first is not None and first < 1):
-            raise AddressError(f"not an address: {text!r} (sessions and entries count from 1)")
+            raise AddressError(f"not an address: {echoed(text)} (sessions and entries count from 1)")
         if first is not None and last is not None and last < first:
-            raise AddressError(f"not an address: {text!r} (range ends before it starts)")
+            raise AddressError(f"not an address: {echoed(text)} (range ends before it starts)")
         return cls(session, first, last)
 
     def __str__(self) -> str:

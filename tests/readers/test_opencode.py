@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,8 +18,10 @@ import pytest
 
 from tests.conftest import PROMPT_CULT, SESSIONS
 from tests.readers.helpers import read_all
+from total_recall.config import record_home
 from total_recall.errors import SourceError
 from total_recall.readers import Cursor, Source
+from total_recall.readers.base import LINE_LIMIT
 from total_recall.readers.opencode import OpenCodeReader
 
 DUMP = SESSIONS / "opencode" / "sqlite_1.18.33" / "opencode.sql"
@@ -391,3 +396,54 @@ def test_the_legacy_tree_warns_on_a_bad_file_and_skips_unchanged_sessions(tmp_pa
     again = read_all(reader, src, got.cursor)
     assert [e.text for e in again.entries][-1] == "P.S."
     assert again.entries[-1].key == "msg_test2/part3"
+
+
+def test_a_part_over_the_line_limit_is_skipped_with_a_warning_and_the_others_are_read(tmp_path: Path) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    add_message(con, "msg_big", LATER, {"role": "user", "time": {"created": LATER}})
+    # Built inside SQLite: a text part whose JSON is just over the 64 MiB limit (hex doubles the bytes).
+    con.execute("INSERT INTO part VALUES ('prt_big', 'msg_big', ?, ?, ?, "
+                "printf('{\"type\":\"text\",\"text\":\"%s\"}', hex(zeroblob(?))))",
+                (SID, LATER, LATER, LINE_LIMIT // 2))
+    add_part(con, "prt_small", "msg_big", LATER, {"type": "text", "text": "next to a huge part"})
+    con.commit()
+    size = con.execute("SELECT length(CAST(data AS BLOB)) FROM part WHERE id = 'prt_big'").fetchone()[0]
+    con.close()
+    got = read_all(reader, source(db))
+    assert [w.why for w in got.warnings] == [
+        f"part:prt_big: data of {size} bytes is over the {LINE_LIMIT}-byte limit; skipped"]
+    assert got.warnings[0].path == str(db)
+    assert [e.text for e in got.of(SID) if e.key == "prt_small"] == ["next to a huge part"]
+    assert not any(e.key.startswith("prt_big") for e in got.entries)
+
+
+def test_a_legacy_part_file_over_the_line_limit_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    folder = next(p for p in (storage / "part").iterdir() if p.is_dir())
+    big = folder / "prt_zzzz_huge.json"
+    with big.open("wb") as fh:
+        fh.truncate(LINE_LIMIT + 1)  # sparse: its size is all the reader may look at
+    full = read_all(reader, Source("opencode", str(storage), storage, "tree"))
+    assert [(w.path, w.why) for w in full.warnings] == [
+        (str(big), f"data of {LINE_LIMIT + 1} bytes is over the {LINE_LIMIT}-byte limit; skipped")]
+    assert full.entries
+
+
+def test_the_private_copy_is_gone_after_a_read_even_one_abandoned_midway_or_killed(tmp_path: Path) -> None:
+    db = build(tmp_path / "data")
+    snapshots = record_home() / "snapshots"
+    stream = reader.read(source(db), Cursor())
+    next(stream)  # the copy exists while the read is under way
+    assert [p.name.split("-")[1] for p in snapshots.iterdir()] == [str(os.getpid())]
+    stream.close()
+    assert list(snapshots.iterdir()) == []
+    # A copy left by a process that was killed is removed by the next read.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    left = snapshots / f"opencode-{gone.stdout.strip()}-abc123"
+    left.mkdir()
+    (left / "opencode.db").write_bytes(b"a private copy")
+    read_all(reader, source(db))
+    assert list(snapshots.iterdir()) == []

@@ -208,8 +208,9 @@ def build_string_indexes(db: sqlite3.Connection) -> None:
     db.execute("ANALYZE strings")
 
 
-def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
-    """Forget an entry in every index; runs before the text is replaced by the tombstone."""
+def on_erase(db: sqlite3.Connection, entry_id: int) -> str:
+    """Forget an entry in every index; runs before the text is replaced by the tombstone. Returns the
+    word-index shard that held it, which `purge` must then merge."""
     shard = _shard_of(db, entry_id)
     db.execute(
         f"INSERT INTO {shard}({shard}, rowid, text, tag) "
@@ -220,6 +221,15 @@ def on_erase(db: sqlite3.Connection, entry_id: int) -> None:
     db.execute("DELETE FROM tool_failures WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM vectors WHERE entry = ?", (entry_id,))
     db.execute("DELETE FROM entry_facts WHERE id = ?", (entry_id,))
+    return shard
+
+
+def purge(db: sqlite3.Connection, names: set[str]) -> None:
+    """Merge each named word-index shard into one segment, in the erase's transaction. FTS5's 'delete'
+    only writes a tombstone beside the segments that still list the erased words (SQLite 3.40 has no
+    FTS5 secure-delete); merging drops them, and the erase's `secure_delete` zeroes the pages freed."""
+    for name in sorted(names):
+        db.execute(f"INSERT INTO {name}({name}) VALUES ('optimize')")
 
 
 def rebuild(db: sqlite3.Connection) -> None:

@@ -5,6 +5,8 @@ already read: "as of now, this line covers the history". So a cue covers the ses
 entry up to the newest one recorded when it was left, and compaction keeps the newest cue in place of the
 mechanical decision/failure/open lines for what it covers. The agent never predicts a thread's lifecycle
 ("winding down"), so nothing here asks for one. Cues are an append-only log: a newer cue supersedes.
+The one edit allowed is a privacy erase (`erase_cue`): a cue that quoted a secret leaves a tombstone, and a
+stored marker showing it is blanked in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from total_recall.errors import CueError
-from total_recall.record.store import Store, now
+from total_recall.record.store import TOMBSTONE, Store, now
 
 # A cue is a pointer back, not a summary: long enough for a topic and its open state, no more.
 MAX_CUE_CHARS = 300
@@ -21,13 +23,15 @@ MAX_CUE_CHARS = 300
 
 @dataclass(frozen=True, slots=True)
 class Cue:
-    """A cue as stored; `covers` is the range it speaks for (`s3#1-120`)."""
+    """A cue as stored; `covers` is the range it speaks for (`s3#1-120`); `erased` ("<when>: <why>") is
+    set when `text` is a tombstone."""
 
     id: int
     session: int
     text: str
     covers: str
     created: str
+    erased: str | None = None
 
 
 def leave_cue(store: Store, session: int, text: str) -> Cue:
@@ -64,13 +68,67 @@ def leave_cue(store: Store, session: int, text: str) -> Cue:
     return Cue(int(cur.lastrowid or 0), session, line, covers, created)
 
 
-def cues_for(store: Store, session: int) -> list[Cue]:
-    """The session's cues, oldest first (the newest is last)."""
+def cues_for(store: Store, session: int, include_erased: bool = False) -> list[Cue]:
+    """The session's cues, oldest first (the newest is last); erased ones (tombstones) only when asked:
+    a marker never stands an erased cue in for the items it covered."""
     rows = store.db.execute(
-        "SELECT id, session, text, covers, created FROM cues WHERE session = ? ORDER BY id", (session,)
+        "SELECT c.id, c.session, c.text, c.covers, c.created, x.at, x.reason FROM cues c "
+        "LEFT JOIN cue_erasures x ON x.cue = c.id WHERE c.session = ? ORDER BY c.id", (session,)
     ).fetchall()
-    return [_cue(r) for r in rows]
+    return [_cue(r) for r in rows if include_erased or r["at"] is None]
+
+
+def erase_cue(store: Store, cue_id: int, reason: str) -> Cue:
+    """Replace a cue's text with a tombstone, and blank every stored marker of its session that shows
+    it, in one transaction; freed pages are zeroed and the WAL truncated, as for an entry's erase.
+    Erasing an erased cue changes nothing.
+
+    Raises:
+        CueError: there is no such cue, or no reason was given.
+    """
+    if not reason.strip():
+        raise CueError("an erase needs a reason (kept with the tombstone)")
+    row = store.db.execute("SELECT id, session, text FROM cues WHERE id = ?", (cue_id,)).fetchone()
+    if row is None:
+        raise CueError(f"cue:{cue_id}: no such cue")
+    at = now()
+    with store.secure_delete():
+        store.begin()
+        try:
+            done = store.db.execute("SELECT 1 FROM cue_erasures WHERE cue = ?", (cue_id,)).fetchone()
+            if done is None:
+                store.db.execute("INSERT INTO cue_erasures(cue, at, reason) VALUES (?, ?, ?)",
+                                 (cue_id, at, reason))
+                store.db.execute(
+                    "UPDATE markers SET body = '', erased_at = ? WHERE session = ? AND erased_at IS NULL "
+                    "AND CASE WHEN json_valid(body) THEN json_extract(body, '$.cue.text') END = ?",
+                    (at, row["session"], row["text"]),
+                )
+                store.db.execute("UPDATE cues SET text = ? WHERE id = ?",
+                                 (TOMBSTONE.format(at=at, reason=reason), cue_id))
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+    store.checkpoint()
+    return cue_by_id(store, cue_id)
+
+
+def cue_by_id(store: Store, cue_id: int) -> Cue:
+    """One cue by its id, erased or not.
+
+    Raises:
+        CueError: there is no such cue.
+    """
+    r = store.db.execute(
+        "SELECT c.id, c.session, c.text, c.covers, c.created, x.at, x.reason FROM cues c "
+        "LEFT JOIN cue_erasures x ON x.cue = c.id WHERE c.id = ?", (cue_id,)
+    ).fetchone()
+    if r is None:
+        raise CueError(f"cue:{cue_id}: no such cue")
+    return _cue(r)
 
 
 def _cue(r: sqlite3.Row) -> Cue:
-    return Cue(r["id"], r["session"], r["text"], r["covers"], r["created"])
+    erased = None if r["at"] is None else f"{r['at']}: {r['reason']}"
+    return Cue(r["id"], r["session"], r["text"], r["covers"], r["created"], erased)

@@ -21,6 +21,12 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
 - **UserPromptSubmit** — the slot for the later per-turn push: for now an empty stdout and exit 0, which
   both harnesses take as "no decision, no context".
 
+A hook never waits long for the record: at most `WAIT_BOUND` seconds in all (`OPEN_WAIT` to open it,
+`SYNC_WAIT` for another sync and again for the write lock before its own sync, the rest for the write
+of the marker and the receipt). A busy record skips the sync (the marker is built from what the record
+holds, and the receipt's note says so); a record whose write lock stays held writes nothing and says so
+on stderr. `total-recall install` gives each hook a harness timeout above that bound.
+
 A hook must never break its harness: the surface exits 0 whatever happens (Claude Code blocks the
 compaction on exit 2 from PreCompact, and shows any other non-zero code as a hook error), and problems
 go to stderr, which Claude Code keeps in its debug log on exit 0.
@@ -29,14 +35,17 @@ go to stderr, which Claude Code keeps in its debug log on exit 0.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from total_recall.errors import HookInputError
+from total_recall.errors import HookInputError, RecordBusy
 from total_recall.keeping.controllers import CompactionEvent, HarnessController
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.window import in_force
@@ -48,6 +57,10 @@ from total_recall.record.sync import VECTOR_BUDGET_ENV, sync
 CONTEXT_CAP = 9000
 TRIGGERS = ("manual", "auto")
 CONTEXT_SOURCES = ("compact", "resume")
+# Seconds a hook may wait for the record in all; the harness is waiting (the 104.6 s wait of issue 15).
+WAIT_BOUND = 10.0
+OPEN_WAIT = 2.0  # for another process creating or upgrading the record
+SYNC_WAIT = 1.0  # for another sync's lock, then again for the write lock: else the sync is skipped
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +107,26 @@ def handle(store: Store, controller: HarnessController, payload: Mapping[str, An
 
 def pre_compact(store: Store, controller: HarnessController, payload: Mapping[str, Any],
                 env: Mapping[str, str] | None = None) -> HookReply:
-    """Sync the harness's store, then let its controller prepare a marker and write the receipt."""
+    """Sync the harness's store, then let its controller prepare a marker and write the receipt, waiting
+    for the record at most WAIT_BOUND seconds in all (see the module docstring)."""
+    deadline = time.monotonic() + WAIT_BOUND - OPEN_WAIT  # the open came first
     log: list[str] = []
-    # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
-    report = sync(store, [controller.name], env={**(os.environ if env is None else env),
-                                                  VECTOR_BUDGET_ENV: "0"})
-    log.extend(f"sync: {e}" for e in report.errors)
+    notes = []
+    try:
+        with _waiting(store, SYNC_WAIT):
+            # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
+            report = sync(store, [controller.name], wait=SYNC_WAIT,
+                          env={**(os.environ if env is None else env), VECTOR_BUDGET_ENV: "0"})
+        log.extend(f"sync: {e}" for e in report.errors)
+    except (RecordBusy, sqlite3.OperationalError) as exc:
+        if not busy(exc):
+            raise
+        notes.append(f"record busy ({_reason(exc)}): sync skipped, marker built from what the record held")
+        log.append(notes[-1])
     native = str(payload["session_id"])
     session = session_for(store, controller.name, native, payload.get("transcript_path"))
     raw_trigger = payload.get("trigger")
     trigger = raw_trigger if raw_trigger in TRIGGERS else "harness"
-    notes = []
     if trigger == "harness":
         notes.append(f"hook trigger {raw_trigger!r} is not manual or auto")
     custom = payload.get("custom_instructions")
@@ -115,8 +137,42 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
                      f"(transcript {payload.get('transcript_path')})")
         log.append(notes[-1])
     note = "; ".join(notes) or None
-    receipt = controller.on_compaction(store, CompactionEvent(session, trigger, note=note))
+    # The marker and the receipt are two transactions: each may wait half of what is left.
+    left = max(deadline - time.monotonic(), 0.0)
+    try:
+        with _waiting(store, left / 2):
+            receipt = controller.on_compaction(store, CompactionEvent(session, trigger, note=note))
+    except sqlite3.OperationalError as exc:
+        if not busy(exc):
+            raise
+        store.rollback()
+        log.append(f"the record stayed busy (another process holds its write lock): no marker or receipt "
+                   f"written after waiting {WAIT_BOUND:g} s at most; the harness compacts without one")
+        return HookReply("", tuple(log), None)
     return HookReply("", tuple(log), receipt.id)
+
+
+def busy(exc: Exception) -> bool:
+    """Whether `exc` says the record was held by another process past the wait allowed."""
+    if isinstance(exc, RecordBusy):
+        return True
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _reason(exc: Exception) -> str:
+    return "another sync is running" if isinstance(exc, RecordBusy) else "another process is writing it"
+
+
+@contextmanager
+def _waiting(store: Store, seconds: float) -> Iterator[None]:
+    """Let the record's connection wait at most `seconds` for a lock within the block."""
+    before = int(store.db.execute("PRAGMA busy_timeout").fetchone()[0])
+    store.db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+    try:
+        yield
+    finally:
+        store.db.execute(f"PRAGMA busy_timeout = {before}")
 
 
 def session_start(store: Store, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:

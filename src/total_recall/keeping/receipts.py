@@ -2,7 +2,9 @@
 
 A receipt says what the memory layer can know about it: "known input" when this package built the call
 that the model read, "sent, unconfirmed" when a harness or a provider compacted on its own side. A
-compaction seen in a harness store with no receipt is the alarm, so receipts are an append-only log.
+compaction seen in a harness store with no receipt is the alarm, so receipts are an append-only log. A
+receipt's note may hold words a caller wrote (a manual `/compact`'s instructions): the one edit allowed is
+erasing that note (`erase_note`), which leaves a tombstone and the rest of the receipt as it was.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
 from total_recall.errors import ReceiptError
-from total_recall.record.store import Store, now
+from total_recall.record.store import TOMBSTONE, Store, now
 
 Decision = Literal["compacted", "kept"]
 Knowledge = Literal["known input", "sent, unconfirmed"]
@@ -65,6 +67,49 @@ def write_receipt(store: Store, receipt: Receipt) -> int:
         store.rollback()
         raise
     return int(cur.lastrowid or 0)
+
+
+def erase_note(store: Store, receipt_id: int, reason: str) -> Receipt:
+    """Replace a receipt's note with a tombstone (freed pages zeroed, the WAL truncated, as for an entry's
+    erase); a receipt without a note, or one already erased, is left as it is. Returns the receipt.
+
+    Raises:
+        ReceiptError: there is no such receipt, or no reason was given.
+    """
+    if not reason.strip():
+        raise ReceiptError("an erase needs a reason (kept with the tombstone)")
+    if store.db.execute("SELECT 1 FROM receipts WHERE id = ?", (receipt_id,)).fetchone() is None:
+        raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
+    at = now()
+    with store.secure_delete():
+        store.begin()
+        try:
+            row = store.db.execute(
+                "SELECT r.note, x.at FROM receipts r LEFT JOIN receipt_erasures x ON x.receipt = r.id "
+                "WHERE r.id = ?", (receipt_id,)).fetchone()
+            if row["note"] is not None and row["at"] is None:
+                store.db.execute("INSERT INTO receipt_erasures(receipt, at, reason) VALUES (?, ?, ?)",
+                                 (receipt_id, at, reason))
+                store.db.execute("UPDATE receipts SET note = ? WHERE id = ?",
+                                 (TOMBSTONE.format(at=at, reason=reason), receipt_id))
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+    store.checkpoint()
+    return receipt_by_id(store, receipt_id)
+
+
+def receipt_by_id(store: Store, receipt_id: int) -> Receipt:
+    """One receipt by its id.
+
+    Raises:
+        ReceiptError: there is no such receipt.
+    """
+    row = store.db.execute("SELECT * FROM receipts WHERE id = ?", (receipt_id,)).fetchone()
+    if row is None:
+        raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
+    return _receipt(row)
 
 
 def list_receipts(store: Store, session: int | None = None) -> list[Receipt]:

@@ -29,13 +29,15 @@ from total_recall.mining.scope import (
     select_sessions,
 )
 from total_recall.mining.timeline import load, one_line, owner_words, snip
-from total_recall.model import Address, Entry
+from total_recall.model import Address, Entry, echoed
 from total_recall.record.store import Store
 
 HIT_CHARS = 1500
 ANSWER_CHARS = 1500
 PAIRS_PER_SESSION = 100
 MAX_WORDS = 50
+# SQLite refuses a LIKE pattern past 50,000 bytes; no word worth matching comes near this.
+MAX_WORD_CHARS = 200
 QUESTION_TOOLS = ("askuserquestion", "ask_user_question", "question", "request_user_input", "ask_user",
                   "askuser")
 _LABELS = {"owner": "HE SAID ", "agent": "SHE SAID"}
@@ -52,17 +54,22 @@ def check_words(tool: str, words: Sequence[str] | str | None) -> list[str]:
         given = []
     else:
         given = list(words)
-    picked = []
+    picked: list[str] = []
     for w in given:
         if not isinstance(w, str):
-            raise ScopeError(f"{tool}: `words` must be text, not {w!r}")
-        if w.strip() and w.strip() not in picked:
-            picked.append(w.strip())
+            raise ScopeError(f"{tool}: `words` must be text, not {echoed(w)}")
+        word = w.strip()
+        if len(word) > MAX_WORD_CHARS:
+            raise ScopeError(f"{tool}: `words` holds a word of {len(word)} characters ({echoed(word, 40)}) — "
+                             f"each word runs at most {MAX_WORD_CHARS}")
+        if word and word not in picked:
+            picked.append(word)
+            if len(picked) > MAX_WORDS:
+                raise ScopeError(f"{tool}: `words` holds more than {MAX_WORDS} words — pass at most "
+                                 f"{MAX_WORDS}")
     if not picked:
         raise ScopeError(f"{tool}: `words` is required — pass at least one word to match "
                          "(words=['git', 'tag'])")
-    if len(picked) > MAX_WORDS:
-        raise ScopeError(f"{tool}: {len(picked)} words — pass at most {MAX_WORDS}")
     return picked
 
 

@@ -15,7 +15,7 @@ from total_recall.mining.scope import (
     check_max_bytes,
     select_sessions,
 )
-from total_recall.model import Hit
+from total_recall.model import Hit, echoed
 from total_recall.record.store import Store
 
 DREAM_TOOL = "do_android_dream_of_electric_sheep"
@@ -78,7 +78,7 @@ def dream(
     shown = hits[:n]
     named = ", ".join(c.address for c in sessions[:NAMED_SESSIONS])
     more = f", and {len(sessions) - NAMED_SESSIONS} more" if len(sessions) > NAMED_SESSIONS else ""
-    head = (f"# {tool} · query {query!r} · scope: {described} · sessions searched: {len(sessions)}"
+    head = (f"# {tool} · query {echoed(query)} · scope: {described} · sessions searched: {len(sessions)}"
             + (f" ({named}{more})" if sessions else "") + f" · hits: {len(shown)}"
             + (f" of {len(hits)} found (raise limit for more)" if len(hits) > len(shown) else ""))
     lines = [head]

@@ -28,7 +28,7 @@ from total_recall.mining.scope import (
     resolve_session,
 )
 from total_recall.mining.timeline import is_injected, load, owner_words, record, since_last_compaction
-from total_recall.model import Entry
+from total_recall.model import Entry, echoed
 from total_recall.record.store import Store
 
 ENTRY_TYPES = ("user", "assistant", "tool", "thinking", "meta")
@@ -142,7 +142,7 @@ def _check_types(tool: str, types: Sequence[str] | str | None) -> tuple[str, ...
     out: list[str] = []
     for t in chosen:
         if not isinstance(t, str) or t not in TYPE_CHOICES:
-            raise ScopeError(f"{tool}: unknown type {t!r} — types are {', '.join(TYPE_CHOICES)}")
+            raise ScopeError(f"{tool}: unknown type {echoed(t)} — types are {', '.join(TYPE_CHOICES)}")
         for name in ENTRY_TYPES if t == "all" else (t,):
             if name not in out:
                 out.append(name)

@@ -1,10 +1,13 @@
 """Flood control: a reply that would overflow its caller's context is never lost and never floods it.
 
-The whole reply goes to a private file (mode 600, in a folder of mode 700) under `<tempdir>/total-recall/`;
-the caller gets what fits `max_bytes` — text cut at a line boundary and ended by an EOF marker naming the
-tool, the bytes and lines returned and in all, the file, and the file's line histogram; a JSON reply is
-never torn: it shrinks to a valid, shorter JSON (fewer items, `held_back`, an `overflow` block) instead.
-Every capped call first removes overflow files older than 24 hours, so nothing needs cleaning by hand.
+The whole reply goes to a private file (mode 600, in a folder of mode 700) under the record's home,
+`<home>/overflow/` — so `TOTAL_RECALL_HOME` (or the CLI's `--home`) decides where private replies go, and
+nothing lands in a shared temp folder; the caller gets what fits `max_bytes` — text cut at a line boundary
+and ended by an EOF marker naming the tool, the bytes and lines returned and in all, the file, and the
+file's line histogram; a JSON reply is never torn: it shrinks to a valid, shorter JSON (fewer items,
+`held_back`, an `overflow` block) instead. Every capped call first removes overflow files older than 24
+hours, so nothing needs cleaning by hand; erasing an entry removes at once every overflow file that holds
+its text (`erase`, `purge`).
 """
 
 from __future__ import annotations
@@ -15,18 +18,21 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
+from total_recall.config import record_home
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump, seal
 from total_recall.mining.histogram import Histogram, of_text, text_lines
 
-DIR_NAME = "total-recall"
+OVERFLOW_DIR = "overflow"
+# Where overflow files went before they moved under the record's home: still purged on erase.
+LEGACY_DIR = "total-recall"
 PRUNE_AFTER_SECONDS = 24 * 3600
 MARKER = "--- [EOF-TRUNCATED] ---"
 PRUNE_POLICY = "overflow files older than 24 h are removed on every capped call"
@@ -57,28 +63,47 @@ class Overflow:
         return out
 
 
+def overflow_folder() -> Path:
+    """`<record home>/overflow`: where this record's overflow files are (it may not exist yet)."""
+    return record_home() / OVERFLOW_DIR
+
+
+def _private(folder: Path) -> bool:
+    """Whether `folder` is a real folder (not a symlink) of this user; tightened to 700 if looser."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    # Someone else's folder, or a symlink planted where ours should be, must not receive our text.
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    if info.st_mode & 0o077:
+        os.chmod(folder, 0o700)
+    return True
+
+
 def overflow_dir() -> Path:
-    """`<tempdir>/total-recall`, private to this user (created 700; tightened if looser).
+    """The overflow folder, created private to this user (700; tightened if looser).
 
     Raises:
-        ScopeError: neither it nor `total-recall-<uid>` can be made a private folder of this user.
+        ScopeError: it cannot be made a private folder of this user.
     """
+    folder = overflow_folder()
+    try:
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise ScopeError(f"cannot make the overflow folder {folder}: {exc.strerror or exc}") from None
+    if not _private(folder):
+        raise ScopeError(f"the overflow folder {folder} is not a private folder of this user (a symlink, "
+                         "or owned by someone else); remove it, or set TOTAL_RECALL_HOME to a folder of your "
+                         "own")
+    return folder
+
+
+def _legacy_folders() -> list[Path]:
     base = Path(tempfile.gettempdir())
-    for name in (DIR_NAME, f"{DIR_NAME}-{os.getuid()}"):
-        folder = base / name
-        try:
-            folder.mkdir(mode=0o700, exist_ok=True)
-            info = os.lstat(folder)
-        except OSError:
-            continue
-        # Someone else's folder (or a symlink planted in a shared /tmp) must not receive our text.
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            continue
-        if info.st_mode & 0o077:
-            os.chmod(folder, 0o700)
-        return folder
-    raise ScopeError(f"cannot make a private overflow folder under {base} (tried {DIR_NAME} and "
-                     f"{DIR_NAME}-{os.getuid()}); set TMPDIR to a folder of your own")
+    return [base / LEGACY_DIR, base / f"{LEGACY_DIR}-{os.getuid()}"]
 
 
 def prune(folder: Path, now: float | None = None) -> int:
@@ -230,3 +255,99 @@ def fit_json(tool: str, scope: str, reply: dict[str, Any], key: str, max_bytes: 
         return bare
     raise ScopeError(f"{tool}: max_bytes={max_bytes} cannot hold even the reply's fixed fields "
                      f"({bare['bytes']} bytes); raise max_bytes — the whole reply is in {ov.path}")
+
+
+# -- erase: no overflow file keeps an erased entry's text --
+
+# A line of an erased text this long is distinctive enough to purge a file that holds it: replies are cut
+# at line boundaries, and reports join an entry's lines with ⏎, so a reply may hold some lines alone.
+DISTINCTIVE_LINE = 16
+# Any run of an erased text at least _GRAM + _STRIDE - 1 bytes long is found wherever it stands (a
+# snippet cut from the middle of a long line, a record clamped to max_record_bytes): every _GRAM-byte
+# piece of the text is hashed, and a file is probed at every _STRIDE-th byte.
+_GRAM = 32
+_STRIDE = 16
+_REACH = _GRAM + _STRIDE - 1
+# Hashing every piece costs memory per byte erased; past this many the rest is found by lines and whole.
+_GRAM_CAP = 2_000_000
+# Shorter texts and lines are searched for one by one (a scan of every file each) up to this many; all of
+# them are also looked up as the lines of a file, which costs one pass whatever their number.
+_LITERAL_CAP = 64
+# Where a file's lines part: a newline, a JSON-escaped one, or the ⏎ reports join an entry's lines with.
+_SEGMENTS = re.compile(rb"\n|\\n| \xe2\x8f\x8e ")
+_SEGMENT_TRIM = b' \t\r",'
+
+
+class _Needles:
+    """What of some erased texts a file must not hold: each text whole, its distinctive lines, and its
+    32-byte pieces — as written and as JSON escapes them (overflow files of JSON replies)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.literal: set[bytes] = set()
+        self.lines: set[bytes] = set()
+        self.grams: set[int] = set()
+        for text in texts:
+            for form in {text, orjson.dumps(text).decode()[1:-1]}:
+                self._add(form)
+
+    def _short(self, piece: bytes) -> None:
+        self.lines.add(piece.strip(_SEGMENT_TRIM))
+        if len(self.literal) < _LITERAL_CAP:
+            self.literal.add(piece)
+
+    def _add(self, form: str) -> None:
+        whole = form.strip().encode()
+        if not whole:
+            return
+        data = form.encode()
+        pieces = len(self.grams) + len(data) <= _GRAM_CAP
+        if pieces:
+            self.grams.update(hash(data[i:i + _GRAM]) for i in range(len(data) - _GRAM + 1))
+        if len(whole) < _REACH or not pieces:
+            self._short(whole)
+        for raw in _SEGMENTS.split(data):
+            line = raw.strip()
+            if len(line.decode(errors="ignore")) >= DISTINCTIVE_LINE and (len(line) < _REACH or not pieces):
+                self._short(line)
+
+    def __bool__(self) -> bool:
+        return bool(self.literal or self.grams)
+
+    def found_in(self, data: bytes) -> bool:
+        if any(needle in data for needle in self.literal):
+            return True
+        grams = self.grams
+        if any(hash(data[i:i + _GRAM]) in grams for i in range(0, len(data) - _GRAM + 1, _STRIDE)):
+            return True
+        lines = self.lines
+        return bool(lines) and any(raw.strip(_SEGMENT_TRIM) in lines for raw in _SEGMENTS.split(data))
+
+
+def purge(texts: Iterable[str]) -> list[Path]:
+    """Delete every overflow file holding any of `texts` (whole, a distinctive line, or a run of 47 bytes
+    or more) from this record's overflow folder and the temp-folder ones of earlier versions; returns
+    the files deleted. An overflow file is a copy of a reply, never the record: deleting one that merely
+    shares a line with an erased text loses nothing that cannot be asked for again."""
+    needles = _Needles(texts)
+    if not needles:
+        return []
+    removed: list[Path] = []
+    for folder in (overflow_folder(), *_legacy_folders()):
+        if not _private(folder):
+            continue
+        with os.scandir(folder) as entries:
+            files = [Path(e.path) for e in entries if e.is_file(follow_symlinks=False)]
+        for path in files:
+            try:
+                found = needles.found_in(path.read_bytes())
+            except FileNotFoundError:
+                continue  # pruned meanwhile
+            except OSError:
+                found = True  # unreadable, so it cannot be cleared: a copy of a reply is safer gone
+            if found:
+                try:
+                    path.unlink()
+                except FileNotFoundError:
+                    continue
+                removed.append(path)
+    return removed

@@ -3,7 +3,7 @@
 A 2 MB dump profiles to ten lines (the line ranges of its tenths and the bytes in each, like the awk
 histogram of the Rust tool), plus its longest line, so a caller can see the shape of what overflowed and
 then extract just the lines it needs. `line_histogram` is the tool over a file on disk — made for the
-overflow files flood control writes, useful on any large dump.
+overflow files flood control writes, and it reads nothing else.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from total_recall.errors import ScopeError
 from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes
+from total_recall.model import echoed
 
 BUCKETS = 10
 MODES = ("histogram", "extract")
@@ -83,18 +84,43 @@ def of_text(text: str) -> Histogram:
     return of_sizes(len(line.encode()) for line in text_lines(text))
 
 
-def _regular_file(path_text: str) -> Path:
+def overflow_file(path_text: str) -> Path:
+    """The overflow file `path_text` names: a regular file directly in this record's overflow folder (a
+    bare file name is looked up there). Anything else is refused by name — over MCP the caller may be an
+    agent reading on someone's behalf, and this tool must not become a way to read any file the server
+    can (keys in /proc/self/environ, the record's own bytes).
+
+    Raises:
+        ScopeError: no path, a path outside the overflow folder (after symlinks), a `..`, no such file.
+    """
+    # Imported here: flood imports this module for the histogram.
+    from total_recall.mining.flood import overflow_folder
+
+    tool = "line_histogram"
     if not isinstance(path_text, str) or not path_text.strip():
-        raise ScopeError("line_histogram: `file_path` is required (the path of a file to profile)")
-    path = Path(path_text).expanduser()
+        raise ScopeError(f"{tool}: `file_path` is required (an overflow file a capped reply named)")
+    folder = overflow_folder()
+    refusal = ScopeError(f"{tool} reads only overflow files under {folder}: {echoed(path_text)} is not one")
+    given = Path(path_text)
+    if ".." in given.parts or "\0" in path_text:
+        raise refusal
+    path = given if given.is_absolute() else folder / given if len(given.parts) == 1 else Path.cwd() / given
     try:
-        info = os.stat(path)
+        real = path.resolve(strict=False)
+        home = folder.resolve(strict=False)
+    except (OSError, RuntimeError):  # a symlink loop
+        raise refusal from None
+    if real.parent != home:
+        raise refusal
+    try:
+        info = os.stat(real)
     except OSError as exc:
-        raise ScopeError(f"line_histogram: cannot open {path}: {exc.strerror or exc}") from None
+        raise ScopeError(f"{tool}: cannot open {real}: {exc.strerror or exc} (overflow files are removed "
+                         "after 24 h, and when an entry they hold is erased)") from None
     if not stat.S_ISREG(info.st_mode):
         # A fifo or a device would block or never end; a directory has no lines.
-        raise ScopeError(f"line_histogram: {path} is not a regular file")
-    return path
+        raise ScopeError(f"{tool}: {real} is not a regular file")
+    return real
 
 
 def of_file(path: Path) -> Histogram:
@@ -109,13 +135,13 @@ def check_selectors(mode: str | None, line: int | None, start: int | None, end: 
     tool = "line_histogram"
     chosen = mode or "histogram"
     if chosen not in MODES:
-        raise ScopeError(f"{tool}: unknown mode {mode!r} — pass mode='histogram' (the default) or "
+        raise ScopeError(f"{tool}: unknown mode {echoed(mode)} — pass mode='histogram' (the default) or "
                          "mode='extract' with line=N, or start=A and end=B")
     for name, value in (("line", line), ("start", start), ("end", end)):
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ScopeError(f"{tool}: `{name}` must be a whole number, not {value!r}")
+            raise ScopeError(f"{tool}: `{name}` must be a whole number, not {echoed(value)}")
         if value < 1:
             raise ScopeError(f"{tool}: `{name}` is {value}, but lines count from 1")
     given = [n for n, v in (("line", line), ("start", start), ("end", end)) if v is not None]
@@ -165,11 +191,13 @@ def line_histogram(
     end: int | None = None,
     max_bytes: int | None = None,
 ) -> str:
-    """Profile a file by where its bytes are (mode='histogram', the default), or return some of its lines
-    (mode='extract' with line=N, or start=A and end=B; 1-based, inclusive). Only regular files are read.
+    """Profile an overflow file by where its bytes are (mode='histogram', the default), or return some of
+    its lines (mode='extract' with line=N, or start=A and end=B; 1-based, inclusive). Only the regular
+    files of this record's overflow folder are read (`overflow_file`).
 
     Raises:
-        ScopeError: a path that is not a regular file, selectors that do not form a set, a range past the end.
+        ScopeError: a path outside the overflow folder or not a regular file, selectors that do not form a
+            set, a range past the end.
     """
     # flood imports this module for the histogram; the tool itself is capped like every report.
     from total_recall.mining.flood import cap_text
@@ -177,7 +205,7 @@ def line_histogram(
     tool = "line_histogram"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
     chosen = check_selectors(mode, line, start, end)
-    path = _regular_file(file_path)
+    path = overflow_file(file_path)
     if chosen == "histogram":
         h = of_file(path)
         body = f"File: {path}\n{h.summary()}\n"

@@ -24,6 +24,7 @@ from total_recall.mining.scope import (
     iso,
     select_sessions,
 )
+from total_recall.model import echoed
 from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
 from total_recall.record.sync import sync as run_sync
@@ -97,7 +98,7 @@ def _check_seconds(tool: str, seconds: float | None) -> float:
         return DEFAULT_VECTOR_BUDGET
     number = not isinstance(seconds, bool) and isinstance(seconds, int | float)
     if not number or not 0 <= seconds <= INDEX_BUDGET_MAX:
-        raise ScopeError(f"{tool}: `budget_seconds` is out of range: {seconds!r} — it runs 0–"
+        raise ScopeError(f"{tool}: `budget_seconds` is out of range: {echoed(seconds)} — it runs 0–"
                          f"{INDEX_BUDGET_MAX:g} (0: report only); omit it for {DEFAULT_VECTOR_BUDGET:g}")
     return float(seconds)
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from total_recall.errors import AddressError, ScopeError
 from total_recall.mining.queries import last_entry_times
-from total_recall.model import HARNESSES, Address, Session
+from total_recall.model import HARNESSES, NUMBER_MAX, Address, Session, echoed
 from total_recall.record.store import Store
 
 # The bounds every tool states in its schema as minimum/maximum, so a schema-honouring client cannot send
@@ -40,6 +40,8 @@ EXTRACT_MAX_BYTES = 131072
 # A listing is bounded by the store query before the byte budget decides.
 LISTING_ROW_CAP = 200
 HOURS_MIN = 0
+# A window reaches back at most 100 years: time arithmetic past year 1 overflows, and nothing is older.
+HOURS_MAX = 876_600
 LIST_HOURS_DEFAULT = 240
 DIALOGUE_HOURS_DEFAULT = 48
 QA_HOURS_DEFAULT = 48
@@ -66,9 +68,12 @@ def reject_unknown(tool: str, given: Mapping[str, object], accepted: Sequence[st
     if not unknown:
         return
     parts = []
-    for key in unknown:
-        close = difflib.get_close_matches(key, list(accepted), n=1)
-        parts.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    for key in unknown[:10]:
+        close = difflib.get_close_matches(key, list(accepted), n=1) if len(key) <= 100 else []
+        name = key if len(key) <= 80 else echoed(key)
+        parts.append(f"`{name}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    if len(unknown) > 10:
+        parts.append(f"and {len(unknown) - 10} more")
     noun = "field" if len(unknown) == 1 else "fields"
     raise ScopeError(
         f"{tool}: unrecognised {noun} {', '.join(parts)} — a typo is a call run on the wrong scope; "
@@ -90,7 +95,7 @@ def _bounded(tool: str, name: str, value: object, default: _Default, low: int, h
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScopeError(f"{tool}: `{name}` must be a whole number, not {value!r}")
+        raise ScopeError(f"{tool}: `{name}` must be a whole number, not {echoed(value)}")
     if value < low or (high is not None and value > high):
         raise ScopeError(f"{tool}: `{name}` is out of range: {value} — {rule}")
     return value
@@ -105,8 +110,8 @@ def check_limit(tool: str, limit: int | None) -> int:
 
 def check_offset(tool: str, offset: int | None) -> int | None:
     """`offset` (0-based first record): omitted = the most recent `limit` records."""
-    return _bounded(tool, "offset", offset, None, OFFSET_MIN, None,
-                    "offsets count from 0; omit it for the most recent records")
+    return _bounded(tool, "offset", offset, None, OFFSET_MIN, NUMBER_MAX,
+                    f"offsets count from 0 to {NUMBER_MAX}; omit it for the most recent records")
 
 
 def check_max_bytes(tool: str, max_bytes: int | None, default: int) -> int:
@@ -126,7 +131,7 @@ def check_harness(tool: str, harness: str | None) -> str | None:
     if harness is None or harness == "":
         return None
     if harness not in HARNESSES:
-        raise ScopeError(f"{tool}: unknown harness {harness!r} — known: {', '.join(HARNESSES)}")
+        raise ScopeError(f"{tool}: unknown harness {echoed(harness)} — known: {', '.join(HARNESSES)}")
     return harness
 
 
@@ -134,7 +139,7 @@ def check_flag(tool: str, name: str, value: bool | None) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise ScopeError(f"{tool}: `{name}` must be true or false, not {value!r}")
+        raise ScopeError(f"{tool}: `{name}` must be true or false, not {echoed(value)}")
     return value
 
 
@@ -152,7 +157,7 @@ class Window:
         return None if self.hours is None else now - timedelta(hours=self.hours)
 
     def describe(self) -> str:
-        where = f", folder containing {self.directory!r}" if self.directory else ""
+        where = f", folder containing {echoed(self.directory)}" if self.directory else ""
         if self.everything:
             return f"the whole record (all=true){where}"
         hours = f"{self.hours:g}"
@@ -181,15 +186,22 @@ def check_window(
     hours: float | None = None
     if hours_back is not None:
         if isinstance(hours_back, bool) or not isinstance(hours_back, int | float):
-            raise ScopeError(f"{tool}: `hours_back` must be a number of hours, not {hours_back!r} — {forms}")
+            raise ScopeError(f"{tool}: `hours_back` must be a number of hours, not {echoed(hours_back)} — "
+                             f"{forms}")
         if math.isnan(hours_back) or math.isinf(hours_back) or hours_back < HOURS_MIN:
             raise ScopeError(
                 f"{tool}: `hours_back` is out of range: {hours_back} — it is a window in hours and never "
                 f"'no bound'; {forms}"
             )
+        if hours_back > HOURS_MAX:
+            raise ScopeError(
+                f"{tool}: `hours_back` is out of range: {hours_back:g} — a window runs at most {HOURS_MAX} "
+                f"hours (100 years); for the whole record pass all=true on purpose"
+            )
         hours = float(hours_back) if hours_back > 0 else None
     if directory is not None and not isinstance(directory, str):
-        raise ScopeError(f"{tool}: `directory` must be text (a piece of a folder path), not {directory!r}")
+        raise ScopeError(f"{tool}: `directory` must be text (a piece of a folder path), not "
+                         f"{echoed(directory)}")
     folder = directory.strip() if directory else None
     if everything and hours is not None:
         raise ScopeError(
@@ -291,7 +303,7 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
         ScopeError: nothing matches (naming what was tried), or several sessions match (listing them).
     """
     if session_id is not None and not isinstance(session_id, str):
-        raise ScopeError(f"{tool}: `session_id` must be text (s7, or a native id), not {session_id!r}")
+        raise ScopeError(f"{tool}: `session_id` must be text (s7, or a native id), not {echoed(session_id)}")
     harness = check_harness(tool, harness)
     candidates = sessions_by_activity(store, harness)
     query = (session_id or "").strip()
@@ -320,7 +332,7 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
             shown = "; ".join(c.label() for c in found[:10])
             more = f"; and {len(found) - 10} more" if len(found) > 10 else ""
             raise ScopeError(
-                f"{tool}: session_id {query!r} is ambiguous — it matches {len(found)} sessions: "
+                f"{tool}: session_id {echoed(query)} is ambiguous — it matches {len(found)} sessions: "
                 f"{shown}{more}. Pass more of the id, or the address (s7)"
             )
     if not candidates:
@@ -328,7 +340,7 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
     within = f" among the {harness} sessions" if harness else ""
     recent = "; ".join(c.label() for c in candidates[:5])
     raise ScopeError(
-        f"{tool}: session_id {query!r} matches no session{within} — tried it as an address (s7), as "
+        f"{tool}: session_id {echoed(query)} matches no session{within} — tried it as an address (s7), as "
         f"{', as '.join(name for name, _ in tiers)}. The most recent: {recent}"
     )
 
@@ -391,5 +403,5 @@ def select_sessions(
     )
     if window is None:
         one = resolve_session(store, tool, session_id, harness)
-        return [one], f"session {one.address} (session_id={session_id!r})"
+        return [one], f"session {one.address} (session_id={echoed(session_id)})"
     return sessions_in_window(store, window, harness), window.describe()

@@ -41,7 +41,7 @@ from total_recall.mining.todos import (
     TodoEdit,
     todo_calls,
 )
-from total_recall.model import Address, Entry, Session
+from total_recall.model import Address, Entry, Session, echoed
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 
@@ -423,7 +423,7 @@ def prior_period_summary(store: Store, *, since: datetime | None, until: datetim
               and (folder is None or folder in (c.session.cwd or "").casefold())]
     window, held_back = _window_entries(store, [c.session for c in chosen], since, until)
     if not window:
-        where = f" in folders containing {directory!r}" if folder else ""
+        where = f" in folders containing {echoed(directory)}" if folder else ""
         raise ScopeError(
             f"prior_period_summary: no entries between {iso(since) or 'the beginning'} and "
             f"{iso(until)}{where} — widen hours_back, drop directory, or pass all=true on purpose"

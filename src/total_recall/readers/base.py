@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +30,13 @@ CHECK_BYTES = 4096
 # Commit about this often while reading one large file.
 CHECKPOINT_BYTES = 8 << 20
 READ_CHUNK = 1 << 20
+# The longest JSONL line (bytes) a reader parses; a longer one is skipped with a warning as it streams
+# past, so one runaway line costs neither quadratic time nor its size in memory. Documented in
+# docs/READERS_CONTRACT.md and the README. OpenCode parts and messages share it.
+LINE_LIMIT = 64 << 20
 ZSTD_MAGIC = 0xFD2FB528
+UTF8_BOM = b"\xef\xbb\xbf"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,12 +214,18 @@ class JsonlReader(Reader):
             return False
 
 
-def iter_jsonl(path: Path, cursor: Cursor) -> Iterator[Line | ReadWarning | Checkpoint]:
+def iter_jsonl(
+    path: Path, cursor: Cursor, *, limit: int = LINE_LIMIT
+) -> Iterator[Line | ReadWarning | Checkpoint]:
     """The complete lines of a JSONL payload from `cursor` on, then a final Checkpoint.
 
-    A malformed line is skipped with a warning naming file and line. A last line with no newline is
-    taken only when it parses as a whole JSON object; otherwise it is a write in progress and is
-    left for the next sync.
+    A malformed line is skipped with a warning naming file and line; text a strict parser refuses but
+    that can be kept (a UTF-8 BOM, a lone surrogate escape, invalid UTF-8) is kept, with a warning. A
+    line longer than `limit` bytes is skipped as it streams past (never held whole), with a warning
+    naming its size, and the lines after it are read on. A last line with no newline is taken only
+    when it parses as a whole JSON object; otherwise it is a write in progress and is left for the next
+    sync (with a warning when it is already over the limit). Time is linear in the payload; memory is
+    bounded by `limit` plus one read chunk.
 
     Raises:
         SourceError: the payload cannot be opened or decompressed.
@@ -219,29 +233,51 @@ def iter_jsonl(path: Path, cursor: Cursor) -> Iterator[Line | ReadWarning | Chec
     name = str(path)
     offset = cursor.offset
     line_no = cursor.line
+    parts: list[bytes] = []  # the line under way, joined once its newline comes (never re-joined)
+    pending = 0  # bytes read past `offset`: the line under way
+    skipping = False  # the line under way is over the limit: counted, not kept
     with open_payload(path) as fh:
         try:
-            head, tail = _seek_to(fh, path, offset) if offset else (b"", b"")
-            pending = b""
+            head, recent = _seek_to(fh, path, offset) if offset else (b"", b"")
+            tail = recent  # the last bytes before `offset`; `recent`: before the next chunk
             since_checkpoint = 0
             while True:
                 chunk = fh.read(READ_CHUNK)
                 if not chunk:
                     break
-                data = pending + chunk if pending else chunk
-                lines = data.split(b"\n")
-                pending = lines.pop()
-                for raw in lines:
-                    line_no += 1
-                    item = _parse_line(name, line_no, raw)
-                    if item is not None:
-                        yield item
-                consumed = len(data) - len(pending)
-                offset += consumed
-                since_checkpoint += consumed
                 if len(head) < CHECK_BYTES:
-                    head = (head + data[: min(consumed, CHECK_BYTES)])[:CHECK_BYTES]
-                tail = (tail + data[max(0, consumed - CHECK_BYTES) : consumed])[-CHECK_BYTES:]
+                    head += chunk[: CHECK_BYTES - len(head)]
+                end = chunk.rfind(b"\n") + 1  # through this chunk's last newline
+                if end:
+                    lines = chunk[: end - 1].split(b"\n")
+                    bom = offset == 0 and not skipping  # the first of them is the payload's first
+                    if skipping:
+                        line_no += 1
+                        yield _too_long(name, line_no, pending + len(lines[0]), limit)
+                        del lines[0]
+                    elif parts:
+                        lines[0] = b"".join([*parts, lines[0]])
+                    for raw in lines:
+                        line_no += 1
+                        if len(raw) > limit:
+                            yield _too_long(name, line_no, len(raw), limit)
+                        else:
+                            yield from _parse_line(name, line_no, raw, bom=bom)
+                        bom = False
+                    parts, skipping = [], False
+                    consumed = pending + end
+                    offset += consumed
+                    since_checkpoint += consumed
+                    pending = 0
+                    tail = (recent + chunk[:end])[-CHECK_BYTES:]
+                rest = chunk[end:]
+                if rest:
+                    pending += len(rest)
+                    if not skipping:
+                        parts.append(rest)
+                        if pending > limit:
+                            parts, skipping = [], True
+                recent = (recent[-CHECK_BYTES:] + chunk[-CHECK_BYTES:])[-CHECK_BYTES:]
                 if since_checkpoint >= CHECKPOINT_BYTES:
                     since_checkpoint = 0
                     yield Checkpoint(Cursor(offset, line_no, _window(head, tail, offset)))
@@ -253,18 +289,16 @@ def iter_jsonl(path: Path, cursor: Cursor) -> Iterator[Line | ReadWarning | Chec
         # zstandard's stream reader ends quietly at a cut frame; a truncated payload must not pass for
         # a finished one, so the final cursor is only handed over once the frames are whole.
         check_zstd_complete(path)
-    if pending.strip():
-        try:
-            obj = orjson.loads(pending)
-        except orjson.JSONDecodeError:
-            obj = None  # a write in progress: leave it for the next sync
-        if isinstance(obj, dict):
+    if skipping:
+        why = f"a line of {pending} bytes so far with no newline yet is over the {limit}-byte line limit"
+        yield ReadWarning(name, why + "; it will be skipped", line_no + 1)
+    elif parts:
+        items = _parse_line(name, line_no + 1, b"".join(parts), bom=offset == 0)
+        if any(isinstance(item, Line) for item in items):  # else a write in progress: left for later
             line_no += 1
-            offset += len(pending)
-            if len(head) < CHECK_BYTES:
-                head = (head + pending[:CHECK_BYTES])[:CHECK_BYTES]
-            tail = (tail + pending[-CHECK_BYTES:])[-CHECK_BYTES:]
-            yield Line(line_no, pending.rstrip(b"\r"), obj)
+            offset += pending
+            tail = recent
+            yield from items
     yield Checkpoint(Cursor(offset, line_no, _window(head, tail, offset)))
 
 
@@ -308,18 +342,93 @@ def check_zstd_complete(path: Path) -> None:
 
 
 
-def _parse_line(name: str, line_no: int, raw: bytes) -> Line | ReadWarning | None:
-    if not raw.strip():
-        return None
+def _parse_line(name: str, line_no: int, raw: bytes, *, bom: bool = False) -> list[Line | ReadWarning]:
+    """One line's items: its Line (after a warning when it had to be repaired), or why it was skipped."""
     if raw.endswith(b"\r"):
         raw = raw[:-1]
+    if bom and raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM) :]  # an editor's encoding mark, not part of the record
+    if not raw.strip():
+        return []
     try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return ReadWarning(name, f"not JSON ({exc.msg})", line_no)
+        obj, repaired = loads_lenient(raw)
+    except ValueError as exc:
+        return [ReadWarning(name, f"not JSON ({exc})", line_no)]
     if not isinstance(obj, dict):
-        return ReadWarning(name, f"not a JSON object (a {type(obj).__name__})", line_no)
-    return Line(line_no, raw, obj)
+        return [ReadWarning(name, f"not a JSON object (a {type(obj).__name__})", line_no)]
+    line = Line(line_no, raw, obj)
+    return [line] if repaired is None else [ReadWarning(name, repaired + "; line kept", line_no), line]
+
+
+def _too_long(name: str, line_no: int, size: int, limit: int) -> ReadWarning:
+    return ReadWarning(name, f"a line of {size} bytes is over the {limit}-byte line limit; skipped", line_no)
+
+
+def loads_lenient(raw: bytes) -> tuple[Any, str | None]:
+    """JSON from bytes: strictly (orjson) when it can, else keeping what a strict parser refuses.
+
+    Returns the value and, when it had to be repaired, what was done (invalid UTF-8 or a lone surrogate
+    escape replaced by U+FFFD, a non-standard constant such as NaN read). Integers past 64 bits become
+    floats, as orjson reads them.
+
+    Raises:
+        ValueError: the bytes are not JSON at all (the strict parser's reason).
+    """
+    try:
+        return orjson.loads(raw), None
+    except orjson.JSONDecodeError as exc:
+        strict = exc.msg
+    notes = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        notes.append("invalid UTF-8 replaced by U+FFFD")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ValueError(strict) from None
+    fixed = [0]
+    obj = _mend(obj, fixed)
+    if fixed[0]:
+        notes.append(f"{fixed[0]} lone surrogate escape(s) replaced by U+FFFD")
+    if not notes:
+        notes.append(f"not strict JSON ({strict}), read leniently")
+    return obj, ", ".join(notes)
+
+
+def _mend(value: Any, fixed: list[int]) -> Any:
+    """`value` with lone surrogates replaced (counted in `fixed`) and over-wide integers as floats."""
+    if isinstance(value, str):
+        mended, n = _SURROGATE.subn("\ufffd", value)
+        fixed[0] += n
+        return mended
+    if isinstance(value, dict):
+        return {_mend(k, fixed): _mend(v, fixed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mend(v, fixed) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return float(value)
+    return value
+
+
+def first_lines(path: Path, count: int = 1, limit: int = LINE_LIMIT) -> list[bytes]:
+    """Up to `count` leading lines of a payload, for a cheap peek at a header; stops before a line over
+    `limit` (never reads past it) and at the end of the payload.
+
+    Raises:
+        SourceError: the payload cannot be opened.
+    """
+    out: list[bytes] = []
+    with open_payload(path) as fh:
+        while len(out) < count:
+            raw = fh.readline(limit + 1)
+            if not raw or (len(raw) > limit and not raw.endswith(b"\n")):
+                break
+            out.append(raw)
+    if out and out[0].startswith(UTF8_BOM):
+        out[0] = out[0][len(UTF8_BOM) :]
+    return out
 
 
 def file_sources(harness: str, root: Path, patterns: tuple[str, ...]) -> Iterator[Source]:
@@ -359,6 +468,14 @@ def content_key(*parts: object) -> str:
         h.update(part if isinstance(part, bytes) else str(part).encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def distinct_key(seen: dict[str, str], key: str, raw: bytes) -> str:
+    """`key`, or `key~<hash of raw>` when this read already gave `key` to a line with other bytes: a
+    reused native id keeps its own entry instead of being merged away by the record as a replay.
+    `seen` is the read's own memory of keys and line hashes."""
+    digest = content_key(raw)[:12]
+    return key if seen.setdefault(key, digest) == digest else f"{key}~{digest}"
 
 
 def base64_size(data: str) -> int:

@@ -258,8 +258,10 @@ class ClaudeCodeReader(JsonlReader):
             yield ReadWarning(source.key, why, line.number)
         if not pieces:
             pieces = [_Piece("harness", "meta", _label(obj))]
-        # A damaged line may share its uuid with a healthy copy of it; keep both apart.
-        base = uuid if uuid is not None and not warnings else content_key(line.raw, line.number)
+        # The line's hash joins its uuid: a second line reusing a uuid with other bytes (a damaged copy,
+        # a tool that stamps one uuid twice) is kept as its own entry, while re-reading the same line
+        # after a crash or a resume still lands on the key the record holds.
+        base = content_key(line.raw, line.number) if uuid is None else f"{uuid}~{content_key(line.raw)[:12]}"
         parent = _str(obj.get("parentUuid"))
         if parent is None and rtype == "system" and obj.get("subtype") == "compact_boundary":
             parent = _str(obj.get("logicalParentUuid"))

@@ -30,9 +30,10 @@ from total_recall.readers.base import (
     content_key,
     epoch_iso,
     file_sources,
+    first_lines,
     iter_jsonl,
     json_text,
-    open_payload,
+    loads_lenient,
 )
 
 NOT_ROLLOUTS = frozenset({"session_index.jsonl", "history.jsonl"})
@@ -111,14 +112,13 @@ def native_id(path: Path, cursor: Cursor) -> str:
 
 def _peek_id(path: Path) -> str | None:
     try:
-        with open_payload(path) as fh:
-            for _, raw in zip(range(3), fh, strict=False):
-                obj = orjson.loads(raw) if raw.strip() else {}
-                payload = obj.get("payload") if isinstance(obj, dict) else None
-                if isinstance(payload, dict) and obj.get("type") == "session_meta":
-                    return _str(payload.get("id"))
-                if isinstance(obj, dict) and "type" not in obj and "payload" not in obj:
-                    return _str(obj.get("id"))
+        for raw in first_lines(path, 3):
+            obj = orjson.loads(raw) if raw.strip() else {}
+            payload = obj.get("payload") if isinstance(obj, dict) else None
+            if isinstance(payload, dict) and obj.get("type") == "session_meta":
+                return _str(payload.get("id"))
+            if isinstance(obj, dict) and "type" not in obj and "payload" not in obj:
+                return _str(obj.get("id"))
     except Exception:  # an unreadable payload: the read itself reports it
         return None
     return None
@@ -159,7 +159,7 @@ class _Rollout:
                 self.replayed += self.hold(ReadWarning(path, str(rec[2]), rec[0]))
             else:
                 raw = str(rec[1]).encode()
-                self.replayed += self.feed(Line(rec[0], raw, orjson.loads(raw)))
+                self.replayed += self.feed(Line(rec[0], raw, loads_lenient(raw)[0]))
 
     def _fields(self) -> dict[str, Any]:
         return {"v": _STATE_VERSION, "native": self.native, "identified": self.identified,
@@ -201,7 +201,8 @@ class _Rollout:
         if not self.queue and not pending:
             return self._out
         self.queue.extend(self._out)
-        self.held.append([line.number, line.raw.decode()])
+        # As text in the cursor's JSON: invalid UTF-8 (already U+FFFD in the parsed line) goes the same way.
+        self.held.append([line.number, line.raw.decode("utf-8", "replace")])
         # Overlapping copies (an events-only rollout) would hold everything back: cap the held tail.
         return [] if pending and len(self.held) <= 4 * _MAX_WAIT else self.settle()
 
@@ -232,7 +233,9 @@ class _Rollout:
         elif rtype == "world_state":
             full = isinstance(payload, dict) and payload.get("full")
             self._meta("world_state (full)" if full else rtype, None)
-        elif payload not in (None, "", {}, []):
+        elif payload in (None, "", {}, []):
+            self._meta(rtype, None)  # a record of a kind not known here: its label, not nothing
+        else:
             self._meta(rtype, _detail(payload) if isinstance(payload, dict) else json_text(payload))
 
     def _session_meta(self, p: dict[str, Any]) -> None:

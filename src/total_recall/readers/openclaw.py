@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,12 @@ from total_recall.readers.base import (
     Line,
     Source,
     base64_size,
+    distinct_key,
     epoch_iso,
+    first_lines,
     join_blocks,
     json_text,
-    open_payload,
+    loads_lenient,
     stat_fingerprint,
 )
 
@@ -49,6 +51,7 @@ TRANSCRIPT_ONLY_MODELS = ("gateway-injected", "delivery-mirror")
 class _Session:
     native_id: str
     store_title: bool = False
+    keys: dict[str, str] = field(default_factory=dict)  # node ids seen in this read (distinct_key)
 
 
 _Piece = tuple[Author, Kind, str, dict[str, Any]]
@@ -134,7 +137,7 @@ class OpenClawReader(JsonlReader):
             pieces = _message_pieces(message, node)
         else:
             pieces = _entry_pieces(obj)
-        base = node or f"L{line.number}"
+        base = distinct_key(session.keys, node, line.raw) if node else f"L{line.number}"
         parent = _str(obj.get("parentId"))
         stamp = _timestamp(obj.get("timestamp"))
         if stamp is None and isinstance(obj.get("message"), dict):
@@ -310,11 +313,9 @@ def _stem_id(path: Path) -> str:
 
 def _header(path: Path) -> dict[str, Any]:
     """The first line when it is a `session` header (cheap: nothing else is read)."""
-    with open_payload(path) as fh:
-        raw = fh.readline()
     try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        obj = loads_lenient(first_lines(path)[0])[0]
+    except (IndexError, ValueError):
         return {}
     return obj if isinstance(obj, dict) and obj.get("type") == "session" else {}
 

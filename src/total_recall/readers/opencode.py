@@ -14,8 +14,11 @@ completed), so a session is read up to its first half-done message or tool and r
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,9 +27,11 @@ from urllib.parse import quote
 
 import orjson
 
+from total_recall.config import record_home
 from total_recall.errors import SourceError
 from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
+    LINE_LIMIT,
     Checkpoint,
     Cursor,
     Item,
@@ -43,6 +48,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED_TABLES = ("session", "message", "part")
 UNFINISHED_TOOL = ("pending", "running")
 STATE_VERSION = 1
+SNAPSHOT_TRIES = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -90,7 +96,7 @@ class OpenCodeReader(Reader):
     def fingerprint(self, source: Source) -> str:
         if source.kind == "tree":
             return _tree_fingerprint(source.path)
-        return stat_fingerprint(source.path, _wal(source.path))
+        return stat_fingerprint(source.path, _side(source.path, "-wal"))
 
     def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
         old = cursor.state.get("sessions") if cursor.state.get("v") == STATE_VERSION else None
@@ -104,16 +110,8 @@ class OpenCodeReader(Reader):
 # --- SQLite ---------------------------------------------------------------------------------------
 
 
-def _wal(db: Path) -> Path:
-    return db.with_name(db.name + "-wal")
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """A read-only connection that sees committed rows still in the WAL.
-
-    Raises:
-        SourceError: the file is unreadable, not SQLite, or not an OpenCode database.
-    """
+def _check_header(path: Path) -> None:
+    """Raises SourceError unless `path` can be opened and looks like SQLite (an empty file may be new)."""
     try:
         with open(path, "rb") as fh:
             header = fh.read(100)
@@ -121,14 +119,91 @@ def _connect(path: Path) -> sqlite3.Connection:
         raise SourceError(f"{path}: cannot open: {exc.strerror or exc}") from exc
     if header and not header.startswith(SQLITE_MAGIC):
         raise SourceError(f"{path}: not a SQLite database")
-    uri = f"file:{quote(str(path))}?mode=ro"
-    # A WAL-mode db whose writer closed cleanly has no -wal/-shm; `mode=ro` alone would create both
-    # (and leave them) inside the store. With no WAL there is nothing for immutable=1 to ignore.
-    if len(header) > 18 and header[18] == 2 and not _wal(path).exists():
-        uri += "&immutable=1"
+
+
+@contextmanager
+def _snapshot(path: Path) -> Iterator[Path]:
+    """A private copy of the database and its -wal (or -journal), deleted when the block ends.
+
+    Opening the store itself, even `mode=ro`, makes SQLite create (or open for writing) the -shm and
+    even the -wal beside it whenever a -wal exists or appears; `immutable=1` would ignore the commits
+    still in the -wal. A copy is opened instead, in a folder only we can read under the record's home.
+    The copy is consistent when the database file did not change from before its copy to after the
+    -wal's: the -wal's frames are then a valid history on top of it (a torn last frame is ignored).
+    """
+    folder = _snapshot_folder()
+    tmp = Path(tempfile.mkdtemp(prefix=f"opencode-{os.getpid()}-", dir=folder))
+    try:
+        copy = tmp / "opencode.db"
+        for _ in range(SNAPSHOT_TRIES):
+            before = _identity(path)
+            try:
+                shutil.copyfile(path, copy)
+                for suffix in ("-wal", "-journal"):
+                    side, target = _side(path, suffix), _side(copy, suffix)
+                    try:
+                        shutil.copyfile(side, target)
+                    except FileNotFoundError:
+                        target.unlink(missing_ok=True)
+            except OSError as exc:
+                raise SourceError(f"{path}: cannot copy for reading: {exc.strerror or exc}") from exc
+            if _identity(path) == before:
+                break
+        else:
+            raise SourceError(f"{path}: changed during each of {SNAPSHOT_TRIES} copies; read it next sync")
+        yield copy
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _snapshot_folder() -> Path:
+    """`<record home>/snapshots` (0700), cleared of copies left by processes that are gone (killed)."""
+    home = record_home()
+    if not home.exists():
+        home.mkdir(parents=True, mode=0o700, exist_ok=True)
+    folder = home / "snapshots"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
+    for left in folder.glob("opencode-*-*"):
+        pid = left.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+    return folder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, not ours to signal
+    return True
+
+
+def _identity(path: Path) -> tuple[int, int, int]:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _side(db: Path, suffix: str) -> Path:
+    return db.with_name(db.name + suffix)
+
+
+def _connect(copy: Path, path: Path) -> sqlite3.Connection:
+    """A connection to our private copy `copy` of the store `path` (named in errors); the copy is ours,
+    so SQLite may replay its -wal or roll back its -journal there.
+
+    Raises:
+        SourceError: the copy is not a readable SQLite database, or not an OpenCode one.
+    """
     con: sqlite3.Connection | None = None
     try:
-        con = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+        con = sqlite3.connect(f"file:{quote(str(copy))}", uri=True, isolation_level=None, timeout=5.0)
         con.execute("PRAGMA query_only = ON")
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.Error as exc:
@@ -144,7 +219,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _read_db(path: Path, known: dict[str, Any]) -> Iterator[Item]:
-    con = _connect(path)
+    _check_header(path)
+    with _snapshot(path) as copy:
+        yield from _read_copy(_connect(copy, path), path, known)
+
+
+def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> Iterator[Item]:
     name = str(path)
     try:
         by_msg = "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id"
@@ -178,8 +258,13 @@ def _read_db(path: Path, known: dict[str, Any]) -> Iterator[Item]:
     yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
 
 
+# A row's `data` over the line limit is never fetched into Python: only its size, to name it.
+_DATA = (f"CASE WHEN length(CAST(data AS BLOB)) > {LINE_LIMIT} THEN NULL ELSE data END AS data,"
+         " length(CAST(data AS BLOB)) AS size")
+
+
 def _db_messages(con: sqlite3.Connection, sid: str, at: tuple[int, str] | None) -> list[sqlite3.Row]:
-    cols = "SELECT id, session_id, time_created, data FROM message WHERE session_id = ?"
+    cols = f"SELECT id, session_id, time_created, {_DATA} FROM message WHERE session_id = ?"
     order = " ORDER BY time_created, id"
     if at is None:
         return con.execute(cols + order, (sid,)).fetchall()
@@ -187,9 +272,15 @@ def _db_messages(con: sqlite3.Connection, sid: str, at: tuple[int, str] | None) 
     return con.execute(cols + where + order, (sid, at[0], at[0], at[1])).fetchall()
 
 
+def _too_large(size: Any) -> str | None:
+    if isinstance(size, int) and size > LINE_LIMIT:
+        return f"data of {size} bytes is over the {LINE_LIMIT}-byte limit"
+    return None
+
+
 def _db_message(name: str, row: sqlite3.Row) -> _Msg | ReadWarning:
     mid = str(row["id"])
-    info = _parse_data(row["data"])
+    info = _too_large(row["size"]) or _parse_data(row["data"])
     if isinstance(info, str):
         return ReadWarning(name, f"message:{mid}: {info}; skipped with its parts")
     raw = _row_json(
@@ -201,11 +292,15 @@ def _db_message(name: str, row: sqlite3.Row) -> _Msg | ReadWarning:
 def _db_parts(con: sqlite3.Connection, name: str, msg: _Msg) -> list[_Part | ReadWarning]:
     out: list[_Part | ReadWarning] = []
     sql = (
-        "SELECT id, message_id, session_id, time_created, time_updated, data FROM part"
+        f"SELECT id, message_id, session_id, time_created, time_updated, {_DATA} FROM part"
         " WHERE message_id = ? ORDER BY id"
     )
     for row in con.execute(sql, (msg.id,)):
         pid = str(row["id"])
+        too_large = _too_large(row["size"])
+        if too_large:
+            out.append(ReadWarning(name, f"part:{pid}: {too_large}; skipped"))
+            continue
         data = _parse_data(row["data"])
         if isinstance(data, str):
             out.append(ReadWarning(name, f"part:{pid}: {data}"))
@@ -304,6 +399,9 @@ def _dir_stat(folder: Path) -> tuple[list[str], int]:
 
 def _load_json(path: Path) -> tuple[dict[str, Any], bytes] | ReadWarning:
     try:
+        too_large = _too_large(path.stat().st_size)
+        if too_large:
+            return ReadWarning(str(path), too_large + "; skipped")
         raw = path.read_bytes()
     except OSError as exc:
         return ReadWarning(str(path), f"cannot read: {exc.strerror or exc}")

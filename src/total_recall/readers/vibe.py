@@ -13,7 +13,7 @@ starts a session without a parent, so `continuation` never applies here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,10 @@ from total_recall.readers.base import (
     Line,
     Source,
     base64_size,
+    distinct_key,
+    first_lines,
     json_text,
+    loads_lenient,
     open_payload,
     stat_fingerprint,
 )
@@ -47,6 +50,7 @@ COMPACTION_LEAD = "You are continuing a trajectory after a context compaction"
 class _Session:
     native_id: str
     title_known: bool
+    keys: dict[str, str] = field(default_factory=dict)  # message ids seen in this read (distinct_key)
 
 
 class VibeReader(JsonlReader):
@@ -118,7 +122,8 @@ class VibeReader(JsonlReader):
             title = _fallback_title(_content_text(obj.get("content")))
             if title:
                 yield SessionDraft(session.native_id, title=title)
-        base = _str(obj.get("message_id")) or f"L{line.number}"
+        mid = _str(obj.get("message_id"))
+        base = distinct_key(session.keys, mid, line.raw) if mid else f"L{line.number}"
         for n, (author, kind, text, extra) in enumerate(_pieces(obj)):
             yield EntryDraft(
                 session=session.native_id,
@@ -162,12 +167,14 @@ class VibeReader(JsonlReader):
             if first_user is not None:
                 draft.title = _fallback_title(_content_text(first_user.get("content")))
         yield draft
+        seen: dict[str, str] = {}
         for i, msg in enumerate(messages, 1):
             if not isinstance(msg, dict):
                 yield ReadWarning(str(source.path), f"message {i} is not a JSON object")
                 continue
             raw = orjson.dumps(msg)
-            base = _str(msg.get("message_id")) or f"M{i}"
+            mid = _str(msg.get("message_id"))
+            base = distinct_key(seen, mid, raw) if mid else f"M{i}"
             for n, (author, kind, text, extra) in enumerate(_pieces(msg)):
                 yield EntryDraft(
                     session=native,
@@ -309,11 +316,9 @@ def _enclosing_session_id(folder: Path) -> str:
 
 
 def _first_line(path: Path) -> dict[str, Any] | None:
-    with open_payload(path) as fh:
-        raw = fh.readline()
     try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        obj = loads_lenient(first_lines(path)[0])[0]
+    except (IndexError, ValueError):
         return None
     return obj if isinstance(obj, dict) else None
 

@@ -13,11 +13,13 @@ FLUSH_BYTES of source records, so one chunk is one flush into the record.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import functools
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -25,8 +27,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
+from pathlib import Path
 from typing import Any
 
+from total_recall.config import home_at, record_home
 from total_recall.errors import SourceError
 from total_recall.find import index
 from total_recall.model import EntryDraft
@@ -43,6 +47,7 @@ SENDING = 32 << 20
 # The pipe's buffer, as large as Linux lets anyone make one without privileges (/proc/sys/fs/pipe-max-size).
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
+_PR_SET_PDEATHSIG = 1
 # Test hooks: the second process dies after sending this many chunks, as one killed or out of memory would;
 # and chunks end at this many bytes of source records instead of FLUSH_BYTES (small fixtures, many chunks).
 WORKER_DIES_ENV = "TOTAL_RECALL_TEST_WORKER_DIES"
@@ -177,7 +182,8 @@ class ReadAhead:
         spawn = multiprocessing.get_context("spawn")  # not fork: the sync holds SQLite and zstd threads
         ours, theirs = spawn.Pipe(duplex=False)
         try:
-            self._process = spawn.Process(target=_work, args=(theirs, self._jobs, os.getpid()), daemon=True)
+            self._process = spawn.Process(target=_work, args=(theirs, self._jobs, os.getpid(), record_home()),
+                                          daemon=True)
             self._process.start()
         except (OSError, RuntimeError):  # no process to be had (limits): read here
             self._process = None
@@ -195,13 +201,24 @@ class ReadAhead:
             self._process.join()
 
 
-def _work(conn: Connection, jobs: list[Job], parent: int) -> None:
+def _work(conn: Connection, jobs: list[Job], parent: int, home: Path) -> None:
+    """The second process, serving the sync of the record in `home` (copies a reader makes, such as
+    store snapshots, go under it: a spawned process does not inherit the CLI's --home)."""
+    with home_at(home):
+        _serve(conn, jobs, parent)
+
+
+def _serve(conn: Connection, jobs: list[Job], parent: int) -> None:
     """The second process: prepare every job in order and send its parts, up to SENDING bytes ahead of
     what the sync has taken: a thread writes them, so preparing goes on while the sync is busy writing
     the record. Ctrl-C is left to the sync (which rolls back and stops it); it ends when the sync does,
-    even killed outright."""
+    even killed outright, at once and without a word: the kernel kills it with its parent (Linux), and
+    else a closed pipe or a new parent ends it quietly."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.dup2(2, 1)  # stdout may be the sync's protocol channel or a report being read: never ours
+    _die_with_parent()
+    if os.getppid() != parent:  # the sync died before that took effect
+        os._exit(0)
     threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     with contextlib.suppress(OSError):  # fewer, larger writes: each one waits for the GIL once more
         fcntl.fcntl(conn.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
@@ -213,7 +230,10 @@ def _work(conn: Connection, jobs: list[Job], parent: int) -> None:
         while (data := outbox.take()) is not None:
             if sent == dies_after:
                 os._exit(1)
-            conn.send_bytes(data)  # the GIL is released while it writes
+            try:
+                conn.send_bytes(data)  # the GIL is released while it writes
+            except OSError:  # BrokenPipeError: the sync is gone, and nobody is left to tell
+                os._exit(0)
             sent += 1
 
     sender = threading.Thread(target=send)
@@ -250,6 +270,16 @@ class _Outbox:
             self._bytes -= 0 if data is None else data.nbytes
             self._changed.notify_all()
             return data
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies: a prompt, silent end even while this
+    process holds the GIL in a long parse (a thread watching the parent would wait for it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _watch(parent: int) -> None:

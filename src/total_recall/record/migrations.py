@@ -461,6 +461,133 @@ M012_ENTRY_FACTS = """
             SELECT id, session, seq, author, kind, ts FROM entries WHERE erased_at IS NULL;
 """
 
+# Erase follows its text (issue 15). A rewrite of a source under what was read starts a new generation
+# that reads it from byte 0, so an erased entry would come back there: each erasure keeps a keyed hash of
+# the text it removed (`erased_texts`; blake2b keyed by `record_key`, a random salt made with the record, so
+# the hash answers no dictionary guess without the record), and sync records an entry of a later generation
+# of the same source whose text hashes alike as erased from the start: a tombstone with its own erasure,
+# no source record, no spans, nothing in any index. Cues and receipts' notes (text a caller wrote) can be
+# erased too, leaving a tombstone; a marker showing an erased cue is blanked like one quoting an entry.
+M013_ERASE_FOLLOWS = """
+        CREATE TABLE record_key(id INTEGER PRIMARY KEY CHECK (id = 1), salt BLOB NOT NULL);
+        INSERT INTO record_key(id, salt) VALUES (1, randomblob(32));
+        CREATE TRIGGER record_key_final_update BEFORE UPDATE ON record_key BEGIN
+            SELECT RAISE(ABORT, 'the record key is final');
+        END;
+        CREATE TRIGGER record_key_final_delete BEFORE DELETE ON record_key BEGIN
+            SELECT RAISE(ABORT, 'the record key is final');
+        END;
+
+        CREATE TABLE erased_texts(
+            entry INTEGER PRIMARY KEY REFERENCES erasures(entry),
+            source INTEGER NOT NULL REFERENCES sources(id),
+            generation INTEGER NOT NULL,
+            hash BLOB NOT NULL
+        );
+        CREATE INDEX erased_texts_source ON erased_texts(source, generation);
+        CREATE TRIGGER erased_texts_final_update BEFORE UPDATE ON erased_texts BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        CREATE TRIGGER erased_texts_final_delete BEFORE DELETE ON erased_texts BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+
+        -- An entry is recorded already erased only as the tombstone of an erasure of its own source,
+        -- without its source record.
+        CREATE TRIGGER entries_born_erased_only_by_an_erasure BEFORE INSERT ON entries
+        WHEN NEW.erased_at IS NOT NULL AND NOT (
+            NEW.raw_id IS NULL
+            AND NEW.text = '[erased ' || NEW.erased_at || ': ' || NEW.erased_reason || ']'
+            AND EXISTS (SELECT 1 FROM erased_texts t JOIN erasures x ON x.entry = t.entry
+                        WHERE t.source = NEW.source AND x.at = NEW.erased_at
+                        AND x.reason = NEW.erased_reason)
+        ) BEGIN
+            SELECT RAISE(ABORT, 'the record is append-only: an entry is recorded erased only by an erasure');
+        END;
+
+        CREATE TABLE cue_erasures(
+            cue INTEGER PRIMARY KEY REFERENCES cues(id),
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TRIGGER cue_erasures_final_update BEFORE UPDATE ON cue_erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        CREATE TRIGGER cue_erasures_final_delete BEFORE DELETE ON cue_erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        DROP TRIGGER cues_never_updated;
+        CREATE TRIGGER cues_change_only_by_erase BEFORE UPDATE ON cues
+        WHEN NOT (
+            NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.covers = OLD.covers
+            AND NEW.created = OLD.created
+            AND EXISTS (SELECT 1 FROM cue_erasures x WHERE x.cue = OLD.id
+                        AND NEW.text = '[erased ' || x.at || ': ' || x.reason || ']')
+        ) BEGIN
+            SELECT RAISE(ABORT, 'cues are append-only (leave a newer cue instead, or erase one)');
+        END;
+
+        CREATE TABLE receipt_erasures(
+            receipt INTEGER PRIMARY KEY REFERENCES receipts(id),
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TRIGGER receipt_erasures_final_update BEFORE UPDATE ON receipt_erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        CREATE TRIGGER receipt_erasures_final_delete BEFORE DELETE ON receipt_erasures BEGIN
+            SELECT RAISE(ABORT, 'erasures are final');
+        END;
+        DROP TRIGGER receipts_never_updated;
+        CREATE TRIGGER receipts_change_only_by_erase BEFORE UPDATE ON receipts
+        WHEN NOT (
+            NEW.id = OLD.id AND NEW.controller = OLD.controller AND NEW.trigger = OLD.trigger
+            AND NEW.decision = OLD.decision AND NEW.knowledge = OLD.knowledge
+            AND NEW.session IS OLD.session AND NEW.range IS OLD.range
+            AND NEW.tokens_before IS OLD.tokens_before AND NEW.tokens_after IS OLD.tokens_after
+            AND NEW.marker IS OLD.marker AND NEW.source IS OLD.source AND NEW.created = OLD.created
+            AND EXISTS (SELECT 1 FROM receipt_erasures x WHERE x.receipt = OLD.id
+                        AND NEW.note = '[erased ' || x.at || ': ' || x.reason || ']')
+        ) BEGIN
+            SELECT RAISE(ABORT, 'receipts are append-only (their note may be erased)');
+        END;
+
+        -- A marker is blanked when an entry it quotes is erased, or the cue it shows (before the cue's
+        -- text becomes its tombstone, in the same transaction).
+        DROP TRIGGER markers_change_only_by_erase;
+        CREATE TRIGGER markers_change_only_by_erase BEFORE UPDATE ON markers
+        WHEN NOT (
+            OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL AND NEW.body = ''
+            AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.range = OLD.range
+            AND NEW.tokens = OLD.tokens AND NEW.created = OLD.created
+            AND (EXISTS (SELECT 1 FROM marker_entries me JOIN entries e ON e.id = me.entry
+                         WHERE me.marker = OLD.id AND e.erased_at = NEW.erased_at)
+                 OR EXISTS (SELECT 1 FROM cue_erasures x JOIN cues c ON c.id = x.cue
+                            WHERE c.session = OLD.session AND x.at = NEW.erased_at
+                            AND CASE WHEN json_valid(OLD.body)
+                                THEN json_extract(OLD.body, '$.cue.text') END = c.text))
+        ) BEGIN
+            SELECT RAISE(ABORT, 'markers are kept as shown: changed only when an entry they quote is erased');
+        END;
+
+        -- A summary block whose range holds an entry erased after it was written is withheld when read;
+        -- its text is blanked too, so the words it may quote leave the record's pages.
+        DROP TRIGGER summary_blocks_final;
+        CREATE TRIGGER summary_blocks_final BEFORE UPDATE ON summary_blocks
+        WHEN NOT (
+            NEW.text = '' AND OLD.text <> ''
+            AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.first_seq = OLD.first_seq
+            AND NEW.last_seq = OLD.last_seq AND NEW.created = OLD.created
+            AND NEW.provider = OLD.provider AND NEW.model = OLD.model AND NEW.chars = OLD.chars
+            AND NEW.unverified = OLD.unverified
+            AND EXISTS (SELECT 1 FROM entries e JOIN erasures x ON x.entry = e.id
+                        WHERE e.session = OLD.session AND e.seq BETWEEN OLD.first_seq AND OLD.last_seq
+                        AND x.at >= OLD.created)
+        ) BEGIN
+            SELECT RAISE(ABORT, 'summary blocks are never edited: delete the newest and summarise again');
+        END;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]  # SQL, or a step run in the migration's transaction
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -477,6 +604,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m010_day_tags", _m010_day_tags),
     ("m011_strings_key_entry", M011_STRINGS_KEY_ENTRY),
     ("m012_entry_facts", M012_ENTRY_FACTS),
+    ("m013_erase_follows", M013_ERASE_FOLLOWS),
 ]
 
 

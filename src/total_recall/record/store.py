@@ -6,8 +6,14 @@ changes only through `erase`, which logs the erasure first.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import logging
+import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -15,6 +21,7 @@ from typing import Any, Literal, cast
 import orjson
 import zstandard
 
+from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.find import index
 from total_recall.model import Address, Author, Entry, Kind, Session, Span, SpanTag
@@ -25,6 +32,10 @@ _compressor = zstandard.ZstdCompressor(level=1)
 _decompressor = zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
+# Beside the record: held while a process creates or migrates it.
+OPENING_LOCK = ".open-lock"
+
+log = logging.getLogger("total_recall.record")
 
 
 def now() -> str:
@@ -43,6 +54,16 @@ def unpack_raw(blob: bytes | None) -> bytes | None:
     return None if blob is None else _decompressor.decompress(blob)
 
 
+# Marks of erased entries (see Store.erased_marks): a text hash, or a message's identity -> (time, reason).
+Marks = dict[Any, tuple[str, str]]
+
+
+def titled(title: str | None, text: str) -> bool:
+    """Whether a session title was taken from `text`: all of it, or its start cut short."""
+    core = (title or "").removesuffix("…").removesuffix("...").strip()
+    return bool(core) and core in text
+
+
 class SourceRow:
     """A source as the record tracks it: identity, generation and cursor."""
 
@@ -57,6 +78,30 @@ class SourceRow:
         self.cursor = Cursor(row["offset"], row["line"], row["check_hash"], orjson.loads(row["state"]))
 
 
+@contextmanager
+def _opening(path: Path, timeout: float) -> Iterator[None]:
+    """Hold the record's opening lock (a 0600 file beside it) while it is created and migrated.
+
+    Raises:
+        RecordError: another process held it for more than `timeout` seconds.
+    """
+    fd = os.open(path.with_name(path.name + OPENING_LOCK), os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise RecordError(f"{path}: busy: another process has been creating or upgrading "
+                                      f"the record for more than {timeout:g} s") from None
+                time.sleep(0.01)  # a migration of a new record takes milliseconds
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 class Store:
     """The record at `path`, migrated on open.
 
@@ -64,22 +109,41 @@ class Store:
         RecordError: the file is not a usable record.
     """
 
-    def __init__(self, path: Path) -> None:
+    _salt: bytes | None = None  # the record's key for text hashes (record_key), read when first needed
+
+    def __init__(self, path: Path, timeout: float = 30.0) -> None:
+        """Open (creating and migrating it if need be) the record at `path`, waiting at most `timeout`
+        seconds for another process creating or upgrading it, or holding its write lock.
+
+        The home is made private first (`config.private_home`); a tightening is logged once and kept
+        in `notices`.
+        """
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.notices: list[str] = []
+        if notice := private_home(path.parent):
+            log.warning("total-recall: note: %s", notice)
+            self.notices.append(notice)
         try:
-            # Autocommit mode: every transaction in this module is explicit.
-            self.db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-            self.db.row_factory = sqlite3.Row
-            # Large pages hold most entries without overflow chains; only takes effect on a new file.
-            self.db.execute("PRAGMA page_size=32768")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.execute("PRAGMA cache_size=-65536")
-            migrate(self.db)
+            # Created 0600 before SQLite opens it: SQLite gives its -wal and -shm the main file's mode.
+            os.close(os.open(path, os.O_RDONLY | os.O_CREAT, PRIVATE_FILE))
+            # Processes opening a new record at once would each run its migrations: one at a time.
+            with _opening(path, timeout):
+                # Autocommit mode: every transaction in this module is explicit.
+                self.db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
+                self.db.row_factory = sqlite3.Row
+                # Large pages hold most entries without overflow chains; only takes effect on a new file.
+                self.db.execute("PRAGMA page_size=32768")
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                self.db.execute("PRAGMA cache_size=-65536")
+                migrate(self.db)
         except sqlite3.DatabaseError as exc:
+            if getattr(self, "db", None) is not None:
+                self.db.close()
             raise RecordError(f"{path}: not a usable record: {exc}") from exc
+        except OSError as exc:
+            raise RecordError(f"{path}: cannot open the record: {exc.strerror or exc}") from exc
 
     def close(self) -> None:
         self.db.close()
@@ -202,9 +266,12 @@ class Store:
 
     def next_ids(self) -> tuple[int, int]:
         """The first free entry id and source-record id, for the sync that holds the write lock."""
+        # An erase may have deleted the newest source record: its number stays taken (an erased entry
+        # and its siblings still name it), or a later line would answer for theirs.
         row = self.db.execute(
             "SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM entries), "
-            "(SELECT COALESCE(MAX(id), 0) + 1 FROM raws)"
+            "MAX((SELECT COALESCE(MAX(id), 0) FROM raws), COALESCE((SELECT raw_id FROM entries "
+            "WHERE raw_id IS NOT NULL ORDER BY id DESC LIMIT 1), 0)) + 1"
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -242,39 +309,140 @@ class Store:
     def erase(self, address: Address, reason: str) -> list[str]:
         """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
 
+        The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
+        records the same text erased (see `erased_hashes`). The word-index shards that held it are merged
+        and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after the
+        commit: no page of the record, and no frame of its WAL, keeps the words.
+
         Raises:
             AddressError: the address names nothing.
         """
         ids = self._entry_ids(address)
         at = now()
         erased = []
-        self.begin()
-        try:
-            for entry_id, seq, erased_at in ids:
-                if erased_at is not None:
-                    continue
-                self.db.execute(
-                    "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason)
-                )
-                index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
-                self.db.execute(
-                    "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ? WHERE id = ?",
-                    (TOMBSTONE.format(at=at, reason=reason), at, reason, entry_id),
-                )
-                # The source line holds the erased words too; siblings cut from it lose it as well.
-                self.db.execute(
-                    "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
-                )
-                self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
-                erased.append(f"s{address.session}#{seq}")
-            self.commit()
-        except sqlite3.IntegrityError as exc:
-            self.rollback()
-            raise AppendOnlyError(str(exc)) from exc
-        except BaseException:
-            self.rollback()
-            raise
+        with self.secure_delete():
+            self.begin()
+            try:
+                shards: set[str] = set()
+                for entry_id, seq, erased_at in ids:
+                    if erased_at is not None:
+                        continue
+                    shards.add(self._erase_entry(entry_id, at, reason))
+                    erased.append(f"s{address.session}#{seq}")
+                index.purge(self.db, shards)
+                self.commit()
+            except sqlite3.IntegrityError as exc:
+                self.rollback()
+                raise AppendOnlyError(str(exc)) from exc
+            except BaseException:
+                self.rollback()
+                raise
+        if erased:
+            self.checkpoint()
         return erased
+
+    def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
+        """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
+        row = self.db.execute(
+            "SELECT e.text, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
+            "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
+        ).fetchone()
+        text: str = row["text"]
+        self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
+        self.db.execute(
+            "INSERT INTO erased_texts(entry, source, generation, hash) VALUES (?, ?, ?, ?)",
+            (entry_id, row["source"], row["generation"], self.text_hash(text)),
+        )
+        shard = index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
+        self.db.execute(
+            "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ? WHERE id = ?",
+            (TOMBSTONE.format(at=at, reason=reason), at, reason, entry_id),
+        )
+        # The source line holds the erased words too; siblings cut from it lose it as well.
+        self.db.execute(
+            "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
+        )
+        self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
+        # A title taken from the erased words (a harness's summary, a first message cut short) goes too.
+        if titled(row["title"], text):
+            self.db.execute("UPDATE sessions SET title = NULL WHERE id = ?", (row["session"],))
+        # Summary blocks over it may quote it: read back they are withheld, and their text is blanked.
+        self.db.execute(
+            "UPDATE summary_blocks SET text = '' WHERE session = ? AND ? BETWEEN first_seq AND last_seq "
+            "AND text <> '' AND created <= ?",
+            (row["session"], row["seq"], at),
+        )
+        return shard
+
+    def erased_marks(self, source_id: int, generation: int) -> tuple[Marks, Marks]:
+        """What identifies the entries erased in generations of a source before `generation`, each with
+        the (time, reason) of its erasure: the keyed hashes of their texts, and (session's native id,
+        native id, kind) of those that carry a native id of their own (a message's uuid), which names the
+        same message again even when a rewrite edited its words (its key may hash them)."""
+        by_text: Marks = {}
+        by_id: Marks = {}
+        for digest, at, reason, session, native, kind in self.db.execute(
+            "SELECT t.hash, x.at, x.reason, s.native_id, e.native_id, e.kind FROM erased_texts t "
+            "JOIN erasures x ON x.entry = t.entry JOIN entries e ON e.id = t.entry "
+            "JOIN sessions s ON s.id = e.session WHERE t.source = ? AND t.generation < ? ORDER BY x.id",
+            (source_id, generation),
+        ):
+            by_text[bytes(digest)] = (at, reason)
+            if native is not None:
+                by_id[(session, native, kind)] = (at, reason)
+        return by_text, by_id
+
+    def text_hash(self, text: str) -> bytes:
+        """A hash of `text` keyed by this record's own random salt: it matches the same text again, and
+        without the record it answers no dictionary guess."""
+        if self._salt is None:
+            row = self.db.execute("SELECT salt FROM record_key WHERE id = 1").fetchone()
+            self._salt = bytes(row[0])
+        data = text.encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, key=self._salt, digest_size=16).digest()
+
+    def append_erased(
+        self, rows: Sequence[tuple[Any, ...]], hashes: Sequence[bytes], generation: int
+    ) -> None:
+        """Append entries recorded already erased (their text erased in an earlier generation of the
+        source): rows as `append_entries` takes them, with the tombstone for text, no source record, and
+        the erasure's time and reason added; `hashes` the keyed hash of each one's text. Nothing of them
+        goes into any index."""
+        self.db.executemany(
+            "INSERT INTO entries(id, session, seq, author, kind, text, ts, key, source, line, row, "
+            "native_id, native_parent, grp, tool, sidechain, raw_id, erased_at, erased_reason) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.db.executemany(
+            "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", [(r[0], r[17], r[18]) for r in rows]
+        )
+        self.db.executemany(
+            "INSERT INTO erased_texts(entry, source, generation, hash) VALUES (?, ?, ?, ?)",
+            [(r[0], r[8], generation, h) for r, h in zip(rows, hashes, strict=True)],
+        )
+
+    def clear_title(self, session: int, text: str) -> None:
+        """Drop a session's title when it was taken from `text` (erased)."""
+        row = self.db.execute("SELECT title FROM sessions WHERE id = ?", (session,)).fetchone()
+        if row is not None and titled(row[0], text):
+            self.db.execute("UPDATE sessions SET title = NULL WHERE id = ?", (session,))
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the record and truncate it, so no old frame keeps erased words (it waits
+        for readers up to the busy timeout; a reader still holding an old snapshot leaves the frames to
+        the next checkpoint)."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+    @contextmanager
+    def secure_delete(self) -> Iterator[None]:
+        """Zero freed pages and cells while erasing (SQLite's default leaves them holding old bytes)."""
+        before = int(self.db.execute("PRAGMA secure_delete").fetchone()[0])
+        self.db.execute("PRAGMA secure_delete=ON")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA secure_delete={before}")
 
     def quarantine(self, address: Address, reason: str, undo: bool = False) -> list[str]:
         """Hide (or, with `undo`, show again) the entries at `address` in windows and pushes; edits nothing.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from total_recall.config import OVERRIDE_VARS, resolve_roots
-from total_recall.errors import ConfigError
+from total_recall.errors import ConfigError, RecordBusy
 from total_recall.find.index import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
 from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
-from total_recall.record.store import Store, pack
+from total_recall.record.store import TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
 # Test hooks: SIGKILL this process at the Nth reader checkpoint, after its batch is written and before
@@ -50,6 +51,10 @@ class _Batch:
 
     Numbers (entry seq, entry and record ids) are assigned here: a sync holds the record's sync lock
     and its write transaction, so nobody else appends meanwhile.
+
+    An entry whose text was erased in an earlier generation of the source (same keyed hash) is recorded
+    erased from the start (`born_erased`): the tombstone, no source record for its line, no spans, in no
+    index. Its addresses follow the normal numbering.
     """
 
     store: Store
@@ -71,10 +76,39 @@ class _Batch:
     next_entry: int = 0
     last_raw: int = -1
     last_raw_id: int = 0
+    # Erased in an earlier generation (Store.erased_marks): by text, by message; None until the first chunk.
+    marks: tuple[Marks, Marks] | None = None
+    matched: dict[int, tuple[bytes, str, str]] = field(default_factory=dict)  # position -> hash, at, reason
+    matched_raws: set[int] = field(default_factory=set)  # lines of this chunk holding a matched entry
+    erased: list[tuple[Any, ...]] = field(default_factory=list)
+    erased_hashes: list[bytes] = field(default_factory=list)
+    erased_texts: dict[int, list[str]] = field(default_factory=dict)  # session -> texts, for its title
+    erased_now: list[tuple[int, str]] = field(default_factory=list)  # (session, text) of this chunk
+    born_erased: int = 0
+
+    def scan(self, chunk: Chunk) -> None:
+        """Find the chunk's entries erased in an earlier generation of this source: the same text (keyed
+        hash), or the same message (its native id and kind in the same native session)."""
+        if self.marks is None:
+            first = self.generation == 1
+            self.marks = ({}, {}) if first else self.store.erased_marks(self.source_id, self.generation)
+        self.matched, self.matched_raws = {}, set()
+        by_text, by_id = self.marks
+        if not by_text:
+            return
+        for position, item in enumerate(chunk.items):
+            if isinstance(item, EntryDraft):
+                digest = self.store.text_hash(item.text)
+                mark = by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
+                if mark is not None:
+                    self.matched[position] = (digest, *mark)
+                    self.matched_raws.add(chunk.raw_of[position])
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
         fields = {name: getattr(draft, name) for name in _SESSION_FIELDS if getattr(draft, name) is not None}
+        if any(titled(fields.get("title"), text) for text in self.erased_texts.get(number, ())):
+            del fields["title"]  # taken from erased words
         if self.store.update_session(number, fields) and number not in self.created:
             self.touched.add(number)
 
@@ -100,27 +134,41 @@ class _Batch:
         keys.add(e.key)
         if not self.next_entry:
             self.next_entry, self.next_raw = self.store.next_ids()
+        mark = self.matched.get(position)
         author = e.author
         if author == "owner":
             spans = chunk.spans.get(position)
-            if spans:
-                self.spans.extend((self.next_entry, start, end, tag) for start, end, tag in spans)
-            else:
+            if not spans:
                 author = "harness"  # nothing of it is the owner's own words
-        # Entries cut from one line share its record.
+            elif mark is None:
+                self.spans.extend((self.next_entry, start, end, tag) for start, end, tag in spans)
+        # Entries cut from one line share its record; a line holding erased words keeps none.
         raw = chunk.raw_of[position]
-        if raw != self.last_raw:
-            self.last_raw, self.last_raw_id = raw, self.next_raw
-            self.raws.append((self.next_raw, e.raw))
-            self.next_raw += 1
+        raw_id: int | None = None
+        if raw not in self.matched_raws:
+            if raw != self.last_raw:
+                self.last_raw, self.last_raw_id = raw, self.next_raw
+                self.raws.append((self.next_raw, e.raw))
+                self.next_raw += 1
+            raw_id = self.last_raw_id
         seq = self.next_seq[number]
         self.next_seq[number] = seq + 1
-        self.entries.append(
-            (self.next_entry, number, seq, author, e.kind, e.text, e.timestamp, e.key, self.source_id,
-             e.line, e.row, e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain),
-             self.last_raw_id)
-        )
-        self.kept[position] = self.next_entry
+        if mark is not None:
+            digest, at, reason = mark
+            self.erased.append(
+                (self.next_entry, number, seq, author, e.kind, TOMBSTONE.format(at=at, reason=reason),
+                 e.timestamp, e.key, self.source_id, e.line, e.row, e.native_id, e.native_parent, e.group,
+                 e.tool, int(e.sidechain), None, at, reason)
+            )
+            self.erased_hashes.append(digest)
+            self.erased_texts.setdefault(number, []).append(e.text)
+            self.erased_now.append((number, e.text))
+        else:
+            self.entries.append(
+                (self.next_entry, number, seq, author, e.kind, e.text, e.timestamp, e.key, self.source_id,
+                 e.line, e.row, e.native_id, e.native_parent, e.group, e.tool, int(e.sidechain), raw_id)
+            )
+            self.kept[position] = self.next_entry
         self.next_entry += 1
 
     def flush(self, chunk: Chunk) -> None:
@@ -133,16 +181,23 @@ class _Batch:
             strings = [(kept[p], kind, key) for p, kind, key in chunk.strings if p in kept]
             failures = [(kept[p],) for p in chunk.failures if p in kept]
             self.store.append_entries(self.entries, (strings, failures), key_order=self.keys_in_order)
-            added = len(self.entries)
+        if self.erased:
+            self.store.append_erased(self.erased, self.erased_hashes, self.generation)
+            for number, text in self.erased_now:
+                self.store.clear_title(number, text)
+            self.born_erased += len(self.erased)
+        if self.entries or self.erased:
+            added = len(self.entries) + len(self.erased)
             self.report.entries_added += added
             counts = self.report.per_harness.setdefault(self.harness, {})
             counts["entries_added"] = counts.get("entries_added", 0) + added
-            numbers = {row[1] for row in self.entries}
+            numbers = {row[1] for row in self.entries} | {row[1] for row in self.erased}
             self.store.set_counts([(self.next_seq[n] - 1, n) for n in numbers])
             self.touched.update(numbers - self.created)
         if self.spans:
             self.store.add_spans(self.spans)
         self.entries, self.raws, self.spans, self.kept = [], [], [], {}
+        self.erased, self.erased_hashes, self.erased_now = [], [], []
         self.next_raw = self.next_entry = 0
         self.last_raw = -1
 
@@ -169,6 +224,7 @@ class Syncer:
     progress: Progress | None = None
     explicit: bool = False
     processes: int = 1
+    wait: float | None = None  # seconds to wait for another sync's lock; None: as long as it takes
     report: SyncReport = field(default_factory=SyncReport)
     commit_bytes: int = COMMIT_BYTES
     _checkpoints: int = 0
@@ -181,7 +237,7 @@ class Syncer:
         self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
         self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
         work = self._discover()
-        with sync_lock(self.store.path):
+        with sync_lock(self.store.path, self.wait):
             self.store.begin()
             ahead: ReadAhead | None = None
             try:
@@ -291,6 +347,7 @@ class Syncer:
                 error = part.error
                 break
             checkpoint: Checkpoint | None = None
+            batch.scan(part)
             for position, item in enumerate(part.items):
                 if isinstance(item, EntryDraft):
                     batch.entry(item, position, part)
@@ -310,6 +367,11 @@ class Syncer:
             del part  # read in this process, the next chunk is cut meanwhile: one at a time in memory
         if error is not None:
             self.report.errors.append(error)
+        if batch.born_erased:
+            self.report.notices.append(
+                f"{source.path}: {batch.born_erased} entries recorded erased: their text was erased in an "
+                "earlier generation of this file"
+            )
         store.finish_source(plan.row_id, plan.fingerprint, error)
         self.report.sessions_added += len(batch.created)
         self.report.sessions_updated += len(batch.touched - batch.created)
@@ -327,14 +389,32 @@ class Syncer:
 
 
 @contextmanager
-def sync_lock(record: Path) -> Iterator[None]:
-    """One sync at a time per record: a second waits for the first (entry numbers are assigned here)."""
-    with open(record.with_name(record.name + ".sync-lock"), "a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def sync_lock(record: Path, wait: float | None = None) -> Iterator[None]:
+    """One sync at a time per record: a second waits for the first (entry numbers are assigned here),
+    for ever, or at most `wait` seconds.
+
+    Raises:
+        RecordBusy: another sync held the lock for more than `wait` seconds.
+    """
+    # 0600 like every file beside the record, whatever the umask.
+    fd = os.open(record.with_name(record.name + ".sync-lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if wait is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise RecordBusy(f"{record}: another sync has been writing the record for more "
+                                         f"than {wait:g} s") from None
+                    time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def processes_from(env: Mapping[str, str]) -> int:
@@ -369,6 +449,7 @@ def sync(
     roots: Mapping[str, Path] | None = None,
     progress: Progress | None = None,
     processes: int = 1,
+    wait: float | None = None,
 ) -> SyncReport:
     """Bring the record up to date with the stores of `harnesses` (all by default).
 
@@ -376,7 +457,8 @@ def sync(
     notice (no such store on this machine, or the sandbox refused it). Nothing raises for one bad
     source: its error is in the report and the rest still syncs. `processes=2` lets a large sync spawn a
     second process (which imports the caller's `__main__` as multiprocessing's spawn does, so only
-    entry points that guard theirs ask for it: `total-recall sync`).
+    entry points that guard theirs ask for it: `total-recall sync`). `wait` bounds, in seconds, how long
+    it waits for another sync to finish (a hook must not wait long): RecordBusy past it.
     """
     chosen = list(harnesses) if harnesses else list(HARNESSES)
     for h in chosen:
@@ -384,4 +466,5 @@ def sync(
             raise ConfigError(f"unknown harness {h!r} (known: {', '.join(HARNESSES)})")
     if processes not in (1, 2):
         raise ConfigError(f"processes={processes!r}: give 1 or 2")
-    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses), processes=processes).run()
+    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses), processes=processes,
+                  wait=wait).run()

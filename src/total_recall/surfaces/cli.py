@@ -22,6 +22,7 @@ from total_recall.config import (
     DEMO_RECORD_FILE,
     RECORD_FILE,
     demo_roots,
+    home_at,
     record_home,
     use_demo,
 )
@@ -80,6 +81,8 @@ def _dump(value: Any) -> None:
 def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
     """Total Recall: a memory for coding agents that keeps the exact words."""
     ctx.obj = Settings(home or record_home(), demo)
+    # Copies we make (overflow files, store snapshots) go under the record's home, the one --home names.
+    ctx.with_resource(home_at(ctx.obj.home))
 
 
 @cli.command()
@@ -226,14 +229,22 @@ def _valid(address: str) -> bool:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def erase(settings: Settings, address: str, reason: str, as_json: bool) -> None:
-    """Replace the text at ADDRESS with a tombstone and purge it from everything derived."""
-    _valid(address)
+    """Replace the text at ADDRESS with a tombstone and purge it from everything derived, the overflow
+    files of capped replies included. ADDRESS may also be cue:N (a recall cue) or receipt:N (a receipt's
+    note): text a caller wrote, erased the same way."""
+    from total_recall.erasure import erase as erase_target
+
+    if not address.strip().startswith(("cue:", "receipt:")):
+        _valid(address)  # before the record is opened: a bad address creates nothing
     with _store(settings) as store:
-        done = store.erase(Address.parse(address), reason)
+        done = erase_target(store, address, reason)
     if as_json:
-        _dump({"erased": done, "reason": reason})
+        _dump({"erased": done.erased, "reason": reason, "overflow_files_removed": len(done.purged)})
     else:
-        click.echo(f"erased {len(done)} entries: {', '.join(done) or 'none (already erased)'}")
+        what = f"{len(done.erased)} entr{'y' if len(done.erased) == 1 else 'ies'}"
+        click.echo(f"erased {what}: {', '.join(done.erased) or 'none (already erased)'}")
+        if done.purged:
+            click.echo(f"removed {len(done.purged)} overflow file(s) that held their text")
 
 
 @cli.command()

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from total_recall.errors import TotalRecallError
+from total_recall.mining.scope import HOURS_MAX
 from total_recall.model import HARNESSES
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
 
@@ -28,8 +29,10 @@ def _window(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--directory", default=None, help="Only sessions whose folder contains this.")(func)
     func = click.option("--all", "everything", is_flag=True,
                         help="The whole record, on purpose (not with --hours).")(func)
-    return click.option("--hours", type=float, default=None,
-                        help="Sessions active in the last N hours (0 or omitted: the tool's default).")(func)
+    # The flag states the core's bound, so a window too wide is refused naming --hours.
+    return click.option("--hours", type=click.FloatRange(0, HOURS_MAX), default=None,
+                        help=f"Sessions active in the last N hours, 0–{HOURS_MAX} (0 or omitted: the tool's "
+                             "default).")(func)
 
 
 def _paging(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from total_recall.errors import TotalRecallError
+from total_recall.mining.scope import HOURS_MAX
 from total_recall.mining.summaries import PERIOD_HOURS_DEFAULT
 from total_recall.model import HARNESSES
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
@@ -89,8 +90,8 @@ def cache_delete_latest_command(settings: Settings, session: str, reason: str, a
 
 
 @cli.command("prior-period-summary")
-@click.option("--hours", type=float, default=None,
-              help=f"The window: the last N hours (0 or omitted: {PERIOD_HOURS_DEFAULT}).")
+@click.option("--hours", type=click.FloatRange(0, HOURS_MAX), default=None,
+              help=f"The window: the last N hours, 0–{HOURS_MAX} (0 or omitted: {PERIOD_HOURS_DEFAULT}).")
 @click.option("--directory", default=None, help="Only sessions whose folder contains this.")
 @click.option("--all", "everything", is_flag=True, help="The whole record, on purpose (not with --hours).")
 @click.option("--harness", type=click.Choice(HARNESSES), default=None, help="Only this harness.")

@@ -22,7 +22,7 @@ from total_recall.errors import HookInputError, TotalRecallError
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.codex import codex_hook
 from total_recall.keeping.compaction import account
-from total_recall.keeping.hooks import HookReply, parse_payload
+from total_recall.keeping.hooks import OPEN_WAIT, HookReply, parse_payload
 from total_recall.model import Address
 from total_recall.record.store import Store
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
@@ -58,7 +58,7 @@ def _answer(settings: Settings, name: str, handler: Handler) -> None:
         click.echo(f"{prefix}: {exc}", err=True)
         return
     try:
-        with Store(settings.record_path) as store:
+        with Store(settings.record_path, timeout=OPEN_WAIT) as store:  # a hook waits little (hooks.py)
             reply = handler(store, payload)
     except Exception as exc:  # the top of a hook: whatever went wrong, the harness goes on
         click.echo(f"{prefix}: {payload['hook_event_name']} failed: {type(exc).__name__}: {exc}", err=True)

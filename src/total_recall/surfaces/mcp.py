@@ -9,6 +9,9 @@ tool error carrying the core's message, never a traceback.
 The server serves the whole record unless it is bound to one harness (`--harness` or `HARNESS`); a
 bound server refuses any session, filter or listing outside that harness.
 
+Shutdown: the server ends at once, with 0, when its client closes stdin or on SIGTERM, whatever the
+start-up sync is doing (see `_exit_now`).
+
 Sync: serving never waits for one. On start the server runs one incremental sync of the harnesses it
 serves in a background thread (`--no-sync` turns it off); tools answer from what the record holds
 meanwhile (WAL: readers never wait for the writer), and `harness` reports the sync's state.
@@ -19,10 +22,11 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, overload
@@ -49,7 +53,7 @@ from total_recall.mining.scope import (
     REPORT_MAX_BYTES,
     reject_unknown,
 )
-from total_recall.model import HARNESSES, Address, Author, Harness, Session
+from total_recall.model import HARNESSES, Address, Author, Harness, Session, echoed
 from total_recall.record.reading import read as read_entries
 from total_recall.record.store import Store
 from total_recall.record.sync import sync as run_sync
@@ -230,24 +234,46 @@ class RecallServer(MCPServer[Any]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        # A refusal is a reply too: it stays within the call's max_bytes (values it echoes are cut short
+        # where they are named; this is the last guard).
+        bound = _error_bound(arguments)
         try:
             if (accepted := self._accepted.get(name)) is not None:
                 # Checked before the SDK's argument model, which would silently drop an unknown name.
                 reject_unknown(name, arguments, accepted)
         except TotalRecallError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(_within(str(exc), bound)) from exc
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
             if isinstance(exc.__cause__, TotalRecallError):
                 message = str(exc.__cause__)  # the mining tools' errors already start with the tool's name
-                raise ToolError(message if message.startswith(f"{name}: ") else f"{name}: {message}") \
-                    from exc.__cause__
+                message = message if message.startswith((f"{name}: ", f"{name} ")) else f"{name}: {message}"
+                raise ToolError(_within(message, bound)) from exc.__cause__
             raise
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(_explain(name, exc.__cause__)) from exc.__cause__
-            raise
+                raise ToolError(_within(_explain(name, exc.__cause__), bound)) from exc.__cause__
+            raise ToolError(_within(str(exc), bound)) from exc
+
+
+def _error_bound(arguments: dict[str, Any]) -> int:
+    """The bytes a refusal may take: the call's max_bytes when it is a valid one, else the smallest
+    default budget a tool has (a refusal never needs more)."""
+    given = arguments.get("max_bytes")
+    if isinstance(given, int) and not isinstance(given, bool) and MAX_BYTES_MIN <= given <= MAX_BYTES_CEILING:
+        return given
+    return REPORT_MAX_BYTES
+
+
+def _within(message: str, bound: int) -> str:
+    """`message`, cut to `bound` bytes (at a character boundary) with a note saying so when it is longer."""
+    size = len(message.encode())
+    if size <= bound:
+        return message
+    note = f"… (refusal cut to {bound} bytes of {size})"
+    keep = message.encode()[:bound - len(note.encode())].decode(errors="ignore")
+    return keep + note
 
 
 def _is_context(annotation: Any) -> bool:
@@ -265,10 +291,10 @@ def _explain(tool: str, error: ValidationError) -> str:
         name = ".".join(str(p) for p in e["loc"]) or "arguments"
         if e["type"] in _BOUND:
             key, words = _BOUND[e["type"]]
-            parts.append(f"`{name}` is out of range: {e['input']!r} — it must be {words} "
+            parts.append(f"`{name}` is out of range: {echoed(e['input'])} — it must be {words} "
                          f"{(e.get('ctx') or {}).get(key)} (the schema states every bound)")
         else:
-            parts.append(f"`{name}`: {e['msg'][:1].lower()}{e['msg'][1:]} (given {e.get('input')!r})")
+            parts.append(f"`{name}`: {e['msg'][:1].lower()}{e['msg'][1:]} (given {echoed(e.get('input'))})")
     return f"{tool}: " + "; ".join(parts)
 
 
@@ -432,4 +458,33 @@ def serve(binding: Binding, sync: bool = True) -> None:
           f"{'syncing in the background' if sync else 'no start-up sync'}", file=sys.stderr, flush=True)
     if sync:
         start_sync(binding, syncing)
-    build_server(binding, syncing).run("stdio")
+    server = build_server(binding, syncing)
+    _stop_on_signals()
+    try:
+        server.run("stdio")  # returns when the client closes stdin
+    except Exception as exc:  # the loop itself failed: say so in one line, never a traceback
+        print(f"total-recall mcp: stopped: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _exit_now(1)
+    _exit_now(0)
+
+
+def _exit_now(code: int) -> None:
+    """End the process at once, skipping the interpreter's shutdown.
+
+    The start-up sync may still be inside SQLite or onnxruntime in its thread, and an interpreter shutting
+    down under it aborts ("terminate called without an active exception", exit -6). Ending outright is
+    what a kill does to a sync, which the record is built for: every commit kept, the transaction under
+    way rolled back on the next open.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (a client or a supervisor stopping the server) ends it with 0, Ctrl-C with 130: quietly."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread may set handlers; a server run elsewhere keeps the defaults
+    signal.signal(signal.SIGTERM, lambda *_: _exit_now(0))
+    signal.signal(signal.SIGINT, lambda *_: _exit_now(130))

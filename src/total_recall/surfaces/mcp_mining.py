@@ -24,6 +24,7 @@ from total_recall.mining.dreaming import DREAM_LIMIT_DEFAULT, DREAM_TOOL, dream
 from total_recall.mining.indexing import INDEX_BUDGET_MAX, INDEX_TOOL, index_scope
 from total_recall.mining.scope import (
     EXTRACT_MAX_BYTES,
+    HOURS_MAX,
     HOURS_MIN,
     LIMIT_DEFAULT,
     MAX_BYTES_CEILING,
@@ -33,6 +34,7 @@ from total_recall.mining.scope import (
     REPORT_MAX_BYTES,
     resolve_session,
 )
+from total_recall.model import NUMBER_MAX
 from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET
 from total_recall.surfaces.mcp import Binding, Limit, RecallServer, reply, reply_text
@@ -43,15 +45,17 @@ SessionId = Annotated[str, Field(description=(
     "s7, a native session id, or a prefix or piece of one; empty: the most recently active session."))]
 WindowSessionId = Annotated[str, Field(description=(
     "One session (s7, a native id or a piece of one) instead of a window; not with hours_back/all."))]
-# The core rejects a negative window itself, naming the cheap forms; the schema states the bound.
-HoursBack = Annotated[float, Field(json_schema_extra={"minimum": HOURS_MIN}, description=(
-    "Sessions active in the last N hours; 0 or omitted: the tool's default window, never unbounded."))]
+# The core rejects a window out of range itself, naming the cheap forms; the schema states the bounds.
+HoursBack = Annotated[float, Field(
+    json_schema_extra={"minimum": HOURS_MIN, "maximum": HOURS_MAX}, description=(
+        f"Sessions active in the last N hours (at most {HOURS_MAX}, 100 years); 0 or omitted: the tool's "
+        "default window, never unbounded."))]
 Everything = Annotated[bool, Field(description="The whole record, on purpose; not with hours_back.")]
 Folder = Annotated[str, Field(description="Only sessions whose working directory contains this.")]
 ReplyBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
     f"Reply budget in bytes ({MAX_BYTES_MIN}-{MAX_BYTES_CEILING}); what does not fit goes whole to a "
     "private file the reply names."))]
-PageOffset = Annotated[int | None, Field(ge=OFFSET_MIN, description=(
+PageOffset = Annotated[int | None, Field(ge=OFFSET_MIN, le=NUMBER_MAX, description=(
     "First record, from 0; omitted: the most recent `limit` records. Page with bounds.next_offset."))]
 RecordBytes = Annotated[int | None, Field(ge=MAX_RECORD_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
     f"Clamp each record to this many bytes ({MAX_RECORD_BYTES_MIN}-{MAX_BYTES_CEILING}); omitted: no "
@@ -179,8 +183,10 @@ def register(server: RecallServer, binding: Binding) -> None:
 
     @server.read_only
     def she_said_he_said_action(
-        words: Annotated[list[str], Field(min_length=1, max_length=dialogue.MAX_WORDS, description=(
-            "Words to match, case-insensitive; any of them matches."))],
+        words: Annotated[list[Annotated[str, Field(max_length=dialogue.MAX_WORD_CHARS)]], Field(
+            min_length=1, max_length=dialogue.MAX_WORDS, description=(
+                f"Words to match (each at most {dialogue.MAX_WORD_CHARS} characters), case-insensitive; any "
+                "of them matches."))],
         session_id: WindowSessionId = "",
         hours_back: HoursBack = 0,
         all: Everything = False,
@@ -197,8 +203,8 @@ def register(server: RecallServer, binding: Binding) -> None:
 
     @server.read_only
     def line_histogram(
-        file_path: Annotated[str, Field(description="A regular file, such as an overflow file a capped "
-                                        "reply named.")],
+        file_path: Annotated[str, Field(description="An overflow file a capped reply named (only the files "
+                                        "of this record's overflow folder are read).")],
         mode: Annotated[Literal["histogram", "extract"], Field(description=(
             "histogram: where the bytes are by line range; extract: the lines line=N, or start=A to "
             "end=B."))] = "histogram",
@@ -207,8 +213,9 @@ def register(server: RecallServer, binding: Binding) -> None:
         end: LineNumber = None,
         max_bytes: ReplyBytes = REPORT_MAX_BYTES,
     ) -> CallToolResult:
-        """Where a large file's bytes are, by line range (ten buckets and its longest line), or some of
-        its lines (1-based, inclusive). Made for the overflow files of capped replies."""
+        """Where an overflow file's bytes are, by line range (ten buckets and its longest line), or some of
+        its lines (1-based, inclusive). Reads only the overflow files capped replies wrote (the folder is
+        named in the refusal of any other path)."""
         return reply_text(histogram.line_histogram(file_path, mode=mode, line=line, start=start, end=end,
                                                    max_bytes=max_bytes))
 

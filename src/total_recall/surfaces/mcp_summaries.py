@@ -14,6 +14,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from total_recall.mining import summaries
+from total_recall.mining.scope import HOURS_MAX
 from total_recall.mining.summaries import PERIOD_HOURS_DEFAULT, resolve_target
 from total_recall.surfaces.mcp import CALLS_OUT, DROPS, Binding, RecallServer, reply
 
@@ -65,8 +66,10 @@ def register(server: RecallServer, binding: Binding) -> None:
 
     @server.tool_with(CALLS_OUT)
     def prior_period_summary(
-        hours_back: Annotated[float, Field(json_schema_extra={"minimum": 0}, description=(
-            f"The last N hours; 0 or omitted: {PERIOD_HOURS_DEFAULT}, never unbounded."))] = 0,
+        hours_back: Annotated[float, Field(
+            json_schema_extra={"minimum": 0, "maximum": HOURS_MAX}, description=(
+                f"The last N hours (at most {HOURS_MAX}); 0 or omitted: {PERIOD_HOURS_DEFAULT}, never "
+                "unbounded."))] = 0,
         all: Annotated[bool, Field(description="The whole record, on purpose; not with hours_back.")] = False,
         directory: Annotated[str, Field(description="Only sessions whose folder contains this.")] = "",
     ) -> CallToolResult:

@@ -1,0 +1,166 @@
+"""The JSONL line loop every JSONL reader shares: nothing dropped without a word, nothing held whole
+past the line limit, and text a strict parser refuses kept when it can be."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import total_recall.readers.base as base
+from tests.readers.helpers import read_all
+from total_recall.model import ReadWarning
+from total_recall.readers import Checkpoint, Cursor, Line, Source
+from total_recall.readers.base import LINE_LIMIT, iter_jsonl
+from total_recall.readers.claude_code import ClaudeCodeReader
+from total_recall.readers.openclaw import OpenClawReader
+from total_recall.record.store import Store
+from total_recall.record.sync import sync
+
+SID = "11111111-2222-4333-8444-555555555555"
+
+
+def user_line(uuid: str, text: str, parent: str | None = None) -> bytes:
+    return json.dumps({
+        "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": SID, "cwd": "/w",
+        "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": text},
+    }).encode()
+
+
+def items(path: Path, limit: int) -> tuple[list[Line], list[ReadWarning], Cursor]:
+    lines, warnings, cursor = [], [], Cursor()
+    for item in iter_jsonl(path, Cursor(), limit=limit):
+        if isinstance(item, Line):
+            lines.append(item)
+        elif isinstance(item, ReadWarning):
+            warnings.append(item)
+        elif isinstance(item, Checkpoint):
+            cursor = item.cursor
+    return lines, warnings, cursor
+
+
+def transcript(tmp_path: Path, body: bytes) -> Path:
+    path = tmp_path / "projects" / "-w" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+    return path
+
+
+def recorded_texts(tmp_path: Path) -> list[str]:
+    db = sqlite3.connect(f"file:{tmp_path / 'record.sqlite3'}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in db.execute("SELECT text FROM entries ORDER BY session, seq")]
+    finally:
+        db.close()
+
+
+def sync_claude(tmp_path: Path) -> tuple[int, list[str]]:
+    with Store(tmp_path / "record.sqlite3") as store:
+        report = sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"})
+    assert report.errors == []
+    return report.entries_added, [str(w) for w in report.warnings]
+
+
+def test_the_line_limit_is_64_mib() -> None:
+    assert LINE_LIMIT == 64 << 20
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 256], ids=["line-inside-one-chunk", "line-across-chunks"])
+def test_a_line_over_the_limit_is_skipped_with_a_file_line_warning_and_the_next_line_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    monkeypatch.setattr(base, "READ_CHUNK", chunk)
+    long = b'{"text": "' + b"x" * 5000 + b'"}'
+    body = user_line("u1", "before") + b"\n" + long + b"\n" + user_line("u3", "after") + b"\n"
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(body)
+    lines, warnings, cursor = items(path, limit=1000)
+    assert [ln.number for ln in lines] == [1, 3]
+    assert lines[1].obj["message"]["content"] == "after"
+    assert [(w.path, w.line) for w in warnings] == [(str(path), 2)]
+    assert f"{len(long)} bytes" in warnings[0].why and "1000-byte line limit" in warnings[0].why
+    assert (cursor.offset, cursor.line) == (len(body), 3)
+
+
+def test_a_resumed_read_after_a_skipped_line_agrees_with_a_full_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(base, "READ_CHUNK", 300)
+    monkeypatch.setattr(base, "CHECKPOINT_BYTES", 1)
+    body = b"\n".join([user_line("u1", "a"), b'{"t": "' + b"y" * 3000 + b'"}', user_line("u3", "b"),
+                       user_line("u4", "c")]) + b"\n"
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(body)
+    checkpoints = [i.cursor for i in iter_jsonl(path, Cursor(), limit=1000) if isinstance(i, Checkpoint)]
+    full = [ln.number for ln in items(path, 1000)[0]]
+    for at in checkpoints:
+        tail = [i.number for i in iter_jsonl(path, at, limit=1000) if isinstance(i, Line)]
+        assert tail == [n for n in full if n > at.line]
+        assert base.read_check(path, at.offset) == at.check
+
+
+def test_an_overlong_last_line_with_no_newline_is_warned_and_left_for_the_next_read(tmp_path: Path) -> None:
+    head = user_line("u1", "first") + b"\n"
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(head + b'{"text": "' + b"z" * 4000)
+    lines, warnings, cursor = items(path, limit=1000)
+    assert [ln.number for ln in lines] == [1]
+    assert [w.line for w in warnings] == [2] and "no newline yet" in warnings[0].why
+    assert (cursor.offset, cursor.line) == (len(head), 1)
+
+
+def test_a_utf8_bom_on_the_first_line_is_dropped_and_the_line_is_kept(tmp_path: Path) -> None:
+    body = b"\xef\xbb\xbf" + user_line("u1", "hello") + b"\n" + user_line("u2", "x") + b"\n"
+    path = transcript(tmp_path, body)
+    got = read_all(ClaudeCodeReader(), Source("claude-code", str(path), path))
+    assert [e.text for e in got.entries] == ["hello", "x"] and got.warnings == []
+    assert got.entries[0].raw.startswith(b"{")
+
+
+def test_a_lone_surrogate_escape_keeps_the_line_with_a_replacement_and_a_warning(tmp_path: Path) -> None:
+    lone = user_line("u2", "x").replace(b'"x"', b'"broken \\ud800 here"')
+    path = transcript(tmp_path, user_line("u1", "a") + b"\n" + lone + b"\n")
+    got = read_all(ClaudeCodeReader(), Source("claude-code", str(path), path))
+    assert [e.text for e in got.entries] == ["a", "broken \ufffd here"]
+    assert [(w.path, w.line) for w in got.warnings] == [(str(path), 2)]
+    assert "surrogate" in got.warnings[0].why
+
+
+def test_invalid_utf8_keeps_the_line_with_a_replacement_and_a_warning(tmp_path: Path) -> None:
+    bad = user_line("u1", "caf_").replace(b"caf_", b"caf\xe9")
+    path = transcript(tmp_path, bad + b"\n")
+    got = read_all(ClaudeCodeReader(), Source("claude-code", str(path), path))
+    assert [e.text for e in got.entries] == ["caf\ufffd"]
+    assert [w.line for w in got.warnings] == [1] and "UTF-8" in got.warnings[0].why
+
+
+def test_a_second_line_reusing_a_uuid_with_other_text_is_recorded_too(tmp_path: Path) -> None:
+    first = user_line("u1", "first words")
+    # The same line twice byte for byte is one entry; the same uuid with other words is another.
+    path = transcript(tmp_path, first + b"\n" + first + b"\n" + user_line("u1", "other words") + b"\n")
+    added, _ = sync_claude(tmp_path)
+    assert added == 2 and recorded_texts(tmp_path) == ["first words", "other words"]
+    # A later append reusing it again is kept as well; re-reading the same lines adds nothing.
+    with path.open("ab") as fh:
+        fh.write(user_line("u1", "third words") + b"\n")
+    assert sync_claude(tmp_path)[0] == 1
+    assert recorded_texts(tmp_path) == ["first words", "other words", "third words"]
+    assert sync_claude(tmp_path)[0] == 0
+
+
+
+def test_an_openclaw_node_id_reused_with_other_text_keeps_both_entries_apart(tmp_path: Path) -> None:
+    def node(text: str) -> bytes:
+        return json.dumps({"type": "message", "id": "a1b2c3d4", "parentId": None,
+                           "timestamp": "2026-01-01T00:00:00Z",
+                           "message": {"role": "user", "content": [{"type": "text", "text": text}]}}).encode()
+
+    path = tmp_path / "sessions" / f"{SID}.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(node("one") + b"\n" + node("one") + b"\n" + node("two") + b"\n")
+    got = read_all(OpenClawReader(), Source("openclaw", str(path), path))
+    assert [e.text for e in got.entries] == ["one", "one", "two"]
+    keys = [e.key for e in got.entries]
+    assert keys[0] == keys[1] == "a1b2c3d4" and keys[2].startswith("a1b2c3d4~")

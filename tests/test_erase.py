@@ -1,0 +1,215 @@
+"""Erase follows the text everywhere (issue 15): into later generations of its source, out of every page
+and WAL frame of the record, and over the text callers write (cues, receipts' notes).
+
+The record's files are searched byte for byte while another connection holds the record open, as a running
+MCP server does: closing the last connection would checkpoint the WAL and delete it by itself, which would
+hide what the erase left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.keeping_sessions import ClaudeSession
+from tests.llm_stub import Reply, completion, running_stub
+from total_recall.keeping.cues import cues_for, leave_cue
+from total_recall.keeping.marker import build_marker, markers_for, save_marker
+from total_recall.keeping.receipts import Receipt, list_receipts, write_receipt
+from total_recall.llm.provider import Provider
+from total_recall.mining.summaries import summarise_from, summary_cache
+from total_recall.model import Address
+from total_recall.record.store import Store
+from total_recall.surfaces.cli import cli
+
+TOKEN = "tok-7f3a9c1e55"
+# The word index splits the token at '-': its pages hold this part as a term of its own.
+WORD = "7f3a9c1e55"
+SECRET = f"the deploy token is {TOKEN}, keep it out of the logs"
+
+
+def run(*args: str, code: int = 0) -> Any:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return json.loads(result.stdout) if "--json" in args and code == 0 else result
+
+
+def home() -> Path:
+    return Path(os.environ["TOTAL_RECALL_HOME"])
+
+
+def found(token: str = WORD) -> dict[str, int]:
+    """How often the token's bytes occur in each file under the record's home (record, WAL, SHM, locks)."""
+    needle = token.encode()
+    counts = {str(p.relative_to(home())): p.read_bytes().count(needle)
+              for p in home().rglob("*") if p.is_file()}
+    return {name: n for name, n in counts.items() if n}
+
+
+@pytest.fixture
+def reader() -> Iterator[sqlite3.Connection]:
+    """Another connection on the record, idle between reads like a server's."""
+    db = sqlite3.connect(home() / "record.sqlite3")
+    db.execute("SELECT COUNT(*) FROM entries").fetchone()
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClaudeSession:
+    """A Claude Code session whose third line holds the secret, synced into the record."""
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Set up the deploy for staging.").agent("Which token should the deploy use?")
+    session.owner(SECRET).agent("Noted; I will not print it.")
+    session.owner("Now run the test suite.").agent("Running the test suite now.")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(session.root))
+    run("sync", "--json")
+    return session
+
+
+def secret_address() -> str:
+    [entry] = [e for e in run("read", "s1", "--json") if TOKEN in e["text"]]
+    return str(entry["address"])
+
+
+def test_an_erased_token_leaves_no_byte_in_the_record_its_wal_or_its_index_pages(
+    claude: ClaudeSession, reader: sqlite3.Connection
+) -> None:
+    assert found(), "the secret must be in the record before the erase"
+    address = secret_address()
+    assert run("erase", address, "--reason", "a deploy token", "--json")["erased"] == [address]
+    assert found() == {}
+    assert run("search", TOKEN, "--json") == []
+    # Nothing was rebuilt: the word index still answers for the rest.
+    assert [h["address"] for h in run("search", "test suite", "--json")]
+
+
+@pytest.mark.parametrize(
+    "rewrite", ["same-size edit", "rewind and rewrite", "same-size edit of its own line"]
+)
+def test_an_erased_entry_stays_erased_after_its_file_is_rewritten_under_what_was_read(
+    claude: ClaudeSession, reader: sqlite3.Connection, rewrite: str
+) -> None:
+    address = secret_address()
+    run("erase", address, "--reason", "a deploy token")
+    data = claude.path.read_bytes()
+    if rewrite == "same-size edit":
+        edited = data.replace(b"Set up the deploy for staging.", b"Set up the deploy for testing.")
+        assert len(edited) == len(data)
+    elif rewrite == "same-size edit of its own line":  # the same message (its uuid), its words edited
+        edited = data.replace(TOKEN.encode(), TOKEN[:-1].encode() + b"6")
+        assert len(edited) == len(data) and edited != data
+    else:
+        lines = data.splitlines(keepends=True)
+        with claude.path.open("r+b") as fh:
+            fh.truncate(len(lines[0]))
+        edited = lines[0] + lines[1].replace(b"Which token", b"Which of the tokens") + b"".join(lines[2:])
+    claude.path.write_bytes(edited)
+
+    report = run("sync", "--json")
+    assert report["generations"] == 1 and report["sessions_added"] == 1
+    again = f"s2#{address.split('#')[1]}"
+    [entry] = run("read", again, "--json")
+    assert entry["erased"] is not None
+    assert entry["text"].startswith("[erased ") and "a deploy token" in entry["text"]
+    assert all(WORD[:-1] not in e["text"] for e in run("read", "s2", "--json"))
+    assert run("search", TOKEN, "--json") == []
+    assert all(WORD[:-1] not in json.dumps(hit) for hit in run("search", "deploy token", "--json"))
+    assert found(WORD[:-1]) == {}
+    # The new entry carries its own erasure, with the same reason, and kept nothing of its line.
+    assert reader.execute(
+        "SELECT x.reason, e.raw_id FROM erasures x JOIN entries e ON e.id = x.entry WHERE e.session = 2"
+    ).fetchall() == [("a deploy token", None)]
+    # The rest of the new generation is recorded as usual.
+    kept = [e["text"] for e in run("read", "s2", "--json") if not e["erased"]]
+    assert kept[-1] == "Running the test suite now." and len(kept) == 5
+
+
+def test_a_cue_holding_a_secret_can_be_erased_and_leaves_no_trace_in_markers(
+    claude: ClaudeSession, reader: sqlite3.Connection
+) -> None:
+    with Store(home() / "record.sqlite3") as store:
+        plain = leave_cue(store, 1, "deploy set up; the staging token is tok-7f3a9c1e55 for now")
+        marker = build_marker(store, Address.parse("s1#1-4"), budget=800)
+        assert marker.cue is not None and TOKEN in marker.text
+        save_marker(store, marker)
+    run("erase", secret_address(), "--reason", "a deploy token")  # the entry goes; the cue still quotes it
+    assert found() != {}
+
+    result = run("erase", f"cue:{plain.id}", "--reason", "quotes the deploy token", "--json")
+    assert result["erased"] == [f"cue:{plain.id}"] and result["reason"] == "quotes the deploy token"
+    assert found() == {}
+    with Store(home() / "record.sqlite3") as store:
+        assert cues_for(store, 1) == []
+        [tomb] = cues_for(store, 1, include_erased=True)
+        assert tomb.erased is not None and "quotes the deploy token" in tomb.text
+        assert markers_for(store, 1) == []
+        later = build_marker(store, Address.parse("s1#1-4"), budget=800)
+        assert later.cue is None and TOKEN not in later.text
+
+
+def test_a_receipt_note_holding_words_a_caller_wrote_can_be_erased(
+    claude: ClaudeSession, reader: sqlite3.Connection
+) -> None:
+    words = "9b2d04e6c1"
+    with Store(home() / "record.sqlite3") as store:
+        receipt = write_receipt(store, Receipt("claude-code", "manual", "kept", "sent, unconfirmed", 1, None,
+                                               None, None, None, None, f"custom instructions: keep {words}"))
+    assert found(words)
+    run("erase", f"receipt:{receipt}", "--reason", "quotes a token")
+    with Store(home() / "record.sqlite3") as store:
+        [kept] = list_receipts(store, 1)
+    assert kept.note is not None and kept.note.startswith("[erased ") and "quotes a token" in kept.note
+    assert (kept.id, kept.decision, kept.session) == (receipt, "kept", 1)
+    assert found(words) == {}
+
+
+def test_a_summary_block_over_an_erased_entry_is_withheld_and_its_text_leaves_the_record(
+    claude: ClaudeSession, reader: sqlite3.Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("INCEPTION_API_KEY", "TOTAL_RECALL_LLM_PRESET", "TOTAL_RECALL_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    with running_stub() as stub, Store(home() / "record.sqlite3") as store:
+        stub.script(Reply(body=completion(f"- The owner gave the deploy token {TOKEN} (s1#3).")))
+        provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
+        summarise_from(store, session=1, provider=provider)
+        assert found()
+        store.erase(Address.parse(secret_address()), "a deploy token")
+        [block] = summary_cache(store, session=1, with_text=True)["blocks"]
+    assert block["erased_since"] == ["s1#3"] and block["text"] is None
+    assert found() == {}
+
+
+def test_erasing_a_cue_or_receipt_that_does_not_exist_is_refused_by_name(claude: ClaudeSession) -> None:
+    assert "cue:99: no such cue" in run("erase", "cue:99", "--reason", "x", code=2).stderr
+    assert "receipt:99: no such receipt" in run("erase", "receipt:99", "--reason", "x", code=2).stderr
+    assert "expected cue:3" in run("erase", "cue:x", "--reason", "x", code=2).stderr
+
+
+def test_a_session_title_taken_from_erased_words_goes_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Set up the deploy for staging.").agent("Done.")
+    with session.path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"type": "summary", "summary": f"Deploy with token {TOKEN}",
+                             "leafUuid": session.parent}) + "\n")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(session.root))
+    run("sync")
+    [listed] = run("sessions", "--json")
+    assert listed["title"] == f"Deploy with token {TOKEN}"
+    db = sqlite3.connect(home() / "record.sqlite3")  # held open, as a server would
+    try:
+        run("erase", secret_address(), "--reason", "a deploy token")
+        [listed] = run("sessions", "--json")
+        assert listed["title"] is None
+        assert found() == {}
+    finally:
+        db.close()

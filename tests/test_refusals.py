@@ -1,0 +1,138 @@
+"""Bad input is refused by name, never a traceback, and a refusal stays within its bound: address numbers
+past SQLite's integers, windows past 100 years, word lists SQLite cannot match, huge echoed values, and
+line_histogram asked for any file but an overflow file — on the CLI (exit 2) and over MCP (a tool error)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.stores import synced_transcript
+from tests.test_mcp_mining import Client, refused, serving
+from total_recall.mining.scope import REPORT_MAX_BYTES
+from total_recall.surfaces.cli import cli
+
+HUGE = "99999999999999999999"  # > 2**63 - 1
+TURNS = [("user", "which branch do we release from?", "2026-05-01T10:00:00Z"),
+         ("assistant", "We release from main, tagged v1.2.", "2026-05-01T10:01:00Z")]
+# Every command that works a window of hours, with what else it needs to run.
+WINDOWED = [["list"], ["he-said-she-said", "--words", "release"], ["qa-pairs"], ["index-sessions"],
+            ["dream", "release"], ["prior-period-summary"]]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("refusals") / "record"
+    synced_transcript(folder, TURNS).close()
+    return folder
+
+
+def run(home: Path, *args: str, code: int = 2) -> Result:
+    result = CliRunner().invoke(cli, ["--home", str(home), *args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+# -- the CLI: exit 2 and the name of what was wrong --
+
+
+@pytest.mark.parametrize("args", [
+    ["read", f"s{HUGE}#1"], ["erase", f"s{HUGE}#1", "--reason", "x"],
+    ["quarantine", f"s{HUGE}", "--reason", "x"], ["search", "release", "--session", f"s{HUGE}"],
+])
+def test_an_address_number_past_the_records_integers_is_refused_by_name(home: Path, args: list[str]) -> None:
+    assert "session number too large" in run(home, *args).stderr
+
+
+def test_an_entry_number_past_the_records_integers_is_refused_by_name(home: Path) -> None:
+    assert "entry number too large" in run(home, "read", f"s1#1-{HUGE}").stderr
+
+
+@pytest.mark.parametrize("hours", ["1e308", "1000000000"])
+@pytest.mark.parametrize("command", WINDOWED, ids=lambda c: c[0])
+def test_a_window_wider_than_a_century_is_refused_naming_hours_on_every_windowed_command(
+    home: Path, command: list[str], hours: str,
+) -> None:
+    result = run(home, *command, "--hours", hours)
+    assert "'--hours'" in result.stderr and "876600" in result.stderr
+
+
+def test_a_word_sqlite_cannot_match_is_refused_naming_words_without_echoing_it(home: Path) -> None:
+    result = run(home, "he-said-she-said", "--all", "--words", "a" * 100_000)
+    assert "`words` holds a word of 100000 characters" in result.stderr and len(result.stderr) < 400
+
+
+def test_an_offset_past_the_records_integers_is_refused_by_name(home: Path) -> None:
+    assert "`offset` is out of range" in run(home, "extract", "s1", "--offset", HUGE).stderr
+
+
+def test_line_histogram_on_the_cli_reads_only_overflow_files(home: Path, tmp_path: Path) -> None:
+    folder = home / "overflow"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    (folder / "reply.md").write_text("one\ntwo\n", encoding="utf-8")
+    (folder / "sneaky.md").unlink(missing_ok=True)
+    (folder / "sneaky.md").symlink_to(home / "record.sqlite3")
+    for path in ("/etc/passwd", str(home / "record.sqlite3"), str(folder / "sneaky.md"),
+                 str(folder / ".." / "record.sqlite3"), "../record.sqlite3", str(tmp_path)):
+        message = run(home, "line-histogram", path).stderr
+        assert f"line_histogram reads only overflow files under {folder}: " in message, path
+        assert "is not one" in message
+    assert run(home, "line-histogram", "reply.md", "--extract", "--line", "2", code=0).stdout == "two\n"
+
+
+# -- MCP: a tool error naming the parameter, never "Error executing tool", never over max_bytes --
+
+
+@pytest.fixture(scope="module")
+def client(home: Path) -> Iterator[Client]:
+    env = {"HOME": str(home.parent), "TOTAL_RECALL_HOME": str(home), "TOTAL_RECALL_SANDBOX": "1",
+           "TOTAL_RECALL_VECTOR_BUDGET": "0", "TMPDIR": str(home.parent)}
+    with serving(env, home.parent / "server.log") as c:
+        yield c
+
+
+def test_over_mcp_an_address_number_past_the_records_integers_is_refused_by_name(client: Client) -> None:
+    assert "session number too large" in refused(client.call("read", {"address": f"s{HUGE}#1"}))
+    assert "entry number too large" in refused(client.call("read", {"address": f"s1#{HUGE}"}))
+
+
+@pytest.mark.parametrize("hours", [1e308, 1e9])
+@pytest.mark.parametrize(("tool", "extra"), [
+    ("list_sessions", {}), ("extract_qa_pairs", {}), ("she_said_he_said_action", {"words": ["release"]}),
+    ("index_sessions", {}), ("do_android_dream_of_electric_sheep", {"query": "release"}),
+    ("prior_period_summary", {}),
+])
+def test_over_mcp_a_window_wider_than_a_century_is_refused_naming_hours_back(
+    client: Client, tool: str, extra: dict[str, object], hours: float,
+) -> None:
+    message = refused(client.call(tool, {"hours_back": hours, **extra}))
+    assert message.startswith(f"{tool}: `hours_back` is out of range") and "876600" in message
+
+
+def test_over_mcp_a_word_sqlite_cannot_match_is_refused_naming_words(client: Client) -> None:
+    message = refused(client.call("she_said_he_said_action", {"words": ["a" * 100_000], "all": True}))
+    assert message.startswith("she_said_he_said_action: `words.0`") and len(message) < 400
+
+
+def test_over_mcp_a_refusal_echoing_a_huge_session_id_stays_within_max_bytes(client: Client) -> None:
+    huge = "x" * 1_000_000
+    for max_bytes in (1024, None):
+        args: dict[str, object] = {"session_id": huge}
+        if max_bytes:
+            args["max_bytes"] = max_bytes
+        message = refused(client.call("profile_session", args))
+        assert "session_id 'xxxx" in message and "(1000000 bytes)" in message
+        assert len(message.encode()) <= (max_bytes or REPORT_MAX_BYTES)
+    unknown = refused(client.call("list_sessions", {huge: 1, "max_bytes": 1024}))
+    assert unknown.startswith("list_sessions: unrecognised field") and len(unknown.encode()) <= 1024
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "/proc/self/environ", "record.sqlite3", "../record.sqlite3"])
+def test_over_mcp_line_histogram_reads_only_overflow_files(client: Client, home: Path, path: str) -> None:
+    given = str(home / path) if path == "record.sqlite3" else path
+    message = refused(client.call("line_histogram", {"file_path": given}))
+    assert message.startswith(f"line_histogram reads only overflow files under {home / 'overflow'}: ")
+    assert message.endswith(" is not one")
