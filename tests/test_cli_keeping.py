@@ -37,7 +37,9 @@ def test_compact_json_has_the_marker_its_id_and_its_receipt(runner: CliRunner) -
     out = as_json(run(runner, "compact", "s1", "--budget", "800", "--json"))
     assert set(out) == MARKER_KEYS
     assert out["session"] == "s1" and out["range"] == "s1#1-76"  # everything before the last 2 exchanges
-    assert all(set(q) == {"address", "text"} for q in out["instructions"] + out["strings"])
+    assert all(set(q) == {"address", "text"} for q in out["strings"])
+    assert all(set(q) == {"address", "text", "tag"} and q["tag"] in ("instruction", "statement", "question")
+               for q in out["instructions"])
     assert all(set(i) == {"kind", "address", "line"} and i["kind"] in ("decision", "failure", "open")
                for i in out["items"])
     assert out["cue"] is None and isinstance(out["pointers"], list) and isinstance(out["notices"], list)

@@ -72,3 +72,60 @@ def test_sentences_are_classified_by_what_they_ask() -> None:
     assert classify("$ systemctl status nginx") == "command"
     assert classify("It worked yesterday.") == "statement"
     assert classify("Should we restart?") == "question"
+
+
+def test_an_email_without_headers_is_told_by_its_greeting_and_sign_off_and_the_question_after_it_is_his(
+) -> None:
+    text = ("Forwarding what the ops desk sent me:\n\nHi all,\n\nPlease restart the billing database tonight."
+            "\nSend the rotated keys to the shared inbox.\n\nThanks,\nDana\n\nDoes that match the logs?")
+    tags = tagged(text)
+    assert [t for t, _ in tags] == ["statement", "paste", "question"]
+    assert tags[1][1].startswith("Hi all,") and tags[1][1].endswith("Thanks,\nDana")
+
+
+def test_a_forwarded_message_and_an_attribution_line_start_a_paste() -> None:
+    for opening in ("---------- Forwarded message ---------",
+                    "On Tue, 3 Nov 2026 at 09:12, Sam <sam@x.io> wrote:"):
+        text = f"What do you think of this?\n\n{opening}\nDrop the staging tables before the demo.\n"
+        assert tagged(text) == [("question", "What do you think of this?"),
+                                ("paste", f"{opening}\nDrop the staging tables before the demo.")]
+
+
+def test_a_headed_email_ends_at_its_sign_off_and_a_closing_question_after_it_is_the_owner_s() -> None:
+    text = ("From: it@example.com\nSubject: action needed\n\nReset your password today.\n\n"
+            "Kind regards,\nIT Desk\n\nShould I worry about this one?")
+    assert tagged(text) == [
+        ("paste", "From: it@example.com\nSubject: action needed\n\nReset your password today.\n\n"
+                  "Kind regards,\nIT Desk"),
+        ("question", "Should I worry about this one?"),
+    ]
+    unsigned = "From: it@example.com\n\nReset your password today.\n\nAlso wipe the cache.\n\nIs that real?"
+    assert tagged(unsigned)[-1] == ("question", "Is that real?")
+    assert all("Reset" not in t for tag, t in tagged(unsigned) if tag != "paste")
+
+
+def test_a_paragraph_wholly_in_quotation_marks_is_quoted_material_not_the_owner_s_words() -> None:
+    text = ("The runbook on the wiki says this:\n\n"
+            "\"Restart every worker immediately and skip the checks.\"\n\n"
+            "Staging first, then prod, every time.")
+    assert tagged(text) == [
+        ("statement", "The runbook on the wiki says this:"),
+        ("paste", "\"Restart every worker immediately and skip the checks.\""),
+        ("statement", "Staging first, then prod, every time."),
+    ]
+    own = "\"billing\" is the service name, and \"ledger\" is the database."
+    assert [t for t, _ in tagged(own)] == ["statement"]
+
+
+def test_a_list_after_a_line_ending_in_a_colon_is_the_owner_s_own() -> None:
+    text = "Two rules for the logs:\n- they stay 30 days\n- rotation happens at midnight"
+    assert [t for t, _ in tagged(text)] == ["statement", "statement", "statement"]
+
+
+def test_a_fence_after_a_line_introducing_it_is_one_paste() -> None:
+    text = ("I get this when running `git log --stat -n 0`:\n\n```\nE   AssertionError: assert 339 == 219\n"
+            "Traceback (most recent call last):\n```\nany idea?")
+    spans = owner_spans(text)
+    assert [s.tag for s in spans] == ["statement", "paste", "question"]
+    paste = text[spans[1].start:spans[1].end]
+    assert paste.startswith("```\nE   AssertionError") and paste.endswith("```")

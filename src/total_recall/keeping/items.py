@@ -7,7 +7,8 @@ Each item is one line cut verbatim from its entry (shortened with … at a word)
   approving ("yes, go ahead");
 - open: TODO / next step / still need / later, the bullets under an "Open items" heading, the pending steps
   of the agent's last todo list, and an owner question nothing answers before the range ends.
-Owner instructions are never items: the marker quotes them whole.
+The owner's words are quoted whole in the marker's own section; of them, items flag only an approval, a
+failure he reports, something he leaves for later and his last unanswered question.
 """
 
 from __future__ import annotations

@@ -1,15 +1,18 @@
 """The marker a compaction leaves in place of an evicted range: what to keep, within a token budget.
 
-A marker carries the range's address, the owner's instructions in it word for word, the exact strings
+A marker carries the range's address, the owner's own words in it word for word (everything he typed that
+is not a paste, a quote block, a command or a harness wrapper: what reads as an instruction first, but his
+statements and questions too, since owners state rules as often as they order them), the exact strings
 (paths, hashes, error lines, commands, URLs …) and one line per decision, failed attempt or open item,
 each with the address of the entry that holds it. There is no narrative. Everything in it is cut from
 the record, verbatim, so `verify` can check every line against the entry it names; and it is always
 built from the record, never from an older marker (a marker Total Recall injected into a transcript is
 masked out by its header and end lines), so the hundredth compaction is as detailed as the first.
 
-Budget: instructions get their own budget Bo (default: half the marker's). When they overflow it, the
-oldest become one-line pointers (address + first words), the oldest pointers fold into one directory line
-of addresses, and a notice says so; every instruction stays word for word at its address. Strings and
+Budget: the owner's words get their own budget Bo (default: half the marker's). When they overflow it, the
+oldest of what does not read as an instruction leave the view first, then the oldest instructions: each
+becomes a one-line pointer (address + first words), the oldest pointers fold into one directory line of
+addresses, and a notice says so; every line of the owner's stays word for word at its address. Strings and
 items share what is left, most useful first; what does not fit becomes a count and the addresses that
 hold the rest, never dropped in silence. A recall cue (seed 003) stands in for the mechanical items of the
 part it covers; instructions and strings stay.
@@ -32,7 +35,7 @@ from total_recall.keeping.evicted import MinedEntry, read_range
 from total_recall.keeping.exact_strings import find_strings
 from total_recall.keeping.items import Item, ItemKind, find_items
 from total_recall.keeping.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
-from total_recall.model import Address
+from total_recall.model import Address, SpanTag
 from total_recall.record.store import Store, now
 
 __all__ = [
@@ -40,22 +43,26 @@ __all__ = [
     "marker_from_dict", "markers_for", "range_tokens", "render", "save_marker",
 ]
 
-# Instructions are what a summary loses first and what the owner has to repeat, so by default they get
-# the largest single share of the budget; strings and items share the rest (and whatever Bo leaves).
+# The owner's words are what a summary loses first and what the owner has to repeat, so by default they
+# get the largest single share of the budget; strings and items share the rest (and whatever Bo leaves).
 BO_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
 class Quote:
-    """Text that occurs word for word in the entry at `address` (for a cue: the range it covers)."""
+    """Text that occurs word for word in the entry at `address` (for a cue: the range it covers). A quote of
+    the owner's words has the `tag` of what it holds: `instruction` when any of it reads as one, else
+    `statement`, else `question`."""
 
     address: str
     text: str
+    tag: SpanTag | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Marker:
-    """A marker for the range `range` (`s3#10-200`) of session `session`; `text` is what a window shows."""
+    """A marker for the range `range` (`s3#10-200`) of session `session`; `text` is what a window shows.
+    `instructions` are the owner's words kept in full (each tagged), as shown: instructions first."""
 
     session: int
     range: str
@@ -85,15 +92,13 @@ HEADER = "[total-recall marker {range}]"
 END = "[end total-recall marker {range}]"
 GUIDE = ("Compacted out of the window. Every line names the entry that holds it word for word: "
          "`total-recall read ADDRESS` returns it exactly.")
-INSTRUCTIONS_HEAD = "instructions (the owner's own words, verbatim):"
+INSTRUCTIONS_HEAD = "the owner's own words, verbatim (instructions first):"
 STRINGS_HEAD = "exact strings:"
 ITEMS_HEAD = "decisions, failures, open items:"
 POINTER_WORDS = 4
 INSTRUCTION_POINTER = re.compile(r'^→ (s\d+#\d+) "(.+)…"$')
-DIRECTORY_LIST = re.compile(r"^→ (\d+) older instructions?, word for word at (s\d+#\d+(?:,\d+)*)$")
-DIRECTORY_RANGE = re.compile(
-    r"^→ (\d+) older instructions?, word for word among the owner's messages in (s\d+#\d+(?:-\d+)?)$"
-)
+DIRECTORY_LIST = re.compile(r"^→ (\d+) more messages? of the owner's, word for word at (s\d+#\d+(?:,\d+)*)$")
+DIRECTORY_RANGE = re.compile(r"^→ (\d+) more messages? of the owner's, word for word in (s\d+#\d+(?:-\d+)?)$")
 OVERFLOW = re.compile(
     r"^→ (\d+)(\+?) more (exact strings|items) "
     r"(?:at (s\d+#\d+(?:,\d+)*)(?:, the rest in (s\d+#\d+(?:-\d+)?))?|in (s\d+#\d+(?:-\d+)?))$"
@@ -142,7 +147,7 @@ def _cue_line(q: Quote) -> str:
 
 
 def pointer_opening(text: str) -> str:
-    """The first words of an instruction, as its pointer shows them."""
+    """The first words of a quote of the owner's, as its pointer shows them."""
     words = text.split(" ")
     return " ".join(words[:POINTER_WORDS] if len(words) > POINTER_WORDS else words[: max(1, len(words) // 2)])
 
@@ -155,31 +160,57 @@ def _address_list(session: int, seqs: Sequence[int]) -> str:
     return f"s{session}#" + ",".join(str(s) for s in seqs)
 
 
-# -- instructions --
+# -- the owner's words --
+
+# The tags of the owner's own prose (a paste or a command is not his words), weakest claim first: which
+# tag a quote holding several gets, and which leave the view first when Bo fills.
+OWN_TAGS: tuple[SpanTag, ...] = ("question", "statement", "instruction")
 
 
-def _instructions(session: int, entries: Sequence[MinedEntry]) -> list[Quote]:
-    """The owner's instruction spans, oldest first; neighbours on one line are quoted as one."""
+def stronger(a: SpanTag, b: SpanTag) -> SpanTag:
+    """The tag of a quote holding spans tagged `a` and `b`."""
+    return a if OWN_TAGS.index(a) >= OWN_TAGS.index(b) else b
+
+
+def _owner_words(session: int, entries: Sequence[MinedEntry]) -> list[Quote]:
+    """The owner's own prose spans, oldest first; neighbours on one line are quoted as one line.
+
+    Every sentence of his counts, not only those that open with a directive word: "Deploys wait for the
+    Friday freeze" is as much a rule as "Never deploy before Friday". What is left out is what someone
+    else wrote (pastes, quote blocks) or what is not prose (commands), as `record/spans.py` cut them."""
     out: list[Quote] = []
     for e in entries:
         if e.author != "owner":
             continue
-        run: tuple[int, int] | None = None
+        address = f"s{session}#{e.seq}"
+        run: tuple[int, int, SpanTag] | None = None
         for s in e.spans:
-            if s.tag != "instruction":
+            if s.tag not in OWN_TAGS:
                 if run is not None:
-                    out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
+                    out.append(Quote(address, e.text[run[0]:run[1]], run[2]))
                 run = None
                 continue
             if run is not None and _same_line_gap(e.text[run[1]:s.start]):
-                run = (run[0], s.end)
+                run = (run[0], s.end, stronger(run[2], s.tag))
                 continue
             if run is not None:
-                out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
-            run = (s.start, s.end)
+                out.append(Quote(address, e.text[run[0]:run[1]], run[2]))
+            run = (s.start, s.end, s.tag)
         if run is not None:
-            out.append(Quote(f"s{session}#{e.seq}", e.text[run[0]:run[1]]))
-    return [q for q in out if q.text.strip()]
+            out.append(Quote(address, e.text[run[0]:run[1]], run[2]))
+    return [q for q in out if any(c.isalnum() for c in q.text)]  # a "-----" line says nothing
+
+
+def _keep_order(quotes: Sequence[Quote]) -> list[Quote]:
+    """The order in which the owner's words leave the view when Bo fills, first to leave first: what does
+    not read as an instruction before what does, the oldest first within each."""
+    return sorted(quotes, key=lambda q: OWN_TAGS.index(q.tag or "instruction"))  # stable: oldest first
+
+
+def _shown_order(full: Sequence[Quote], chronological: Sequence[Quote]) -> list[Quote]:
+    """The lines kept in full as the marker shows them: instructions first, then the rest, oldest first."""
+    when = {id(q): n for n, q in enumerate(chronological)}
+    return sorted(full, key=lambda q: (q.tag != "instruction", when[id(q)]))
 
 
 def _same_line_gap(gap: str) -> bool:
@@ -289,8 +320,9 @@ class _Fold:
 
 
 def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
-    """Fit the instructions into Bo (twentieths of a token): the newest in full, older ones as pointers,
-    the oldest in one directory line of addresses (or, when even that is too long, of their range).
+    """Fit the owner's words into Bo (twentieths of a token). `quotes` come in keep order (`_keep_order`:
+    the first to leave the view first): the last ones in full, the ones before as pointers, the first in
+    one directory line listing their messages (or, when even that is too long, naming their range).
 
     Each extra line in full costs more than the address it takes out of the directory, and each pointer
     more than its address, so the most that fit are found by counting up; costs are worked out only for
@@ -300,7 +332,7 @@ def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
     if n == 0:
         return _Fold([], [], 0, [])
     head = _cost(INSTRUCTIONS_HEAD)
-    newest: list[int] = [0]  # newest[f]: the cost of the newest f in full
+    newest: list[int] = [0]  # newest[f]: the cost of the last f in full
     for q in reversed(quotes):
         newest.append(newest[-1] + _cost(_instruction_line(q)))
         if head + newest[-1] > bo:
@@ -308,24 +340,33 @@ def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
     else:
         return _Fold(list(quotes), [], head + newest[-1], [])
     seqs = [int(q.address.split("#")[1]) for q in quotes]
-    pieces = [0, 0]  # pieces[k]: the ",seq" parts of the k oldest addresses after the first
-    for seq in seqs[1:]:
-        pieces.append(pieces[-1] + number_and_comma_weight(seq))
+    # Of the k first quotes: how many messages hold them, what their ",seq" parts weigh, their range.
+    held, parts, low, high = [0], [0], [seqs[0]], [seqs[0]]
+    seen: set[int] = set()
+    for seq in seqs:
+        fresh = seq not in seen
+        seen.add(seq)
+        held.append(held[-1] + fresh)
+        parts.append(parts[-1] + (number_and_comma_weight(seq) if fresh else 0))
+        low.append(min(low[-1], seq))
+        high.append(max(high[-1], seq))
+
+    def opening(k: int) -> str:
+        return f"→ {held[k]} more message{'s' if held[k] > 1 else ''} of the owner's, word for word"
 
     def listed(k: int) -> str:
-        where = _address_list(session, seqs[:k])
-        return f"→ {k} older instruction{'s' if k > 1 else ''}, word for word at {where}"
+        return f"{opening(k)} at {_address_list(session, sorted(set(seqs[:k])))}"
 
     def ranged(k: int) -> str:
-        return (f"→ {k} older instruction{'s' if k > 1 else ''}, word for word among the owner's messages in "
-                f"{Address(session, seqs[0], seqs[k - 1])}")
+        return f"{opening(k)} in {Address(session, low[k], high[k])}"
 
     def directory(k: int, form: Callable[[int], str]) -> int:
         if k == 0:
             return 0
         if form is ranged:
             return _cost(ranged(k))
-        return _cost(f"→ {k} older instructions, word for word at s{session}#{seqs[0]}") + pieces[k]
+        # One comma fewer than addresses: the list's cost is additive (see tokens.py).
+        return _cost(f"{opening(k)} at s{session}#") + parts[k] - _COMMA
 
     def in_full(f: int) -> int:
         while len(newest) <= f:
@@ -335,11 +376,11 @@ def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
     for form in (listed, ranged):
         if head + directory(n, form) > bo:
             continue
-        f = 0  # how many of the newest stay in full; the k = n - f oldest leave the view
+        f = 0  # how many of the last stay in full; the k = n - f first leave the view
         while f + 1 < n and head + in_full(f + 1) + directory(n - f - 1, form) <= bo:
             f += 1
         k = n - f
-        pointers: list[int] = [0]  # pointers[p]: the cost of the newest p of the k as pointers
+        pointers: list[int] = [0]  # pointers[p]: the cost of the last p of the k as pointers
         while len(pointers) <= k:
             more = pointers[-1] + _cost(_instruction_pointer(quotes[k - len(pointers)]))
             p = len(pointers)
@@ -347,12 +388,15 @@ def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
                 break
             pointers.append(more)
         return _folded(quotes, k, len(pointers) - 1, form, head + in_full(f), bo)
-    # Not even one directory line fits Bo: the instructions take what they need from the rest.
+    # Not even one directory line fits Bo: the owner's words take what they need from the rest.
     return _folded(quotes, n, 0, ranged, head, bo)
 
 
+_COMMA = weight(",")
+
+
 def _folded(quotes: Sequence[Quote], k: int, p: int, form: Callable[[int], str], kept: int, bo: int) -> _Fold:
-    """The k oldest out of view: the newest p of them as pointers, the rest in one directory line; `kept`
+    """The k first out of view: the last p of them as pointers, the rest in one directory line; `kept`
     is what the header and the lines in full cost."""
     n = len(quotes)
     lines = ([form(k - p)] if k > p else []) + [_instruction_pointer(q) for q in quotes[k - p:k]]
@@ -363,8 +407,8 @@ def _folded(quotes: Sequence[Quote], k: int, p: int, form: Callable[[int], str],
 
 def _fold_notice(bo: int, n: int, k: int, pointers: int, folded: int, needed: int | None) -> str:
     """What the owner is told when Bo fills."""
-    text = (f"Bo full ({bo} tokens): the {k} oldest of {n} instructions are out of view ({pointers} as "
-            f"pointers, {folded} in the directory line), each word for word at its address")
+    text = (f"Bo full ({bo} tokens): {k} of the owner's {n} lines out of view, instructions last ({pointers} "
+            f"as pointers, {folded} in the directory line), each word for word at its address")
     return text + (f"; even that needs {needed} tokens" if needed is not None else "")
 
 
@@ -522,7 +566,8 @@ def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marke
     strings, unscanned = _strings(store, session, entries)
     items, items_unscanned = _items(session, span, entries)
     cue, covered = _cue(cues_for(store, session), span)
-    instructions = _instructions(session, entries)
+    chronological = _owner_words(session, entries)
+    instructions = _keep_order(chronological)
     notices: list[str] = []
     if cue is not None:
         cue_items = [c for c in items if not covered[0] <= c.seq <= covered[1]]
@@ -544,7 +589,7 @@ def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marke
     notices = fold.notices + notices
     used = rest + fold.cost + sum(_cost(f"notice: {n}") for n in fold.notices)
     if used > capacity:
-        raise MarkerError(f"budget {budget} is too small to keep this range's instructions and pointers "
+        raise MarkerError(f"budget {budget} is too small to keep this range's owner's words and pointers "
                           f"recoverable: it needs at least {_tokens(used)} tokens")
     left = capacity - fixed - fold.cost - (_cost(_cue_line(cue)) if cue is not None else 0)
     left -= sum(_cost(f"notice: {n}") for n in notices)
@@ -554,13 +599,14 @@ def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marke
     quotes = tuple(c.quote for c in shown_strings if c.quote is not None)
     in_order = sorted(shown_items, key=lambda c: (c.seq, c.order))
     item_list = tuple(c.item for c in in_order if c.item is not None)
-    text = render(marker_range, fold.full, quotes, item_list, pointers, cue, notices)
+    shown = tuple(_shown_order(fold.full, chronological))
+    text = render(marker_range, shown, quotes, item_list, pointers, cue, notices)
     tokens = estimate_tokens(text)
     if tokens > budget:  # the line costs add up exactly (see tokens.py); this would be a bug, never shown
         raise MarkerError(f"the marker for {marker_range} came to {tokens} tokens, over its budget of "
                           f"{budget}")
-    return Marker(session, marker_range, tuple(fold.full), quotes, item_list, pointers, cue, tuple(notices),
-                  tokens, text)
+    return Marker(session, marker_range, shown, quotes, item_list, pointers, cue, tuple(notices), tokens,
+                  text)
 
 
 def _tokens(twentieths: int) -> int:
@@ -580,7 +626,7 @@ def _floor(strings: Sequence[_Candidate], unscanned: Sequence[int], items: Seque
 
 
 def _least_instructions(session: int, instructions: Sequence[Quote]) -> int:
-    """What the instructions cost at the least: a heading, one directory line of their range, the notice."""
+    """What the owner's words cost at the least: a heading, one directory line of their range, the notice."""
     if not instructions:
         return 0
     least = _fold(session, instructions, 0)
@@ -716,7 +762,7 @@ def marker_dict(m: Marker) -> dict[str, Any]:
     return {
         "session": f"s{m.session}",
         "range": m.range,
-        "instructions": [{"address": q.address, "text": q.text} for q in m.instructions],
+        "instructions": [{"address": q.address, "text": q.text, "tag": q.tag} for q in m.instructions],
         "strings": [{"address": q.address, "text": q.text} for q in m.strings],
         "items": [{"kind": i.kind, "address": i.address, "line": i.line} for i in m.items],
         "pointers": list(m.pointers),
@@ -732,7 +778,9 @@ def marker_from_dict(d: dict[str, Any]) -> Marker:
     return Marker(
         session=int(str(d["session"]).lstrip("s")),
         range=d["range"],
-        instructions=tuple(Quote(q["address"], q["text"]) for q in d["instructions"]),
+        # A marker stored before the owner's words were all kept quoted instructions only.
+        instructions=tuple(Quote(q["address"], q["text"], q.get("tag", "instruction"))
+                           for q in d["instructions"]),
         strings=tuple(Quote(q["address"], q["text"]) for q in d["strings"]),
         items=tuple(Item(cast(ItemKind, i["kind"]), i["address"], i["line"]) for i in d["items"]),
         pointers=tuple(d["pointers"]),

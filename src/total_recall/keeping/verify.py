@@ -1,8 +1,10 @@
 """The verifier: a marker may name only what the record can return, and quote only what it holds.
 
 Every address in a marker must be an entry of its range that the record returns (not erased, not
-quarantined: quarantined text must not come back into a window); every instruction must stand word for
-word inside the owner's instruction spans of its entry (so a paste or a question can never pass as one);
+quarantined: quarantined text must not come back into a window); every quote of the owner's words must
+stand word for word inside the owner's own prose spans of its entry (so a paste, a quote block or a command
+can never pass as his words) and carry the tag those spans give it (so a question never passes as an
+instruction);
 every string, item line and pointer opening must stand word for word in its entry; a cue must be one the
 agent left for that range; and the text must be exactly the rendering of those fields, so nothing
 unverified can ride along in it.
@@ -19,11 +21,13 @@ from total_recall.keeping.marker import (
     DIRECTORY_RANGE,
     INSTRUCTION_POINTER,
     OVERFLOW,
+    OWN_TAGS,
     Marker,
     render,
+    stronger,
 )
 from total_recall.keeping.tokens import estimate_tokens
-from total_recall.model import Address, Entry
+from total_recall.model import Address, Entry, SpanTag
 from total_recall.record.store import Store
 
 
@@ -36,12 +40,17 @@ def verify(store: Store, marker: Marker) -> None:
     span = _range(store, marker)
     entries = _Entries(store, span)
     for q in marker.instructions:
-        e = entries.get(q.address, "instruction")
+        e = entries.get(q.address, "owner's words")
         if e.author != "owner":
-            raise MarkerRejected(f"{q.address}: quoted as the owner's instruction, but {e.author} wrote it")
-        if not _within_instructions(e, q.text):
-            raise MarkerRejected(f"{q.address}: {_clip(q.text)!r} is not an instruction the owner wrote "
-                                 "there (not in that entry, or not in its instruction spans)")
+            raise MarkerRejected(f"{q.address}: quoted as the owner's words, but {e.author} wrote it")
+        tag = _owner_tag(e, q.text)
+        if tag is None:
+            raise MarkerRejected(f"{q.address}: {_clip(q.text)!r} is not the owner's own words there (not in "
+                                 "that entry, or in a paste, a quote block or a command)")
+        claimed = q.tag or "instruction"
+        if tag != claimed:
+            raise MarkerRejected(f"{q.address}: {_clip(q.text)!r} is tagged {claimed}, but the owner's words "
+                                 f"there read as {tag}")
     for q in marker.strings:
         e = entries.get(q.address, "string")
         if not q.text or q.text not in e.text:
@@ -135,14 +144,15 @@ class _Entries:
         return e
 
 
-def _within_instructions(e: Entry, quoted: str) -> bool:
-    """Whether `quoted` stands in the entry inside one stretch of instruction spans (spans joined by white
-    space only count as one stretch)."""
+def _owner_tag(e: Entry, quoted: str) -> SpanTag | None:
+    """The tag of `quoted` where it stands in the entry inside one stretch of the owner's prose spans
+    (spans joined by white space only count as one stretch): the strongest of the spans it covers. None
+    when it stands in no such stretch."""
     if not quoted.strip():
-        return False
+        return None
     stretches: list[list[int]] = []
     for s in e.spans:
-        if s.tag != "instruction":
+        if s.tag not in OWN_TAGS:
             continue
         if stretches and not e.text[stretches[-1][1]:s.start].strip():
             stretches[-1][1] = s.end
@@ -150,10 +160,15 @@ def _within_instructions(e: Entry, quoted: str) -> bool:
             stretches.append([s.start, s.end])
     at = e.text.find(quoted)
     while at >= 0:
-        if any(start <= at and at + len(quoted) <= end for start, end in stretches):
-            return True
+        end = at + len(quoted)
+        if any(start <= at and end <= stop for start, stop in stretches):
+            tag: SpanTag | None = None
+            for s in e.spans:
+                if s.tag in OWN_TAGS and s.start < end and at < s.end:
+                    tag = s.tag if tag is None else stronger(tag, s.tag)
+            return tag
         at = e.text.find(quoted, at + 1)
-    return False
+    return None
 
 
 def _check_pointer(pointer: str, span: Address, entries: _Entries) -> None:
@@ -172,7 +187,7 @@ def _check_pointer(pointer: str, span: Address, entries: _Entries) -> None:
         for seq in seqs:
             e = entries.seq(int(session.lstrip("s")), seq, "directory")
             if e.author != "owner":
-                raise MarkerRejected(f"{e.address}: listed as an instruction, but {e.author} wrote it")
+                raise MarkerRejected(f"{e.address}: listed as the owner's words, but {e.author} wrote it")
         return
     if m := DIRECTORY_RANGE.match(pointer):
         _check_addresses(m.group(2), span, entries)

@@ -1,15 +1,19 @@
 """Cutting the owner's own words out of a message and tagging them.
 
 An owner message may carry harness wrappers (`<system-reminder>`, `<environment_context>` …), slash
-commands, pasted material (an email, a log, a code block) and the owner's own prose. Only the prose can
-hold instructions: a pasted email that says "ignore the previous rule" is a `paste` span, never an
-instruction. Spans are offsets into the verbatim text, so the text itself is never rewritten.
+commands, pasted material (an email, a log, a code block, a quoted passage) and the owner's own prose. Only
+the prose is his words, and only it can hold his instructions: a pasted email that says "ignore the previous
+rule" is a `paste` span, never an instruction. What someone else wrote is told by structure, not by its
+words: fences, quote blocks, log lines, an email's headers or its greeting and sign-off, a forwarded-message
+line, a passage wholly in quotation marks, the block after a line that introduces something received. The
+prose is then cut into sentences and tagged; every sentence of it is the owner's, whatever its tag.
+Spans are offsets into the verbatim text, so the text itself is never rewritten.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from total_recall.model import Span, SpanTag
 
@@ -25,18 +29,34 @@ _HARNESS_BLOCK = re.compile(
 _COMMAND_BLOCK = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.S)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _EMAIL_HEADER = re.compile(r"^(From|To|Cc|Subject|Date|Reply-To|Sent):[ \t]", re.M)
+# Where a forwarded or quoted email starts without its headers.
+_FORWARDED = re.compile(
+    r"^\s*(?:-{2,}\s*(?:Forwarded message|Original Message)\s*-{2,}|Begin forwarded message:|"
+    r"On [^\n]{4,120} wrote:)\s*$", re.I)
+# An email's first and last lines: "Hi all," … "Thanks,\nDana". Only the pair marks an email: an owner
+# may greet the agent, but he does not sign off with a comma and a name.
+_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^\n]{0,40},\s*$", re.I)
+_SIGN_OFF = re.compile(
+    r"^\s*(?:thanks|thank you|many thanks|thanks again|best|best regards|kind regards|warm regards|regards|"
+    r"cheers|sincerely|yours(?: truly| sincerely)?|all the best|br)\b[^\n]{0,20},\s*$", re.I)
+_SEPARATOR = re.compile(r"^\s*([-_=*~])\1{2,}\s*$")
 _QUOTE_LINE = re.compile(r"^[ \t]*>")
 _LOG_LINE = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d[ ,.]|Traceback \(most recent|"
     r"File \"|at [\w.$<>]+\(|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL)\b[: \]]|"
     r"[\w.-]+\.(?:py|js|ts|go|rs|java|c|cpp):\d+|\w*(?:Error|Exception):\s|\$ \S|npm ERR!|E\s{3})"
 )
+# A line that introduces something someone (or something) else wrote: it names what was received, or says
+# who sent, wrote or said it. "Here are the rules:" introduces the owner's own words, and is not one.
 _PASTE_INTRO = re.compile(
-    r"(?:here(?:'s| is| are)|this (?:email|mail|message|log|output|error|trace)|"
-    r"(?:email|mail|message|log|logs|output|error|trace|traceback|stack ?trace)\s*(?:says|said|was|is)?)"
-    r"[^\n]*:[ \t]*$",
+    r"\b(?:e-?mails?|mails?|messages?|logs?|output|errors?|trace|traceback|stack ?trace|reply|replies|"
+    r"response|ticket|thread|memo|runbook|notice|announcement|forwarding|pasted|pasting|copied|"
+    r"sent|wrote|writes|forwarded|posted|said|says|replied|answered)\b[^\n]*:[ \t]*$",
     re.I,
 )
+# A passage wholly in quotation marks: an opening mark at its start, the closing one at its end, none between.
+_QUOTED = re.compile(r"\A\s*[\"“‘][^\"“”‘’]+[\"”’][.,;!?)]*\s*\Z")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DIRECTIVE = re.compile(
@@ -101,7 +121,7 @@ def _prose_spans(text: str, start: int, end: int) -> Iterator[Span]:
     chunk = text[start:end]
     for m in _FENCE.finditer(chunk):
         pastes.append((start + m.start(), start + m.end()))
-    pastes.extend(_line_pastes(text, start, end, pastes))
+    pastes = _merged([*pastes, *_line_pastes(text, start, end, pastes)])
     for s, e in pastes:
         yield Span(s, e, "paste")
     for s, e in _gaps(end, [(start, start), *pastes]):
@@ -110,49 +130,127 @@ def _prose_spans(text: str, start: int, end: int) -> Iterator[Span]:
         yield from _sentences(text, s, e)
 
 
+def _merged(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping pastes as one (a fence that follows a line introducing a paste is found twice)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(regions):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
 def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """Runs of pasted lines: an email from its headers on, quoted lines, logs, text after a paste intro."""
+    """Runs of pasted lines: an email (from its headers, a forwarded-message line, or a greeting that a
+    sign-off closes), quoted lines, logs, a paragraph wholly in quotation marks, the block after a line
+    introducing something received."""
     lines: list[tuple[int, int]] = []
     pos = start
     for raw in text[start:end].split("\n"):
         lines.append((pos, pos + len(raw)))
         pos += len(raw) + 1
+
+    def line(n: int) -> str:
+        return text[lines[n][0]:lines[n][1]]
+
     i = 0
+    free = 0  # the first line no paste has taken
     while i < len(lines):
-        s, e = lines[i]
-        line = text[s:e]
+        s = lines[i][0]
+        here = line(i)
         if any(fs <= s < fe for fs, fe in fences):
             i += 1
             continue
-        if _EMAIL_HEADER.match(line):
-            # An email runs to a separator line or the end: the owner's own words come before it.
-            j = i + 1
-            while j < len(lines) and text[lines[j][0] : lines[j][1]].strip() not in ("---", "--", "___"):
-                j += 1
-            yield s, lines[j - 1][1]
-            i = j
+        if _email_opens(lines, i, line):
+            # The separator the owner put before the pasted email is part of it.
+            first = i - 1 if i - 1 >= free and _SEPARATOR.match(line(i - 1)) else i
+            j = _email_end(lines, i, line)
+            yield lines[first][0], lines[j - 1][1]
+            i = free = j
             continue
-        if _QUOTE_LINE.match(line) or (_LOG_LINE.match(line) and _is_log_run(text, lines, i)):
-            matcher = _QUOTE_LINE if _QUOTE_LINE.match(line) else _LOG_LINE
+        if _QUOTE_LINE.match(here) or (_LOG_LINE.match(here) and _is_log_run(text, lines, i)):
+            matcher = _QUOTE_LINE if _QUOTE_LINE.match(here) else _LOG_LINE
             j = i + 1
             while j < len(lines) and (
-                matcher.match(text[lines[j][0] : lines[j][1]])
-                or (matcher is _LOG_LINE and text[lines[j][0] : lines[j][1]].startswith((" ", "\t")))
+                matcher.match(line(j)) or (matcher is _LOG_LINE and line(j).startswith((" ", "\t")))
             ):
                 j += 1
             yield s, lines[j - 1][1]
-            i = j
+            i = free = j
             continue
-        follows = i + 1 < len(lines) and text[lines[i + 1][0] : lines[i + 1][1]].strip()
-        if _PASTE_INTRO.search(line) and follows:
-            # "Here is the log:" followed directly by lines: the block up to the next blank line.
+        if here.lstrip()[:1] in ('"', "“", "‘") and (i == 0 or not line(i - 1).strip()):
+            j = _paragraph_end(lines, i, line)
+            if _QUOTED.match(text[s:lines[j - 1][1]]):
+                # A paragraph wholly in quotation marks is someone else's words, quoted.
+                yield s, lines[j - 1][1]
+                i = free = j
+                continue
+        if _PASTE_INTRO.search(here):
+            # "Here is the log:" then the block up to the next blank line (after blank lines, if any).
             j = i + 1
-            while j < len(lines) and text[lines[j][0] : lines[j][1]].strip():
+            while j < len(lines) and not line(j).strip() and j - i <= 2:
                 j += 1
-            yield lines[i + 1][0], lines[j - 1][1]
-            i = j
-            continue
+            # A list after it is the owner's own ("Two rules for the logs:" then bullets).
+            block = line(j) if j < len(lines) else ""
+            # A fence after it is a paste already, and what follows the fence is the owner's again.
+            fenced = j < len(lines) and any(fs <= lines[j][0] < fe for fs, fe in fences)
+            if block.strip() and not fenced and not _SEPARATOR.match(block) and not _BULLET.match(block):
+                if _email_opens(lines, j, line):
+                    i = j
+                    continue
+                k = _paragraph_end(lines, j, line)
+                yield lines[j][0], lines[k - 1][1]
+                i = free = k
+                continue
         i += 1
+
+
+def _paragraph_end(lines: list[tuple[int, int]], i: int, line: Callable[[int], str]) -> int:
+    """The line after the paragraph that holds line i (the next blank line, or the end)."""
+    j = i + 1
+    while j < len(lines) and line(j).strip():
+        j += 1
+    return j
+
+
+def _email_opens(lines: list[tuple[int, int]], i: int, line: Callable[[int], str]) -> bool:
+    """Whether an email starts at line i: headers, a forwarded-message line, or a greeting whose email a
+    sign-off closes within the next 80 lines."""
+    here = line(i)
+    if _EMAIL_HEADER.match(here) or _FORWARDED.match(here):
+        return True
+    if _GREETING.match(here):
+        for j in range(i + 1, min(len(lines), i + 80)):
+            if _SEPARATOR.match(line(j)):
+                return False
+            if _SIGN_OFF.match(line(j)):
+                return True
+    return False
+
+
+def _email_end(lines: list[tuple[int, int]], i: int, line: Callable[[int], str]) -> int:
+    """The line after the email that starts at line i: after a separator line, or after its sign-off and
+    the name lines under it; else the end, leaving out a last one-line question set apart by a blank line
+    after a body of several paragraphs (the owner asking about what he pasted)."""
+    j = i + 1
+    while j < len(lines):
+        if _SEPARATOR.match(line(j)):
+            return j + 1
+        if _SIGN_OFF.match(line(j)):
+            k = j + 1
+            while k < len(lines) and line(k).strip() and k - j <= 3 and not _SEPARATOR.match(line(k)):
+                k += 1
+            return k + 1 if k < len(lines) and _SEPARATOR.match(line(k)) else k
+        j += 1
+    last = len(lines)
+    while last > i and not line(last - 1).strip():
+        last -= 1
+    blocks = sum(1 for n in range(i, last) if line(n).strip() and (n == i or not line(n - 1).strip()))
+    if (blocks >= 3 and last - 2 > i and not line(last - 2).strip()
+            and line(last - 1).rstrip().rstrip("\"')").endswith("?")):
+        return last - 1
+    return len(lines)
 
 
 def _is_log_run(text: str, lines: list[tuple[int, int]], i: int) -> bool:
