@@ -46,6 +46,7 @@ _FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[
 _JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
 _REJECTED = "The user doesn't want to proceed with this tool use"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
+_ABBREVIATION = re.compile(r"(?=[a-f]*\d)[0-9a-f]{5}", re.I)
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
 
 
@@ -206,4 +207,6 @@ def keys_of(kind: str, value: str) -> tuple[str, ...]:
 
 def looks_exact(token: str) -> bool:
     """Whether a query token is better looked up whole than as words (a hash, a path, a URL …)."""
-    return bool(re.search(r"[/:@]|\.\w|^[0-9a-f]{6,}$|^\d+\.\d+", token, re.I)) and len(token) >= 3
+    # Five hex characters with a digit are git's shortest abbreviation of a hash ("added" is a word).
+    return len(token) >= 3 and bool(
+        re.search(r"[/:@]|\.\w|^[0-9a-f]{6,}$|^\d+\.\d+", token, re.I) or _ABBREVIATION.fullmatch(token))

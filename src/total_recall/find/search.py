@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from total_recall.errors import SearchError
-from total_recall.find import facts, index, vectors
+from total_recall.find import facts, index, vectors, verbatim
 from total_recall.find.exact import looks_exact
 from total_recall.find.hits import snippet
 from total_recall.find.index import Shard
@@ -269,14 +269,22 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
             within = replace(scope, groups=(*scope.groups, _any(when)), pinpoint=scope.pinpoint or bool(days)
                              ) if when else scope
             lists.append(_words(store.db, fts, within, timed, [*params, *named], known))
+    aimed: list[list[int]] = []  # the lists looking for the exact string itself
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
         whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
-        lists.append(whole)
+        aimed.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
             # at the price of reading the position lists of common pieces ("com", "example").
-            lists.append(_phrases(store.db, exact, scope, word_where, word_params))
+            aimed.append(_phrases(store.db, exact, scope, word_where, word_params))
+    wanted = verbatim.parts(query)
+    if wanted and (lines := verbatim.phrases(wanted)):
+        # The line as one phrase of its words: found even where the word lists rank its look-alikes
+        # (the same line with another code) first. Its newest few are enough: every one holds the
+        # line's words in order.
+        aimed.append(_phrases(store.db, [], scope, word_where, word_params, lines, verbatim.AIMED_DEPTH))
+    lists += aimed
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
     fused: dict[int, float] = {}
@@ -287,7 +295,9 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
     with_meaning = meaning and bool(ranked) and _meaning_ready(store)
     if ranked and (fts or with_meaning):
         ranked = _rerank(store, query, ranked, fused, fts, with_meaning)
-    return _hits(store.db, ranked[:limit], fused, fts)
+    if wanted:
+        ranked = verbatim.first(store.db, ranked, aimed, wanted, fused)
+    return _hits(store.db, ranked[:limit], fused, fts, wanted)
 
 
 def _meaning_ready(store: Store) -> bool:
@@ -731,14 +741,16 @@ def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _phrases(
-    db: sqlite3.Connection, tokens: list[str], scope: _Scope, where: str, params: list[object]
+    db: sqlite3.Connection, tokens: list[str], scope: _Scope, where: str, params: list[object],
+    phrases: Sequence[str] = (), most: int = CANDIDATES,
 ) -> list[int]:
     """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
     phrase of its words, a hex fragment as a prefix; newest first, as the exact index gives them.
 
     Not ranked by bm25: it would count the entries holding each phrase in every shard, and a phrase
-    of common pieces ("us east 2 example com" of a host) is dear to count where it is rare."""
-    terms = []
+    of common pieces ("us east 2 example com" of a host) is dear to count where it is rare. `phrases`:
+    FTS5 phrases looked for beside them; at most `most` entries."""
+    terms = list(phrases)
     for token in dict.fromkeys(tokens):
         words = [w.lower() for w in _WORD.findall(token)]
         if len(words) == 1 and len(words[0]) >= 4:
@@ -747,18 +759,20 @@ def _phrases(
             terms.append('"' + " ".join(words) + '"')
     if not terms:
         return []
+    terms = list(dict.fromkeys(terms))
     found: list[int] = []
     for shard in index.shards(db):
         if scope.skips(shard):
             continue
         query = scope.matched(" OR ".join(terms), shard)
-        found += [r[0] for r in db.execute(_newest(shard, where), (query, *params, CANDIDATES - len(found)))]
-        if len(found) >= CANDIDATES:
+        found += [r[0] for r in db.execute(_newest(shard, where), (query, *params, most - len(found)))]
+        if len(found) >= most:
             break
     return found
 
 
-def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None) -> list[Hit]:
+def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None,
+          wanted: Sequence[verbatim.Part] = ()) -> list[Hit]:
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
@@ -773,11 +787,12 @@ def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: 
         )
     }
     words = [w.strip('"') for w in fts.split(" OR ")] if fts else []
+    exact = [p.text for p in wanted]
     hits = []
     for entry_id in ids:
         r = rows[entry_id]
         hits.append(Hit(
             address=f"s{r[1]}#{r[2]}", session=r[1], seq=r[2], harness=r[3], author=r[4], kind=r[5],
-            timestamp=r[6], score=round(fused[entry_id], 6), snippet=snippet(r[7], words),
+            timestamp=r[6], score=round(fused[entry_id], 6), snippet=snippet(r[7], words, exact),
         ))
     return hits
