@@ -201,6 +201,99 @@ def judge(q: Question, system: str, ranked: Sequence[str]) -> None:
     q.hits[system] = [any(a in q.evidence for a in ranked[:k]) for k in KS]
 
 
+def open_record(stack: contextlib.ExitStack, record: Path | None,
+                convs: Sequence[Conversation]) -> tuple[Store, float, bool]:
+    """The synced record of `convs`: in a temporary folder, or kept in (and reused from) `record`.
+
+    Returns the store, the sync's seconds and whether the record was reused."""
+    n_turns = sum(len(t) for c in convs for _, _, t in c.sessions)
+    if record is None:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="locomo-")))
+    else:
+        tmp = record
+        tmp.mkdir(parents=True, exist_ok=True)
+    reused = (tmp / "record.sqlite3").exists()
+    if not reused:
+        write_store(convs, tmp / "claude" / "projects")
+    t = time.perf_counter()
+    store = Store(tmp / "record.sqlite3")
+    stack.callback(store.close)
+    report = sync(store, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
+    if reused:
+        # address_map checks every entry against the turn written, so a stale record is refused.
+        if report.errors or report.entries_added:
+            sys.exit(f"{tmp}: the kept record is not this data set's (sync added "
+                     f"{report.entries_added} entries, errors {report.errors}); remove it")
+    elif report.errors or report.warnings or report.entries_added != n_turns:
+        sys.exit(f"sync: {report.entries_added} entries for {n_turns} turns; errors "
+                 f"{report.errors}; warnings {[str(w) for w in report.warnings[:5]]}")
+    return store, time.perf_counter() - t, reused
+
+
+def questions_of(
+    convs: Sequence[Conversation], addrs: dict[str, dict[str, str]]
+) -> tuple[list[Question], dict[str, int], list[str]]:
+    """Every question of categories 1-4 with evidence, its evidence as record addresses; with the
+    evidence counts and the ids that resolve to no turn."""
+    questions: list[Question] = []
+    ev = {"strings": 0, "ids": 0, "repaired": 0, "unresolved": 0, "no_evidence": 0, "all_unresolved": 0}
+    unresolved: list[str] = []
+    for conv in convs:
+        for qa in conv.qa:
+            if qa["category"] not in CATEGORIES:
+                continue
+            if not qa["evidence"]:
+                ev["no_evidence"] += 1
+                continue
+            found: set[str] = set()
+            for s in qa["evidence"]:
+                ev["strings"] += 1
+                parsed = [f"D{a}:{int(b)}" for a, b in _EVIDENCE.findall(s)]
+                ev["repaired"] += bool(parsed) and parsed != [s]
+                for dia in parsed or [s]:
+                    ev["ids"] += 1
+                    if dia in addrs[conv.conv_id]:
+                        found.add(addrs[conv.conv_id][dia])
+                    else:
+                        ev["unresolved"] += 1
+                        unresolved.append(f"{conv.conv_id} {s!r}")
+            ev["all_unresolved"] += not found
+            questions.append(Question(conv.conv_id, qa["question"], qa["category"], found))
+    return questions, ev, unresolved
+
+
+def ask_bm25(convs: Sequence[Conversation], addrs: dict[str, dict[str, str]], questions: Sequence[Question],
+             stop: frozenset[str] = frozenset(), system: str = "bm25") -> float:
+    """Judge every question by plain BM25 over its own conversation's turns; ms per question."""
+    by_conv = {c.conv_id: c for c in convs}
+    bm25: dict[str, tuple[BM25, list[str]]] = {}
+    for cid in {q.conv_id for q in questions}:
+        texts = [text for _, _, turns in by_conv[cid].sessions for _, text in turns]
+        bm25[cid] = (BM25(texts, stop=stop), list(addrs[cid].values()))
+    t = time.perf_counter()
+    for q in questions:
+        index, order = bm25[q.conv_id]
+        judge(q, system, [order[i] for i in index.top(q.text, max(KS))])
+    return (time.perf_counter() - t) * 1000 / max(len(questions), 1)
+
+
+def ask_ours(search: Callable[..., Any], store: Store, addrs: dict[str, dict[str, str]],
+             questions: Sequence[Question], system: str = "ours",
+             meaning: bool = True) -> tuple[list[float], int]:
+    """Judge every question by our search within its own conversation; latencies (ms) and hits found
+    outside their conversation."""
+    latencies: list[float] = []
+    leaks = 0
+    for q in questions:
+        t = time.perf_counter()
+        hits = search(store, q.text, limit=max(KS), project=f"/locomo/{q.conv_id}", meaning=meaning)
+        latencies.append((time.perf_counter() - t) * 1000)
+        own = set(addrs[q.conv_id].values())
+        leaks += sum(h.address not in own for h in hits)
+        judge(q, system, [h.address for h in hits])
+    return latencies, leaks
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zip", type=Path, default=DEFAULT_ZIP)
@@ -222,61 +315,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     convs = load(args.zip)
     n_turns = sum(len(t) for c in convs for _, _, t in c.sessions)
     n_sessions = sum(len(c.sessions) for c in convs)
-    ids = [c.conv_id for c in convs]
-    if any(a != b and f"/locomo/{b}".startswith(f"/locomo/{a}") for a in ids for b in ids):
-        sys.exit("a conversation id is a prefix of another: project scoping by substring would leak")
+    check_ids(convs)
 
     with contextlib.ExitStack() as stack:
-        if args.record is None:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="locomo-")))
-        else:
-            tmp = args.record
-            tmp.mkdir(parents=True, exist_ok=True)
-        reused = (tmp / "record.sqlite3").exists()
-        if not reused:
-            write_store(convs, tmp / "claude" / "projects")
-        t = time.perf_counter()
-        store = Store(tmp / "record.sqlite3")
-        if reused:
-            # address_map below checks every entry against the turn written, so a stale record is refused.
-            report = sync(store, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
-            if report.errors or report.entries_added:
-                sys.exit(f"{tmp}: the kept record is not this data set's (sync added "
-                         f"{report.entries_added} entries, errors {report.errors}); remove it")
-        else:
-            report = sync(store, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
-            if report.errors or report.warnings or report.entries_added != n_turns:
-                sys.exit(f"sync: {report.entries_added} entries for {n_turns} turns; errors "
-                         f"{report.errors}; warnings {[str(w) for w in report.warnings[:5]]}")
-        sync_s = time.perf_counter() - t
+        store, sync_s, reused = open_record(stack, args.record, convs)
         addrs = address_map(store, convs)
         if reused:
-            print(f"record reused from {tmp}")
-
-        questions: list[Question] = []
-        ev = {"strings": 0, "ids": 0, "repaired": 0, "unresolved": 0, "no_evidence": 0, "all_unresolved": 0}
-        unresolved: list[str] = []
-        for conv in convs:
-            for qa in conv.qa:
-                if qa["category"] not in CATEGORIES:
-                    continue
-                if not qa["evidence"]:
-                    ev["no_evidence"] += 1
-                    continue
-                found: set[str] = set()
-                for s in qa["evidence"]:
-                    ev["strings"] += 1
-                    parsed = [f"D{a}:{int(b)}" for a, b in _EVIDENCE.findall(s)]
-                    ev["repaired"] += bool(parsed) and parsed != [s]
-                    for dia in parsed or [s]:
-                        ev["ids"] += 1
-                        if dia in addrs[conv.conv_id]:
-                            found.add(addrs[conv.conv_id][dia])
-                        else:
-                            ev["unresolved"] += 1
-                            unresolved.append(f"{conv.conv_id} {s!r}")
-                ev["all_unresolved"] += not found
-                questions.append(Question(conv.conv_id, qa["question"], qa["category"], found))
+            print(f"record reused from {args.record}")
+        questions, ev, unresolved = questions_of(convs, addrs)
         if args.limit_questions is None:
             assert len(questions) == EXPECTED_QUESTIONS, f"{len(questions)} questions, not 1536"
         else:
@@ -288,72 +334,24 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"repaired), {ev['unresolved']} unresolved: {', '.join(unresolved) or '-'}; "
               f"{ev['all_unresolved']} questions with no resolvable evidence (kept)")
 
-        by_conv = {c.conv_id: c for c in convs}
-        bm25: dict[str, tuple[BM25, list[str]]] = {}
-        stop = STOP_WORDS if args.stop_words else frozenset()
-        for cid, amap in addrs.items():
-            texts = [text for _, _, turns in by_conv[cid].sessions for _, text in turns]
-            bm25[cid] = (BM25(texts, stop=stop), list(amap.values()))
-        t = time.perf_counter()
-        for q in questions:
-            index, order = bm25[q.conv_id]
-            judge(q, "bm25", [order[i] for i in index.top(q.text, max(KS))])
-        bm25_ms = (time.perf_counter() - t) * 1000 / max(len(questions), 1)
-
+        bm25_ms = ask_bm25(convs, addrs, questions, STOP_WORDS if args.stop_words else frozenset())
         latencies: list[float] = []
         leaks = 0
         first_ms = 0.0
         embed_s = 0.0
         with_meaning = False
         if search is not None and questions:
-            from total_recall.find import vectors
-
-            if vectors.available():
-                t = time.perf_counter()
-                embedded, _ = vectors.index_pending(store.db)
-                embed_s = time.perf_counter() - t
-                with_meaning = True
-                print(f"meaning: {vectors.count(store.db)} turns have vectors ({embedded} embedded now, "
-                      f"in {embed_s:.1f} s)")
+            with_meaning, embed_s = embed_all(store)
             t = time.perf_counter()
             search(store, questions[0].text, limit=max(KS), project=f"/locomo/{questions[0].conv_id}")
             first_ms = (time.perf_counter() - t) * 1000  # a lazily built index shows here, not in p99
-            for q in questions:
-                t = time.perf_counter()
-                hits = search(store, q.text, limit=max(KS), project=f"/locomo/{q.conv_id}")
-                latencies.append((time.perf_counter() - t) * 1000)
-                own = set(addrs[q.conv_id].values())
-                leaks += sum(h.address not in own for h in hits)
-                judge(q, "ours", [h.address for h in hits])
-                if with_meaning:
-                    words = search(store, q.text, limit=max(KS), project=f"/locomo/{q.conv_id}",
-                                   meaning=False)
-                    judge(q, "words", [h.address for h in words])
-        store.close()
+            latencies, leaks = ask_ours(search, store, addrs, questions)
+            if with_meaning:
+                ask_ours(search, store, addrs, questions, system="words", meaning=False)
 
     systems = ["bm25"] + (["words"] if with_meaning else []) + (["ours"] if search is not None else [])
-    groups: dict[str, list[Question]] = {"all": questions}
-    for c, name in CATEGORIES.items():
-        groups[f"{c} {name}"] = [q for q in questions if q.category == c]
-    table: dict[str, dict[str, Any]] = {}
-    for g, qs in groups.items():
-        row: dict[str, Any] = {"n": len(qs)}
-        for s in systems:
-            row[s] = recall(qs, s)
-        if "ours" in row:
-            row["ratio"] = {k: (row["ours"][k] / v if v else None) for k, v in row["bm25"].items()}
-        table[g] = row
-
-    columns = [*systems, *(["ratio"] if "ours" in systems else [])]
-    head = "".join(f"{s + '@' + str(k):>10}" for s in columns for k in KS)
-    print(f"\n{'category':<16}{'n':>6}{head}")
-    for g, row in table.items():
-        if not row["n"]:
-            continue
-        cells = [row[s][f"r@{k}"] for s in systems for k in KS]
-        cells += [row["ratio"][f"r@{k}"] for k in KS] if "ratio" in row else []
-        print(f"{g:<16}{row['n']:>6}" + "".join(f"{c:>10.3f}" if c is not None else f"{'-':>10}"
-                                                   for c in cells))
+    table = recall_table(questions, systems)
+    print_table(table, systems)
     latency = {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99), "first": first_ms}
     if latencies:
         print(f"\nsearch latency: p50 {latency['p50']:.2f} ms, p99 {latency['p99']:.2f} ms "
@@ -369,6 +367,55 @@ def main(argv: Sequence[str] | None = None) -> int:
             "total_s": total_s, "embed_s": embed_s, "with_meaning": with_meaning,
         }, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def check_ids(convs: Sequence[Conversation]) -> None:
+    ids = [c.conv_id for c in convs]
+    if any(a != b and f"/locomo/{b}".startswith(f"/locomo/{a}") for a in ids for b in ids):
+        sys.exit("a conversation id is a prefix of another: project scoping by substring would leak")
+
+
+def embed_all(store: Store) -> tuple[bool, float]:
+    """Embed every turn still without a vector, when the vectors extra is installed: (with meaning, s)."""
+    from total_recall.find import vectors
+
+    if not vectors.available():
+        return False, 0.0
+    t = time.perf_counter()
+    embedded, _ = vectors.index_pending(store.db)
+    embed_s = time.perf_counter() - t
+    print(f"meaning: {vectors.count(store.db)} turns have vectors ({embedded} embedded now, "
+          f"in {embed_s:.1f} s)")
+    return True, embed_s
+
+
+def recall_table(questions: Sequence[Question], systems: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Recall at each k per system, for all questions and per category; ours/BM25 where both ran."""
+    groups: dict[str, list[Question]] = {"all": list(questions)}
+    for c, name in CATEGORIES.items():
+        groups[f"{c} {name}"] = [q for q in questions if q.category == c]
+    table: dict[str, dict[str, Any]] = {}
+    for g, qs in groups.items():
+        row: dict[str, Any] = {"n": len(qs)}
+        for s in systems:
+            row[s] = recall(qs, s)
+        if "ours" in row and "bm25" in row:
+            row["ratio"] = {k: (row["ours"][k] / v if v else None) for k, v in row["bm25"].items()}
+        table[g] = row
+    return table
+
+
+def print_table(table: dict[str, dict[str, Any]], systems: Sequence[str]) -> None:
+    columns = [*systems, *(["ratio"] if "ours" in systems and "bm25" in systems else [])]
+    head = "".join(f"{s + '@' + str(k):>10}" for s in columns for k in KS)
+    print(f"\n{'category':<16}{'n':>6}{head}")
+    for g, row in table.items():
+        if not row["n"]:
+            continue
+        cells = [row[s][f"r@{k}"] for s in systems for k in KS]
+        cells += [row["ratio"][f"r@{k}"] for k in KS] if "ratio" in row else []
+        print(f"{g:<16}{row['n']:>6}" + "".join(f"{c:>10.3f}" if c is not None else f"{'-':>10}"
+                                                   for c in cells))
 
 
 if __name__ == "__main__":

@@ -8,9 +8,12 @@ at letter runs, digit groups, punctuation and whitespace runs, so the estimate c
              + 1·newline runs + 1·runs of 2+ spaces or tabs + 1.1·non-ASCII characters + 0.5·other symbols
 
 (a single space joins the word after it, as in BPE). The weights were fitted against OpenAI's cl100k_base
-on 727 texts from the fixture sessions, the docs and the source (640k characters: prose, tool output,
-JSON, code): the median error is 7%, 80% of texts fall within −6% … +29%, the whole corpus within +3%;
-the worst case is a very short text (a few tokens, off by one or two). Rounding leans high so a marker
+on texts from the fixture sessions, the docs and the source (prose, tool output, JSON, code);
+`bench/fit_tokens.py` refits them on half the files and scores the other half (docs/BENCHMARKS.md). On
+the held-out half (1,098 texts, 143k tokens) the median error is 4.6%, 80% of texts fall within
+−5% … +20%, the whole half within +2.3%; a refit on the other half does no better there (median 4.6%),
+so these weights stay. The worst case is a very short text (a few tokens, off by one or two: the
+sessions' entries alone have a median error of 11%). Rounding leans high so a marker
 built to a budget fits it. Other tokenizers (o200k, Claude's) differ from cl100k by up to ~15% on their
 own, so treat a budget as ±20%.
 
