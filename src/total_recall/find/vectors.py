@@ -15,7 +15,7 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -124,13 +124,16 @@ def pending_count(db: sqlite3.Connection) -> int:
     return int(row[0])
 
 
-def index_pending(db: sqlite3.Connection, budget_s: float | None = None) -> tuple[int, bool]:
-    """Embed entries that lack a vector, in id order, until done or the budget is spent.
+def index_pending(db: sqlite3.Connection, budget_s: float | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> tuple[int, bool]:
+    """Embed entries that lack a vector, in id order, until done or the budget is spent; `progress` is
+    told (embedded, pending at the start) after each batch.
 
     Commits after each batch, so an interrupted run keeps what it embedded. Returns (embedded, done).
     """
     done_count = 0
     deadline = None if budget_s is None else time.monotonic() + budget_s
+    total = pending_count(db) if progress else 0
     while True:
         rows = pending(db, BATCH * 8)
         if not rows:
@@ -149,6 +152,8 @@ def index_pending(db: sqlite3.Connection, budget_s: float | None = None) -> tupl
             db.execute("ROLLBACK")
             raise
         done_count += len(rows)
+        if progress:
+            progress(done_count, max(total, done_count))
 
 
 def similarity(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, float]:

@@ -6,12 +6,10 @@ changes only through `erase`, which logs the erasure first.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -26,6 +24,7 @@ from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.find import index
 from total_recall.model import Address, Author, Entry, Kind, Session, Span, SpanTag
 from total_recall.readers.base import Cursor
+from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
 _compressor = zstandard.ZstdCompressor(level=1)
@@ -78,30 +77,6 @@ class SourceRow:
         self.cursor = Cursor(row["offset"], row["line"], row["check_hash"], orjson.loads(row["state"]))
 
 
-@contextmanager
-def _opening(path: Path, timeout: float) -> Iterator[None]:
-    """Hold the record's opening lock (a 0600 file beside it) while it is created and migrated.
-
-    Raises:
-        RecordError: another process held it for more than `timeout` seconds.
-    """
-    fd = os.open(path.with_name(path.name + OPENING_LOCK), os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise RecordError(f"{path}: busy: another process has been creating or upgrading "
-                                      f"the record for more than {timeout:g} s") from None
-                time.sleep(0.01)  # a migration of a new record takes milliseconds
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 class Store:
     """The record at `path`, migrated on open.
 
@@ -127,7 +102,9 @@ class Store:
             # Created 0600 before SQLite opens it: SQLite gives its -wal and -shm the main file's mode.
             os.close(os.open(path, os.O_RDONLY | os.O_CREAT, PRIVATE_FILE))
             # Processes opening a new record at once would each run its migrations: one at a time.
-            with _opening(path, timeout):
+            with held(path.with_name(path.name + OPENING_LOCK), timeout, lambda: RecordError(
+                    f"{path}: busy: another process has been creating or upgrading the record for more "
+                    f"than {timeout:g} s")):
                 # Autocommit mode: every transaction in this module is explicit.
                 self.db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
                 self.db.row_factory = sqlite3.Row

@@ -7,12 +7,10 @@ where its last commit stopped and a second sync of an unchanged store adds nothi
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from total_recall.find.index import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
 from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
+from total_recall.record.locks import held
 from total_recall.record.store import TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
@@ -278,7 +277,10 @@ class Syncer:
         budget = float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
         if budget <= 0 or not vectors.pending(self.store.db, 1) or not vectors.available():
             return
-        embedded, done = vectors.index_pending(self.store.db, budget)
+        shown = self.progress
+        embedded, done = vectors.index_pending(
+            self.store.db, budget,
+            (lambda n, total: shown(n, total, "meaning vectors")) if shown else None)
         remaining = 0 if done else vectors.pending_count(self.store.db)
         self.report.vectors = {"embedded": embedded, "pending": remaining}
 
@@ -388,33 +390,15 @@ class Syncer:
                 counts["entries"] = entries
 
 
-@contextmanager
-def sync_lock(record: Path, wait: float | None = None) -> Iterator[None]:
+def sync_lock(record: Path, wait: float | None = None) -> AbstractContextManager[None]:
     """One sync at a time per record: a second waits for the first (entry numbers are assigned here),
     for ever, or at most `wait` seconds.
 
     Raises:
         RecordBusy: another sync held the lock for more than `wait` seconds.
     """
-    # 0600 like every file beside the record, whatever the umask.
-    fd = os.open(record.with_name(record.name + ".sync-lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if wait is None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        else:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise RecordBusy(f"{record}: another sync has been writing the record for more "
-                                         f"than {wait:g} s") from None
-                    time.sleep(0.02)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+    return held(record.with_name(record.name + ".sync-lock"), wait, lambda: RecordBusy(
+        f"{record}: another sync has been writing the record for more than {wait:g} s"))
 
 
 def processes_from(env: Mapping[str, str]) -> int:
