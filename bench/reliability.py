@@ -119,7 +119,11 @@ class Kill:
     worker_after_s: float | None  # how long the read-ahead process outlived its parent (None: still alive)
     worker_seen: bool
     traceback: bool
-    equal: bool
+    different: list[str]  # which of DIGESTS differ from the clean sync's
+
+    @property
+    def equal(self) -> bool:
+        return not self.different
 
 
 def killed_sync(store: Path, home: Path, moment: float, clean: dict[str, tuple[int, str]]) -> Kill:
@@ -150,8 +154,9 @@ def killed_sync(store: Path, home: Path, moment: float, clean: dict[str, tuple[i
     done = subprocess.run(sync_command(home), env=env, capture_output=True)
     if done.returncode not in (0, 2):
         raise SystemExit(f"the sync after a kill failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    after = digest(home)
     return Kill(moment, killed, entries_at_kill, worker_after if workers else None, bool(workers),
-                "Traceback" in stderr, digest(home) == clean)
+                "Traceback" in stderr, [name for name in DIGESTS if after[name] != clean[name]])
 
 
 def main() -> None:
@@ -191,7 +196,7 @@ def main() -> None:
             print(f"kill {n:2d} at {moment:5.2f} s: {'killed' if kill.killed else 'finished first'}, "
                   f"{kill.entries_at_kill:,} entries committed, {worker}"
                   f"{', TRACEBACK' if kill.traceback else ''} → record "
-                  f"{'equal' if kill.equal else 'DIFFERENT'}", flush=True)
+                  f"{'equal' if kill.equal else 'DIFFERENT: ' + ', '.join(kill.different)}", flush=True)
             shutil.rmtree(home)
 
         really = [k for k in kills if k.killed]

@@ -170,3 +170,12 @@ def test_the_cli_answers_an_unknown_address_with_exit_2_and_a_message(tmp_path: 
     assert result.stderr.strip() == "total-recall: s42: no such session"
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "seven"])
     assert result.exit_code == 2 and "not an address" in result.stderr
+
+
+def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store: Store) -> None:
+    assert store.quarantine(Address.parse("s1#2"), "checked") == ["s1#2"]
+    assert store.quarantine(Address.parse("s1#2"), "checked again") == []
+    assert store.quarantine(Address.parse("s1#2"), "done", undo=True) == ["s1#2"]
+    assert store.quarantine(Address.parse("s1#2"), "done again", undo=True) == []
+    log = store.execute("SELECT action FROM quarantine ORDER BY id").fetchall()
+    assert [a for (a,) in log] == ["quarantine", "release"]

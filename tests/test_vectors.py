@@ -85,3 +85,28 @@ def test_a_thread_count_that_is_not_a_number_is_refused_by_name(monkeypatch: pyt
         vectors._threads()
     monkeypatch.setenv("TOTAL_RECALL_ONNX_THREADS", "1")
     assert vectors._threads() == 1
+
+
+def test_a_sync_says_how_many_entries_it_embedded_and_how_many_are_left(tmp_path: Path) -> None:
+    home = tmp_path / "rec"
+    done = CliRunner(env={"TOTAL_RECALL_VECTOR_BUDGET": "600"}).invoke(cli, ["--home", str(home), "--demo",
+                                                                             "sync"])
+    assert done.exit_code == 0, done.output
+    assert "meaning search: " in done.stdout and "every entry has its vector" in done.stdout
+
+
+def test_index_rebuild_without_the_vectors_extra_rebuilds_and_says_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "rec"
+    runner = CliRunner(env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
+    assert runner.invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
+    monkeypatch.setattr(vectors, "available", lambda: False)  # a base install
+    rebuilt = runner.invoke(cli, ["--home", str(home), "--demo", "index", "--rebuild", "--json"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert json.loads(rebuilt.stdout) == {"embedded": 0, "vectors": 0, "done": False, "rebuilt": True,
+                                          "vectors_extra": False}
+    fresh = tmp_path / "fresh"
+    refused = runner.invoke(cli, ["--home", str(fresh), "index"])
+    assert refused.exit_code == 2 and "vectors extra" in refused.stderr
+    assert not fresh.exists(), "refused before the record is touched"

@@ -1,6 +1,7 @@
 """Erase: the one way every surface takes text out of everything Total Recall keeps.
 
-A target is an entry address (`s3#12`, a range, a session), a recall cue (`cue:N`) or a receipt's note
+A target is an entry address (`s3#12`, a range, a session; the session may be named by its own id or a
+unique prefix of it, `ef958aa1#12`), a recall cue (`cue:N`) or a receipt's note
 (`receipt:N`): text a harness wrote, or a caller. Each becomes a tombstone in the record (its indexes,
 markers and summaries follow in the same transaction, see `Store.erase`, `erase_cue`, `erase_note`),
 then every overflow file of a capped reply that held the text is deleted. The text is read before the
@@ -17,7 +18,8 @@ from total_recall.errors import AddressError
 from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
 from total_recall.mining.flood import purge
-from total_recall.model import Address, echoed
+from total_recall.model import echoed
+from total_recall.record.sessions import resolve_address
 from total_recall.record.store import Store
 
 # Ids are SQLite integers: more than 18 digits can name nothing.
@@ -42,7 +44,7 @@ def erase(store: Store, target: str, reason: str) -> Erasure:
     """
     target = target.strip()
     if not target.startswith(("cue:", "receipt:")):
-        address = Address.parse(target)
+        address = resolve_address(store, target)
         texts = [e.text for e in store.entries(address, with_spans=False) if e.erased is None]
         return Erasure(store.erase(address, reason), purge(texts))
     m = _KEPT_TEXT.fullmatch(target)

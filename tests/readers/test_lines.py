@@ -63,8 +63,8 @@ def sync_claude(tmp_path: Path) -> tuple[int, list[str]]:
     return report.entries_added, [str(w) for w in report.warnings]
 
 
-def test_the_line_limit_is_64_mib() -> None:
-    assert LINE_LIMIT == 64 << 20
+def test_the_line_limit_is_the_32_mib_the_docs_state() -> None:
+    assert LINE_LIMIT == 32 << 20
 
 
 @pytest.mark.parametrize("chunk", [1 << 20, 256], ids=["line-inside-one-chunk", "line-across-chunks"])

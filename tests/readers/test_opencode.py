@@ -402,7 +402,7 @@ def test_a_part_over_the_line_limit_is_skipped_with_a_warning_and_the_others_are
     db = build(tmp_path)
     con = sqlite3.connect(db)
     add_message(con, "msg_big", LATER, {"role": "user", "time": {"created": LATER}})
-    # Built inside SQLite: a text part whose JSON is just over the 64 MiB limit (hex doubles the bytes).
+    # Built inside SQLite: a text part whose JSON is just over the 32 MiB limit (hex doubles the bytes).
     con.execute("INSERT INTO part VALUES ('prt_big', 'msg_big', ?, ?, ?, "
                 "printf('{\"type\":\"text\",\"text\":\"%s\"}', hex(zeroblob(?))))",
                 (SID, LATER, LATER, LINE_LIMIT // 2))

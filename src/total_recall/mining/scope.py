@@ -21,6 +21,7 @@ from typing import TypeVar
 from total_recall.errors import AddressError, ScopeError
 from total_recall.mining.queries import last_entry_times
 from total_recall.model import HARNESSES, NUMBER_MAX, Address, Session, echoed
+from total_recall.record.sessions import TIERS, matching
 from total_recall.record.store import Store
 
 # The bounds every tool states in its schema as minimum/maximum, so a schema-honouring client cannot send
@@ -318,30 +319,24 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
             number = None
         if number is not None:
             return _by_number(store, tool, number, harness, candidates)
-    needle = query.casefold()
-    tiers = (
-        ("the native id exactly", lambda n: n == needle),
-        ("a prefix of the native id", lambda n: n.startswith(needle)),
-        ("a piece of the native id", lambda n: needle in n),
-    )
-    for _, test in tiers:
-        found = [c for c in candidates if test(c.session.native_id.casefold())]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            shown = "; ".join(c.label() for c in found[:10])
-            more = f"; and {len(found) - 10} more" if len(found) > 10 else ""
-            raise ScopeError(
-                f"{tool}: session_id {echoed(query)} is ambiguous — it matches {len(found)} sessions: "
-                f"{shown}{more}. Pass more of the id, or the address (s7)"
-            )
+    # The record's one resolver of native ids (record/sessions.py) decides; this only words the refusal.
+    found = matching(candidates, query, lambda c: c.session.native_id)
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        shown = "; ".join(c.label() for c in found[:10])
+        more = f"; and {len(found) - 10} more" if len(found) > 10 else ""
+        raise ScopeError(
+            f"{tool}: session_id {echoed(query)} is ambiguous — it matches {len(found)} sessions: "
+            f"{shown}{more}. Pass more of the id, or the address (s7)"
+        )
     if not candidates:
         raise _empty_record(tool, harness)
     within = f" among the {harness} sessions" if harness else ""
     recent = "; ".join(c.label() for c in candidates[:5])
     raise ScopeError(
         f"{tool}: session_id {echoed(query)} matches no session{within} — tried it as an address (s7), as "
-        f"{', as '.join(name for name, _ in tiers)}. The most recent: {recent}"
+        f"{', as '.join(name for name, _ in TIERS)}. The most recent: {recent}"
     )
 
 

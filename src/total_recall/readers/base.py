@@ -32,8 +32,9 @@ CHECKPOINT_BYTES = 8 << 20
 READ_CHUNK = 1 << 20
 # The longest JSONL line (bytes) a reader parses; a longer one is skipped with a warning as it streams
 # past, so one runaway line costs neither quadratic time nor its size in memory. Documented in
-# docs/READERS_CONTRACT.md and the README. OpenCode parts and messages share it.
-LINE_LIMIT = 64 << 20
+# docs/READERS_CONTRACT.md and the README. OpenCode parts and messages share it. A line just under it
+# takes a sync to ~290 MB of RSS (a 31 MB tool result: 282 MB; a 60 MB one: 486 MB, measured).
+LINE_LIMIT = 32 << 20
 ZSTD_MAGIC = 0xFD2FB528
 UTF8_BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -459,6 +460,32 @@ def json_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
         return str(value)
+
+
+def tool_output(text: str) -> str:
+    """A tool's output as the tool wrote it. Codex's shell and patch tools serialise their result into the
+    output string as a JSON envelope, `{"output": "…", "metadata": {"exit_code": 0, "duration_seconds": …}}`;
+    recorded as it is, every newline and quote of the output would read `\\n` and `\\"` in snippets, exact
+    strings and markers. The envelope (exactly those two keys) is unwrapped here, the source record keeps
+    it. A non-zero exit code stays, as a first line `Exit code: N` the way later Codex versions write it
+    themselves: it is what says the call failed (`find.exact.failed` reads a head's exit line), and the
+    duration is left to the source record. Migration m014 holds a frozen copy of this rule for entries
+    recorded before it."""
+    if text[:1] != "{" or '"metadata"' not in text or not text.rstrip().endswith("}"):
+        return text
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:  # not JSON after all, or a lone surrogate escape: kept as written
+        return text
+    if not isinstance(obj, dict) or set(obj) != {"output", "metadata"}:
+        return text
+    output, metadata = obj["output"], obj["metadata"]
+    if not isinstance(output, str) or not isinstance(metadata, dict):
+        return text
+    code = metadata.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+        return f"Exit code: {code}\n{output}"
+    return output
 
 
 def content_key(*parts: object) -> str:

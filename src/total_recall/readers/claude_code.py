@@ -30,6 +30,7 @@ from total_recall.readers.base import (
     join_blocks,
     json_text,
     stat_fingerprint,
+    tool_output,
 )
 
 # Wrappers the harness puts around text it injects into the user turn; a message made only of
@@ -65,6 +66,12 @@ _LABEL_FIELD = {
     "relocated": "relocatedCwd",
 }
 _META_CAP = 2000
+# A session no summary or title record names takes the first words of its first prompt, as Codex sessions do.
+_TITLE_MAX = 80
+# Blocks a harness or a slash command wraps in a hyphenated or underscored tag (<system-reminder>,
+# <command-name>, <bash-input>, <ide_selection>): never the prose a title is made of. HTML has no such tags.
+_TAGGED = re.compile(r"<([A-Za-z]+[-_][\w-]*)>.*?</\1>", re.S)
+_FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 # Stands in for a session field a previous read already reported when the cursor carries no state.
 _KNOWN = "?"
 
@@ -91,6 +98,7 @@ class _State:
     cwd: str | None = None
     parent: str | None = None
     title_rank: int = -1
+    worded: bool = False  # the first prompt's words were seen (or a sidecar description named the session)
     pending: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -103,6 +111,7 @@ class _State:
             "cwd": self.cwd,
             "parent": self.parent,
             "title_rank": self.title_rank,
+            "worded": self.worded,
         }
 
     def saw(self, obj: dict[str, Any], ts: str | None) -> None:
@@ -127,6 +136,17 @@ class _State:
         if rank >= self.title_rank:
             self.title_rank = rank
             self.pending["title"] = text
+
+    def first_words(self, pieces: list[_Piece], speaker: Author) -> None:
+        """Title the session by its first prompt's words until a summary or title record names it (rank
+        -1: any of them replaces it)."""
+        for piece in pieces:
+            words = _first_words(piece.text) if piece.kind == "message" and piece.author == speaker else None
+            if words:
+                self.worded = True
+                if self.title_rank < 0:
+                    self.pending["title"] = words
+                return
 
     def flush(self) -> SessionDraft | None:
         if not self.pending:
@@ -195,6 +215,7 @@ class ClaudeCodeReader(JsonlReader):
             cwd=saved.get("cwd", _KNOWN if resumed else None),
             parent=parent or saved.get("parent"),
             title_rank=rank if isinstance(rank := saved.get("title_rank"), int) else -1,
+            worded=bool(saved.get("worded", resumed)),
         )
         self._states[source.key] = state
         draft = SessionDraft(native, parent_native=state.parent)
@@ -215,6 +236,7 @@ class ClaudeCodeReader(JsonlReader):
                 desc = loaded.get("description")
                 if isinstance(desc, str) and desc and state.title_rank < 0:
                     draft.title = desc
+                    state.worded = True  # the parent's description names it better than its prompt
             else:
                 yield ReadWarning(str(sidecar), f"subagent sidecar is not a JSON object (a {_tname(loaded)})")
         draft.meta = meta or None
@@ -236,7 +258,10 @@ class ClaudeCodeReader(JsonlReader):
         state.saw(obj, ts)
         warnings: list[str] = []
         if rtype == "user":
-            pieces = _user(obj, "agent" if state.subagent else "owner", warnings)
+            speaker: Author = "agent" if state.subagent else "owner"
+            pieces = _user(obj, speaker, warnings)
+            if not state.worded:
+                state.first_words(pieces, speaker)
         elif rtype == "assistant":
             pieces = _assistant(obj, warnings)
         elif rtype == "system":
@@ -311,7 +336,7 @@ def _user(obj: dict[str, Any], speaker: Author, warnings: list[str]) -> list[_Pi
             pieces.append(_Piece(_speaker(text, is_meta, speaker), "message", text))
         elif btype == "tool_result":
             group = _str(block.get("tool_use_id"))
-            pieces.append(_Piece("tool", "tool_result", _joined(block.get("content")), group))
+            pieces.append(_Piece("tool", "tool_result", tool_output(_joined(block.get("content"))), group))
         elif btype in ("image", "document"):
             pieces.append(_Piece("harness" if is_meta else speaker, "message", _media(block)))
         else:
@@ -351,7 +376,7 @@ def _assistant(obj: dict[str, Any], warnings: list[str]) -> list[_Piece]:
             tool = _str(block.get("name"))
             pieces.append(_Piece("agent", "tool_call", text, _str(block.get("id")), tool, key))
         elif isinstance(btype, str) and btype.endswith("_tool_result"):
-            text = _joined(block.get("content"))
+            text = tool_output(_joined(block.get("content")))
             pieces.append(_Piece("tool", "tool_result", text, _str(block.get("tool_use_id")), None, key))
         else:
             pieces.append(_Piece("harness", "meta", json_text(block), mid, None, key))
@@ -432,6 +457,22 @@ def _label(obj: dict[str, Any]) -> str:
     elif rtype == "summary" and obj.get("summary") is not None:
         label += f": {_cap(json_text(obj['summary']))}"
     return label
+
+
+def _first_words(text: str) -> str | None:
+    """The first line of prose of a prompt (wrapped blocks, code fences and quoted lines passed over), cut to
+    about _TITLE_MAX characters at a word boundary."""
+    prose = _FENCED.sub("", _TAGGED.sub("", text))
+    for raw in prose.splitlines():
+        line = raw.strip()  # not re-spaced: erase finds a title taken from the words it erases by substring
+        if not line or line.startswith((">", "[image:", "[document:")) or line in _HARNESS_EXACT:
+            continue
+        if len(line) <= _TITLE_MAX:
+            return line
+        cut = line[: _TITLE_MAX - 1]
+        space = cut.rfind(" ")
+        return (cut[:space] if space >= _TITLE_MAX // 2 else cut).rstrip(" ,;:-") + "…"
+    return None
 
 
 def _speaker(text: str, is_meta: bool, speaker: Author) -> Author:

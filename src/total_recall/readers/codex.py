@@ -34,6 +34,7 @@ from total_recall.readers.base import (
     iter_jsonl,
     json_text,
     loads_lenient,
+    tool_output,
 )
 
 NOT_ROLLOUTS = frozenset({"session_index.jsonl", "history.jsonl"})
@@ -281,8 +282,11 @@ class _Rollout:
             args = p.get("arguments" if ptype == "function_call" else "input")
             self._add("agent", "tool_call", _plain(args), group=call, tool=_str(p.get("name")), native_id=nid)
         elif ptype in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
-            out = p.get("tools") if ptype == "tool_search_output" else p.get("output")
-            self._add("tool", "tool_result", _content(out), group=call, native_id=nid)
+            if ptype == "tool_search_output":
+                text = _content(p.get("tools"))
+            else:
+                text = tool_output(_content(p.get("output")))
+            self._add("tool", "tool_result", text, group=call, native_id=nid)
         elif ptype == "local_shell_call":
             action = p.get("action")
             cmd = action.get("command") if isinstance(action, dict) else None
@@ -315,7 +319,7 @@ class _Rollout:
             self._add("system", "message", text, native_id=nid)
         else:  # developer, injected user context, tool-role lines of flattened exports
             self._add("tool" if role == "tool" else "harness", "tool_result" if role == "tool" else "message",
-                      text, native_id=nid)
+                      tool_output(text) if role == "tool" else text, native_id=nid)
 
     def _conversational(self, author: Author, kind: Kind, text: str, digests: list[tuple[str, str]],
                         nid: str | None, title: str | None = None) -> None:

@@ -35,6 +35,7 @@ from total_recall.readers.base import (
     json_text,
     loads_lenient,
     stat_fingerprint,
+    tool_output,
 )
 
 STORE = "sessions.json"
@@ -167,14 +168,15 @@ def _message_pieces(msg: dict[str, Any], node: str | None) -> list[_Piece]:
         return _assistant_pieces(msg)
     if role == "toolResult":
         extra = {"tool": _str(msg.get("toolName")), "group": _str(msg.get("toolCallId"))}
-        return [("tool", "tool_result", _blocks_text(msg.get("content")), extra)]
+        return [("tool", "tool_result", tool_output(_blocks_text(msg.get("content"))), extra)]
     if role == "bashExecution":
         # A command the human ran with `!`: their words, then its output.
         out = msg.get("output")
+        shown = tool_output(out) if isinstance(out, str) else json_text(out or "")
         extra = {"tool": "bash", "group": node}
         return [
             ("owner", "tool_call", _str(msg.get("command")) or "", extra),
-            ("tool", "tool_result", out if isinstance(out, str) else json_text(out or ""), extra),
+            ("tool", "tool_result", shown, extra),
         ]
     if role == "system":
         text = _blocks_text(msg.get("content"))

@@ -40,6 +40,7 @@ from total_recall.readers.base import (
     is_readable_dir,
     json_text,
     stat_fingerprint,
+    tool_output,
 )
 
 DB_GLOBS = ("opencode.db", "opencode-*.db")
@@ -576,7 +577,7 @@ def _part_entries(sid: str, msg: _Msg, part: _Part) -> Iterator[EntryDraft]:
         status = state.get("status")
         if status == "completed":
             output = state.get("output", "")
-            text = output if isinstance(output, str) else json_text(output)
+            text = tool_output(output) if isinstance(output, str) else json_text(output)
             notes = [_file_label(a) for a in state.get("attachments") or [] if isinstance(a, dict)]
             text = "\n".join([text, *notes]) if notes else text
         elif status == "error":

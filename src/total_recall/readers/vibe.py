@@ -35,6 +35,7 @@ from total_recall.readers.base import (
     loads_lenient,
     open_payload,
     stat_fingerprint,
+    tool_output,
 )
 
 MESSAGES = "messages.jsonl"
@@ -235,7 +236,7 @@ def _pieces(msg: dict[str, Any]) -> list[_Piece]:
             (
                 "tool",
                 "tool_result",
-                text,
+                tool_output(text),
                 {"tool": _str(msg.get("name")), "group": _str(msg.get("tool_call_id"))},
             )
         ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+import orjson
+
 from total_recall.errors import RecordError
 from total_recall.find import index
 
@@ -588,7 +590,98 @@ M013_ERASE_FOLLOWS = """
         END;
 """
 
+# Tool output as the tool wrote it (issue 16). Codex serialises a shell or patch tool's result into the output
+# string as `{"output": "…", "metadata": {"exit_code": …, "duration_seconds": …}}`; readers now unwrap it
+# (`readers.base.tool_output`), and this step unwraps the tool results recorded before, once. It is the one
+# change of recorded text that is not an erase, so it is narrow and leaves a trail: only a live tool result
+# whose whole text is such an envelope, re-read from that text by the same rule the readers apply (its
+# source record, which holds the envelope, is not touched); the append-only trigger is lifted inside this
+# transaction only and put back as it was; every entry changed is logged in `rereads` (append-only), and its
+# word-index rows are replaced in the same transaction. Its exact strings were cut from the envelope's text
+# (most paths, hashes and URLs read the same): `total-recall index --rebuild` cuts them again. Frozen: the
+# rule is copied here, never imported, so a later change to the readers cannot change what this did.
+M014_REREADS = (
+    """CREATE TABLE rereads(
+        entry INTEGER PRIMARY KEY REFERENCES entries(id),
+        at TEXT NOT NULL,
+        reason TEXT NOT NULL
+    )""",
+    """CREATE TRIGGER rereads_final_update BEFORE UPDATE ON rereads BEGIN
+        SELECT RAISE(ABORT, 'the reread log is append-only');
+    END""",
+    """CREATE TRIGGER rereads_final_delete BEFORE DELETE ON rereads BEGIN
+        SELECT RAISE(ABORT, 'the reread log is append-only');
+    END""",
+)
+_M014_REASON = "m014: the tool's output unwrapped from Codex's JSON envelope (the source record keeps it)"
+
+
+def _m014_unwrapped(text: str) -> str | None:
+    """The output inside an envelope `{"output": str, "metadata": {…}}` (a non-zero exit code as a first line
+    `Exit code: N`), or None when `text` is not exactly one."""
+    if text[:1] != "{" or '"metadata"' not in text or not text.rstrip().endswith("}"):
+        return None
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or set(obj) != {"output", "metadata"}:
+        return None
+    output, metadata = obj["output"], obj["metadata"]
+    if not isinstance(output, str) or not isinstance(metadata, dict):
+        return None
+    code = metadata.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+        return f"Exit code: {code}\n{output}"
+    return output
+
+
+def _m014_tool_output_unwrapped(db: sqlite3.Connection) -> None:
+    for statement in M014_REREADS:  # one by one: executescript would commit the step's transaction
+        db.execute(statement)
+    trigger = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'entries_change_only_by_erase'"
+    ).fetchone()[0]
+    firsts = sorted(((int(r[0]), str(r[1])) for r in db.execute("SELECT first_entry, name FROM fts_shards")),
+                    reverse=True)
+    at = db.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ')").fetchone()[0]
+    db.execute("DROP TRIGGER entries_change_only_by_erase")
+    after = 0
+    # A page of tool results at a time, in id order: memory stays bounded whatever the record holds.
+    while page := db.execute(
+        "SELECT id, text FROM entries WHERE id > ? AND kind = 'tool_result' AND erased_at IS NULL "
+        "AND substr(text, 1, 1) = '{' ORDER BY id LIMIT 500", (after,)
+    ).fetchall():
+        after = page[-1][0]
+        by_shard: dict[str, list[tuple[int, str]]] = {}
+        for entry, text in page:
+            new = _m014_unwrapped(text)
+            if new is not None and new != text:
+                shard = next(name for first, name in firsts if first <= entry)
+                by_shard.setdefault(shard, []).append((entry, new))
+        for shard, batch in by_shard.items():  # set-based: 100,000 rows in ~3 s
+            ids = [entry for entry, _ in batch]
+            within = f"WHERE id IN ({','.join('?' * len(ids))})"
+            # External-content FTS5 forgets a row only when handed the very text and tags it indexed.
+            db.execute(f"INSERT INTO {shard}({shard}, rowid, text, tag) "
+                       f"SELECT 'delete', id, text, tag FROM entries_fts_content {within}", ids)
+            db.executemany("UPDATE entries SET text = ? WHERE id = ?", [(new, entry) for entry, new in batch])
+            db.execute(f"INSERT INTO {shard}(rowid, text, tag) SELECT id, text, tag FROM entries_fts_content "
+                       f"{within}", ids)
+            db.executemany("INSERT INTO rereads(entry, at, reason) VALUES (?, ?, ?)",
+                           [(entry, at, _M014_REASON) for entry in ids])
+    db.execute(trigger)
+
+
 Migration = str | Callable[[sqlite3.Connection], None]  # SQL, or a step run in the migration's transaction
+
+# An erasure also keeps the keyed hash of the source record its entry was cut from (NULL when the line
+# was already gone): a later reader may cut other text from the same line (an unwrapped tool output), and
+# a later generation must still know the line as holding erased words.
+M015_ERASED_LINES = """
+ALTER TABLE erased_texts ADD COLUMN line_hash BLOB;
+"""
+
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
@@ -605,6 +698,8 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m011_strings_key_entry", M011_STRINGS_KEY_ENTRY),
     ("m012_entry_facts", M012_ENTRY_FACTS),
     ("m013_erase_follows", M013_ERASE_FOLLOWS),
+    ("m014_tool_output_unwrapped", _m014_tool_output_unwrapped),
+    ("m015_erased_lines", M015_ERASED_LINES),
 ]
 
 

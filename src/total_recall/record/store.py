@@ -325,10 +325,16 @@ class Store:
             "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
         ).fetchone()
         text: str = row["text"]
+        line = self.db.execute(
+            "SELECT r.raw FROM raws r JOIN entries e ON e.raw_id = r.id WHERE e.id = ?", (entry_id,)
+        ).fetchone()
+        # The source record too: a later reader may cut other text from the same line (an unwrapped tool
+        # output, a fixed parse), and the line must still be known as holding erased words.
+        line_hash = None if line is None else self.keyed_hash(_decompressor.decompress(line[0]))
         self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
         self.db.execute(
-            "INSERT INTO erased_texts(entry, source, generation, hash) VALUES (?, ?, ?, ?)",
-            (entry_id, row["source"], row["generation"], self.text_hash(text)),
+            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
+            (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash),
         )
         shard = index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
         self.db.execute(
@@ -351,40 +357,47 @@ class Store:
         )
         return shard
 
-    def erased_marks(self, source_id: int, generation: int) -> tuple[Marks, Marks]:
+    def erased_marks(self, source_id: int, generation: int) -> tuple[Marks, Marks, Marks]:
         """What identifies the entries erased in generations of a source before `generation`, each with
-        the (time, reason) of its erasure: the keyed hashes of their texts, and (session's native id,
-        native id, kind) of those that carry a native id of their own (a message's uuid), which names the
-        same message again even when a rewrite edited its words (its key may hash them)."""
+        the (time, reason) of its erasure: the keyed hashes of their texts; (session's native id, native
+        id, kind) of those that carry a native id of their own (a message's uuid), which names the same
+        message again even when a rewrite edited its words (its key may hash them); and the keyed hashes
+        of the source records they were cut from, which name the line whatever a reader makes of it."""
         by_text: Marks = {}
         by_id: Marks = {}
-        for digest, at, reason, session, native, kind in self.db.execute(
-            "SELECT t.hash, x.at, x.reason, s.native_id, e.native_id, e.kind FROM erased_texts t "
-            "JOIN erasures x ON x.entry = t.entry JOIN entries e ON e.id = t.entry "
+        by_line: Marks = {}
+        for digest, line, at, reason, session, native, kind in self.db.execute(
+            "SELECT t.hash, t.line_hash, x.at, x.reason, s.native_id, e.native_id, e.kind "
+            "FROM erased_texts t JOIN erasures x ON x.entry = t.entry JOIN entries e ON e.id = t.entry "
             "JOIN sessions s ON s.id = e.session WHERE t.source = ? AND t.generation < ? ORDER BY x.id",
             (source_id, generation),
         ):
             by_text[bytes(digest)] = (at, reason)
             if native is not None:
                 by_id[(session, native, kind)] = (at, reason)
-        return by_text, by_id
+            if line is not None:
+                by_line[bytes(line)] = (at, reason)
+        return by_text, by_id, by_line
 
     def text_hash(self, text: str) -> bytes:
-        """A hash of `text` keyed by this record's own random salt: it matches the same text again, and
+        """A hash of `text` keyed by this record's own random salt (see `keyed_hash`)."""
+        return self.keyed_hash(text.encode("utf-8", "surrogatepass"))
+
+    def keyed_hash(self, data: bytes) -> bytes:
+        """A hash of `data` keyed by this record's own random salt: it matches the same bytes again, and
         without the record it answers no dictionary guess."""
         if self._salt is None:
             row = self.db.execute("SELECT salt FROM record_key WHERE id = 1").fetchone()
             self._salt = bytes(row[0])
-        data = text.encode("utf-8", "surrogatepass")
         return hashlib.blake2b(data, key=self._salt, digest_size=16).digest()
 
     def append_erased(
-        self, rows: Sequence[tuple[Any, ...]], hashes: Sequence[bytes], generation: int
+        self, rows: Sequence[tuple[Any, ...]], hashes: Sequence[tuple[bytes, bytes]], generation: int
     ) -> None:
         """Append entries recorded already erased (their text erased in an earlier generation of the
         source): rows as `append_entries` takes them, with the tombstone for text, no source record, and
-        the erasure's time and reason added; `hashes` the keyed hash of each one's text. Nothing of them
-        goes into any index."""
+        the erasure's time and reason added; `hashes` the keyed hashes of each one's text and source
+        record. Nothing of them goes into any index."""
         self.db.executemany(
             "INSERT INTO entries(id, session, seq, author, kind, text, ts, key, source, line, row, "
             "native_id, native_parent, grp, tool, sidechain, raw_id, erased_at, erased_reason) "
@@ -395,8 +408,8 @@ class Store:
             "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", [(r[0], r[17], r[18]) for r in rows]
         )
         self.db.executemany(
-            "INSERT INTO erased_texts(entry, source, generation, hash) VALUES (?, ?, ?, ?)",
-            [(r[0], r[8], generation, h) for r, h in zip(rows, hashes, strict=True)],
+            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
+            [(r[0], r[8], generation, text, line) for r, (text, line) in zip(rows, hashes, strict=True)],
         )
 
     def clear_title(self, session: int, text: str) -> None:
@@ -423,6 +436,8 @@ class Store:
 
     def quarantine(self, address: Address, reason: str, undo: bool = False) -> list[str]:
         """Hide (or, with `undo`, show again) the entries at `address` in windows and pushes; edits nothing.
+        Returns the entries whose state changed: one already quarantined (or not quarantined, for `undo`)
+        is left as it is, so the log says each change once.
 
         Raises:
             AddressError: the address names nothing.
@@ -432,15 +447,24 @@ class Store:
         action = "release" if undo else "quarantine"
         self.begin()
         try:
+            changed = [(entry_id, seq) for entry_id, seq, _ in ids
+                       if self._quarantined(entry_id) == undo]
             self.db.executemany(
                 "INSERT INTO quarantine(entry, action, at, reason) VALUES (?, ?, ?, ?)",
-                [(entry_id, action, at, reason) for entry_id, _, _ in ids],
+                [(entry_id, action, at, reason) for entry_id, _ in changed],
             )
             self.commit()
         except BaseException:
             self.rollback()
             raise
-        return [f"s{address.session}#{seq}" for _, seq, _ in ids]
+        return [f"s{address.session}#{seq}" for _, seq in changed]
+
+    def _quarantined(self, entry_id: int) -> bool:
+        """Whether the latest row of the quarantine log for the entry is in force as a quarantine."""
+        row = self.db.execute(
+            "SELECT action FROM quarantine WHERE entry = ? ORDER BY id DESC LIMIT 1", (entry_id,)
+        ).fetchone()
+        return row is not None and row[0] == "quarantine"
 
     def _entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
         session = self.session(address.session)

@@ -76,32 +76,39 @@ class _Batch:
     last_raw: int = -1
     last_raw_id: int = 0
     # Erased in an earlier generation (Store.erased_marks): by text, by message; None until the first chunk.
-    marks: tuple[Marks, Marks] | None = None
-    matched: dict[int, tuple[bytes, str, str]] = field(default_factory=dict)  # position -> hash, at, reason
+    marks: tuple[Marks, Marks, Marks] | None = None
+    # position -> (text hash, line hash), at, reason
+    matched: dict[int, tuple[tuple[bytes, bytes], str, str]] = field(default_factory=dict)
     matched_raws: set[int] = field(default_factory=set)  # lines of this chunk holding a matched entry
     erased: list[tuple[Any, ...]] = field(default_factory=list)
-    erased_hashes: list[bytes] = field(default_factory=list)
+    erased_hashes: list[tuple[bytes, bytes]] = field(default_factory=list)
     erased_texts: dict[int, list[str]] = field(default_factory=dict)  # session -> texts, for its title
     erased_now: list[tuple[int, str]] = field(default_factory=list)  # (session, text) of this chunk
     born_erased: int = 0
 
     def scan(self, chunk: Chunk) -> None:
         """Find the chunk's entries erased in an earlier generation of this source: the same text (keyed
-        hash), or the same message (its native id and kind in the same native session)."""
+        hash), the same message (its native id and kind in the same native session), or cut from the same
+        source record (keyed hash of the line: every entry of a line that held erased words)."""
         if self.marks is None:
             first = self.generation == 1
-            self.marks = ({}, {}) if first else self.store.erased_marks(self.source_id, self.generation)
+            self.marks = ({}, {}, {}) if first else self.store.erased_marks(self.source_id, self.generation)
         self.matched, self.matched_raws = {}, set()
-        by_text, by_id = self.marks
+        by_text, by_id, by_line = self.marks
         if not by_text:
             return
+        lines: dict[int, bytes] = {}  # the line hash of each source record of the chunk
         for position, item in enumerate(chunk.items):
             if isinstance(item, EntryDraft):
                 digest = self.store.text_hash(item.text)
-                mark = by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
+                raw = chunk.raw_of[position]
+                if raw not in lines:
+                    lines[raw] = self.store.keyed_hash(item.raw)
+                mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
+                        or by_line.get(lines[raw]))
                 if mark is not None:
-                    self.matched[position] = (digest, *mark)
-                    self.matched_raws.add(chunk.raw_of[position])
+                    self.matched[position] = ((digest, lines[raw]), *mark)
+                    self.matched_raws.add(raw)
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)

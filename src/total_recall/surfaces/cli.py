@@ -31,6 +31,7 @@ from total_recall.find.hits import group as group_hits
 from total_recall.find.search import search as find
 from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
 from total_recall.record.reading import read as read_entries
+from total_recall.record.sessions import resolve_address, resolve_session
 from total_recall.record.store import Store
 from total_recall.record.sync import processes_from
 from total_recall.record.sync import sync as run_sync
@@ -66,6 +67,13 @@ def _store(settings: Settings) -> Iterator[Store]:
         _fail(str(exc))
     finally:
         store.close()
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 entry`, `2 entries`, `0 sessions`: a count with its noun in the right number."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
 
 
 def _dump(value: Any) -> None:
@@ -149,13 +157,19 @@ def _render_sync(report: SyncReport, settings: Settings) -> None:
         table.add_row(harness, str(c.get("sessions", 0)), str(c.get("entries", 0)),
                       str(c.get("sessions_added", 0)), str(c.get("entries_added", 0)))
     console.print(table)
-    console.print(f"{report.entries_added} entries added, {report.sessions_added} sessions new, "
-                  f"{report.sessions_updated} updated; {report.sources_read} sources read, "
+    console.print(f"{counted(report.entries_added, 'entry')} added, "
+                  f"{counted(report.sessions_added, 'session')} new, "
+                  f"{report.sessions_updated} updated; {counted(report.sources_read, 'source')} read, "
                   f"{report.sources_skipped} unchanged.", highlight=False)
+    if report.vectors:
+        pending = report.vectors["pending"]
+        console.print(f"meaning search: {counted(report.vectors['embedded'], 'entry')} embedded"
+                      + (f", {pending} left for [bold]total-recall index[/] (or the next sync)" if pending
+                         else ", every entry has its vector"), highlight=False)
     for notice in report.notices:
         click.echo(f"note: {notice}", err=True)
     if report.warnings:
-        click.echo(f"{len(report.warnings)} warnings (lines skipped):", err=True)
+        click.echo(f"{counted(len(report.warnings), 'warning')} (lines skipped):", err=True)
         for w in report.warnings[:MAX_LISTED_WARNINGS]:
             click.echo(f"  {w}", err=True)
         if len(report.warnings) > MAX_LISTED_WARNINGS:
@@ -200,10 +214,11 @@ def sessions(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> N
 @click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
 @click.pass_obj
 def read(settings: Settings, address: str, as_json: bool) -> None:
-    """Print the entries at ADDRESS exactly: s3 (a session), s3#12 (an entry) or s3#10-20 (a range)."""
-    _valid(address)
+    """Print the entries at ADDRESS exactly: s3 (a session), s3#12 (an entry) or s3#10-20 (a range). The
+    session's own id, or a unique prefix of it, may stand for s3: ef958aa1, ef958aa1#12, ef958aa1#10-20."""
+    _valid_if_address(address)
     with _store(settings) as store:
-        entries = read_entries(store, address)
+        entries = read_entries(store, resolve_address(store, address))
     if as_json:
         _dump([entry_json(e) for e in entries])
         return
@@ -223,6 +238,12 @@ def _valid(address: str) -> bool:
     return True
 
 
+def _valid_if_address(text: str) -> None:
+    """Check what reads as our address (s3…) before the record is opened; a native id needs the record."""
+    if text.strip()[:1] == "s" and text.strip()[1:2].isdigit():
+        _valid(text)
+
+
 @cli.command()
 @click.argument("address")
 @click.option("--reason", required=True, help="Why (kept with the tombstone).")
@@ -235,40 +256,46 @@ def erase(settings: Settings, address: str, reason: str, as_json: bool) -> None:
     from total_recall.erasure import erase as erase_target
 
     if not address.strip().startswith(("cue:", "receipt:")):
-        _valid(address)  # before the record is opened: a bad address creates nothing
+        _valid_if_address(address)  # before the record is opened: a bad address creates nothing
     with _store(settings) as store:
         done = erase_target(store, address, reason)
     if as_json:
         _dump({"erased": done.erased, "reason": reason, "overflow_files_removed": len(done.purged)})
     else:
-        what = f"{len(done.erased)} entr{'y' if len(done.erased) == 1 else 'ies'}"
-        click.echo(f"erased {what}: {', '.join(done.erased) or 'none (already erased)'}")
+        click.echo(f"erased {counted(len(done.erased), 'entry')}: "
+                   f"{', '.join(done.erased) or 'none (already erased)'}")
         if done.purged:
             click.echo(f"removed {len(done.purged)} overflow file(s) that held their text")
 
 
 @cli.command()
 @click.argument("address")
-@click.option("--reason", required=True, help="Why (kept in the quarantine log).")
+@click.option("--reason", help="Why (kept in the quarantine log); optional with --undo.")
 @click.option("--undo", is_flag=True, help="Release the entries from quarantine.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def quarantine(settings: Settings, address: str, reason: str, undo: bool, as_json: bool) -> None:
-    """Hide the entries at ADDRESS from windows and pushes without editing them (--undo shows them again)."""
-    _valid(address)
+def quarantine(settings: Settings, address: str, reason: str | None, undo: bool, as_json: bool) -> None:
+    """Hide the entries at ADDRESS from windows and pushes without editing them (--undo shows them again).
+    ADDRESS may name the session by its own id, or a unique prefix of it, as `read` takes it."""
+    if not undo and not (reason or "").strip():
+        _fail("quarantine needs --reason (why, kept in the quarantine log)")
+    reason = reason or "released"
+    _valid_if_address(address)
     with _store(settings) as store:
-        done = store.quarantine(Address.parse(address), reason, undo=undo)
+        done = store.quarantine(resolve_address(store, address), reason, undo=undo)
     if as_json:
         _dump({"released" if undo else "quarantined": done, "reason": reason})
     else:
-        click.echo(f"{'released' if undo else 'quarantined'} {len(done)} entries: {', '.join(done)}")
+        already = "none was in quarantine" if undo else "all were in quarantine already"
+        click.echo(f"{'released' if undo else 'quarantined'} {counted(len(done), 'entry')}"
+                   + (f": {', '.join(done)}" if done else f" ({already})"))
 
 
 @cli.command()
 @click.argument("query", required=False)
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--harness", "harnesses", multiple=True, type=click.Choice(HARNESSES), help="Repeatable.")
-@click.option("--session", help="Only this session (s3).")
+@click.option("--session", help="Only this session (s3, its own id, or a unique prefix of it).")
 @click.option("--project", help="Only sessions whose cwd contains this.")
 @click.option("--author", "authors", multiple=True, type=click.Choice(AUTHORS), help="Repeatable.")
 @click.option("--since", help="Only entries at or after this ISO time (2026-11-01, 2026-11-01T09:00).")
@@ -284,11 +311,10 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
     an address that `read` opens exactly."""
     if (query is None) == (batch is None):
         _fail("give a QUERY or --batch FILE (not both)")
-    number = None
     if session is not None:
-        _valid(session)
-        number = Address.parse(session).session
+        _valid_if_address(session)
     with _store(settings) as store:
+        number = None if session is None else resolve_session(store, session).number
 
         def run(q: str) -> list[dict[str, Any]]:
             hits = find(store, q, limit=limit, harness=harnesses, session=number, project=project,
@@ -316,7 +342,7 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
         click.echo("no hits", err=True)
     if group:
         for g in hits:
-            click.echo(f"{g['range']:<14} score {g['score']:.4f}  ({len(g['hits'])} hits)")
+            click.echo(f"{g['range']:<14} score {g['score']:.4f}  ({counted(len(g['hits']), 'hit')})")
             for h in g["hits"]:
                 click.echo(f"    {h['address']:<10} {h['author']:<7} {h['snippet']}")
         return
@@ -336,21 +362,33 @@ def index(settings: Settings, budget: float | None, rebuild: bool, as_json: bool
     from total_recall.find import index as indexes
     from total_recall.find import vectors
 
+    extra = vectors.available()
+    if not extra and not rebuild:  # checked before the record is touched
+        _fail("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
+    embedded, total, done = 0, 0, extra
     with _store(settings) as store:
         if rebuild:
             store.begin()
             indexes.rebuild(store.db)
             store.commit()
-        if not vectors.available():
-            _fail("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
-        embedded, done = vectors.index_pending(store.db, budget)
-        total = vectors.count(store.db)
-    result = {"embedded": embedded, "vectors": total, "done": done, "rebuilt": rebuild}
+        if extra:
+            progress, close = _progress_bar(enabled=not as_json)
+            try:
+                embedded, done = vectors.index_pending(
+                    store.db, budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
+            finally:
+                close()
+            total = vectors.count(store.db)
+    result = {"embedded": embedded, "vectors": total, "done": done, "rebuilt": rebuild,
+              "vectors_extra": extra}
     if as_json:
         _dump(result)
+    elif not extra:
+        click.echo("rebuilt the word and exact-string indexes; meaning vectors need the vectors extra: "
+                   "pip install 'total-recall[vectors]'")
     else:
         more = "" if done else "; more remain"
-        click.echo(f"embedded {embedded} entries ({total} vectors in all){more}")
+        click.echo(f"embedded {counted(embedded, 'entry')} ({total} vectors in all){more}")
 
 
 from total_recall.surfaces import cli_summaries  # noqa: E402, F401, I001  (registers its commands)

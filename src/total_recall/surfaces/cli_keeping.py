@@ -12,20 +12,25 @@ from total_recall.keeping.cues import leave_cue
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES
 from total_recall.model import Address
+from total_recall.record.sessions import resolve_address, resolve_session
+from total_recall.record.store import Store
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
 from total_recall.surfaces.wire import compaction_json, cue_json, stored_marker_json
 
 
-def _session_number(text: str) -> int:
-    """`s3` or `3` → 3; anything else is a usage error naming the expected form."""
+def _session_number(store: Store, text: str) -> int:
+    """`s3` or `3` → 3, and the session's own id or a unique prefix of it (record/sessions.py) → its number;
+    anything else is a usage error naming the expected forms."""
     raw = text.strip()
-    try:
-        address = Address.parse(raw if raw.startswith("s") else f"s{raw}")
-    except TotalRecallError:
-        _fail(f"not a session: {text!r} (expected s3)")
-    if address.first is not None:
-        _fail(f"not a session: {text!r} names entries; give the session (s{address.session}) and --range")
-    return address.session
+    if raw.isdigit() or (raw[:1] == "s" and raw[1:2].isdigit()):
+        try:
+            address = Address.parse(raw if raw.startswith("s") else f"s{raw}")
+        except TotalRecallError:
+            _fail(f"not a session: {text!r} (expected s3, or the session's own id)")
+        if address.first is not None:
+            _fail(f"not a session: {text!r} names entries; give the session (s{address.session}) and --range")
+        return address.session
+    return resolve_session(store, raw).number
 
 
 @cli.command()
@@ -49,10 +54,11 @@ def compact(settings: Settings, session: str, range_: str | None, budget: int, b
 
     The marker quotes the owner's instructions word for word, the exact strings (paths, hashes, error
     lines, commands, URLs) and one line per decision, failure or open item, each with its address.
+    SESSION is s3, or the session's own id (a unique prefix of it will do); so is the session of --range.
     """
-    number = _session_number(session)
     with _store(settings) as store:
-        span = Address.parse(range_) if range_ is not None else None
+        number = _session_number(store, session)
+        span = resolve_address(store, range_) if range_ is not None else None
         done = compact_range(store, number, budget=budget, span=span, bo=bo, keep_exchanges=keep_exchanges)
     marker = done.marker
     if as_json:
@@ -68,9 +74,10 @@ def compact(settings: Settings, session: str, range_: str | None, budget: int, b
 @click.option("--json", "as_json", is_flag=True, help="Print the markers as JSON.")
 @click.pass_obj
 def markers(settings: Settings, session: str, as_json: bool) -> None:
-    """List the markers stored for SESSION, newest last (a withdrawn one says why, never its words)."""
-    number = _session_number(session)
+    """List the markers stored for SESSION (s3, or its own id or a unique prefix of it), newest last (a
+    withdrawn one says why, never its words)."""
     with _store(settings) as store:
+        number = _session_number(store, session)
         store.session(number)
         stored = markers_for(store, number, include_withdrawn=True)
     if as_json:
@@ -92,8 +99,8 @@ def markers(settings: Settings, session: str, as_json: bool) -> None:
 def cue(settings: Settings, session: str, text: str, as_json: bool) -> None:
     """Leave a recall cue for SESSION: one present-tense line saying what this thread is and when to come
     back to it. Compaction keeps the newest cue in place of the mechanical items it covers."""
-    number = _session_number(session)
     with _store(settings) as store:
+        number = _session_number(store, session)
         left = leave_cue(store, number, text)
     if as_json:
         _dump(cue_json(left))

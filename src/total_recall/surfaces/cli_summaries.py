@@ -16,7 +16,7 @@ from total_recall.errors import TotalRecallError
 from total_recall.mining.scope import HOURS_MAX
 from total_recall.mining.summaries import PERIOD_HOURS_DEFAULT
 from total_recall.model import HARNESSES
-from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
+from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli, counted
 
 
 def _session_and_from(store: Any, tool: str, target: str | None) -> tuple[int, int | None, int | None]:
@@ -154,7 +154,7 @@ def llm_status_command(settings: Settings, as_json: bool) -> None:
 
 def _render_status(status: dict[str, Any], with_text: bool) -> None:
     click.echo(f"{status['session']} · {status['harness']} · {status['title'] or 'untitled'} · "
-               f"{status['entries']} entries")
+               f"{counted(status['entries'], 'entry')}")
     if not status["blocks"]:
         click.echo("  no cached blocks")
     for b in status["blocks"]:

@@ -24,6 +24,7 @@ from total_recall.keeping.codex import codex_hook
 from total_recall.keeping.compaction import account
 from total_recall.keeping.hooks import OPEN_WAIT, HookReply, parse_payload
 from total_recall.model import Address
+from total_recall.record.sessions import resolve_session
 from total_recall.record.store import Store
 from total_recall.surfaces.cli import Settings, _dump, _fail, _store, cli
 from total_recall.surfaces.wire import account_json
@@ -70,19 +71,19 @@ def _answer(settings: Settings, name: str, handler: Handler) -> None:
 
 
 @cli.command()
-@click.option("--session", help="Only this session (s3).")
+@click.option("--session", help="Only this session (s3, its own id, or a unique prefix of it).")
 @click.option("--json", "as_json", is_flag=True, help="Print receipts and unreceipted compactions as JSON.")
 @click.pass_obj
 def receipts(settings: Settings, session: str | None, as_json: bool) -> None:
     """List the receipts of every compaction and decision not to compact, and warn about harness
     compactions that have none (Codex compactions in the record get their receipt first)."""
-    number = None
-    if session is not None:
+    if session is not None and session.strip()[:1] == "s" and session.strip()[1:2].isdigit():
         try:
-            number = Address.parse(session).session
+            Address.parse(session)  # before the record is opened
         except TotalRecallError as exc:
             _fail(str(exc))
     with _store(settings) as store:
+        number = None if session is None else resolve_session(store, session).number
         ledger = account(store, number)
     if as_json:
         _dump(account_json(ledger))
