@@ -6,7 +6,9 @@ Writes (or reuses) `<dir>/long_line_<mb>.jsonl`: one line of `--mb` MB with no n
 newline and one short line; with `--zst` also its `.jsonl.zst`. Then, each in a fresh child process, so
 every peak RSS is that process's own:
   1. the floor: the same bytes read in 1 MiB chunks and thrown away (decompressed, for the `.zst`);
-  2. `iter_jsonl` over the whole payload, counting the lines it yields and the warnings.
+  2. `iter_jsonl` over the whole payload, counting the lines it yields and the warnings;
+  3. a whole sync of the payload as a Claude Code session (a hard link in a projects folder beside it)
+     into a fresh record: what a user's `total-recall sync` costs on such a file.
 Prints seconds and peak RSS for each, and what the reader yielded (the long line should be one warning
 naming file:line, the short line after it a line). Target (issue 15): linear time, peak RSS < 300 MB.
 """
@@ -34,6 +36,20 @@ if mode == "floor":
         while chunk := fh.read(1 << 20):
             n += len(chunk)
     out["bytes"] = n
+elif mode == "sync":
+    import os, tempfile
+    from total_recall.record.store import Store
+    from total_recall.record.sync import sync
+    work = Path(tempfile.mkdtemp(dir=path.parent))
+    project = work / "projects" / "-srv-app"
+    project.mkdir(parents=True)
+    os.link(path, project / "4f1c2d3e-0000-4000-8000-000000000001.jsonl")
+    with Store(work / "record" / "record.sqlite3") as store:
+        report = sync(store, ["claude-code"], roots={"claude-code": work / "projects"},
+                      env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
+    out["entries"], out["warnings"] = report.entries_added, [str(w) for w in report.warnings]
+    import shutil
+    shutil.rmtree(work)
 else:
     from total_recall.model import ReadWarning
     from total_recall.readers.base import Cursor, Line, iter_jsonl
@@ -58,7 +74,8 @@ def make(path: Path, mb: int) -> None:
         block = b"a" * CHUNK
         for _ in range(mb):
             fh.write(block)
-        fh.write(b'"}}\n{"type":"user","message":{"role":"user","content":"after the long line"}}\n')
+        fh.write(b'"}}\n{"type":"user","uuid":"u-after","sessionId":"s","timestamp":"2026-01-01T00:00:01Z",'
+                 b'"message":{"role":"user","content":"after the long line"}}\n')
 
 
 def make_zst(plain: Path, packed: Path) -> None:
@@ -95,6 +112,8 @@ def main() -> None:
         print(f"{path.name} ({path.stat().st_size / 1e6:.1f} MB on disk)")
         print("  floor (plain read): ", json.dumps(run(path, "floor")))
         print("  iter_jsonl:         ", json.dumps(run(path, "reader")))
+        if path.suffix == ".jsonl":  # Claude Code keeps plain JSONL only
+            print("  sync:               ", json.dumps(run(path, "sync")))
 
 
 if __name__ == "__main__":
