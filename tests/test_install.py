@@ -40,6 +40,13 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"  # the autouse fixture points HOME here
 
 
+@pytest.fixture(autouse=True)
+def _default_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user on the defaults: no record home or store root of their own (the suite sets both)."""
+    monkeypatch.delenv("TOTAL_RECALL_HOME")
+    monkeypatch.delenv("TOTAL_RECALL_SANDBOX")
+
+
 def test_the_command_is_the_absolute_path_of_an_installed_total_recall() -> None:
     command = Path(executable())
     assert command.is_absolute() and command.name == "total-recall" and command.is_file()
@@ -277,3 +284,25 @@ def test_an_unknown_client_is_refused_by_the_core_and_the_cli() -> None:
         registration("cursor", "/bin/total-recall")
     result = CliRunner().invoke(cli, ["install", "cursor"])
     assert result.exit_code == 2 and "cursor" in result.output
+
+
+def test_the_record_home_and_store_roots_of_the_install_go_with_the_server_and_the_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOTAL_RECALL_HOME", str(tmp_path / "my record"))
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-carried")
+    carried = {"TOTAL_RECALL_HOME": str(tmp_path / "my record"),
+               "TOTAL_RECALL_CODEX_ROOT": str(tmp_path / "codex")}
+    server, hooks = (json.loads(f["snippet"]) for f in planned("claude-code")["files"])
+    assert server["mcpServers"]["total-recall"]["env"] == carried
+    command = hooks["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+    assert command.startswith(f"TOTAL_RECALL_HOME='{tmp_path / 'my record'}' TOTAL_RECALL_CODEX_ROOT=")
+    assert command.endswith("total-recall hook claude-code")
+    codex = tomllib.loads(planned("codex", "--harness", "codex")["files"][0]["snippet"])
+    assert codex["mcp_servers"]["total-recall"]["env"] == {**carried, "HARNESS": "codex"}
+    result = install("claude-code", "--write")
+    assert result.exit_code == 0, result.output
+    again = install("claude-code", "--write")  # the carried hook is ours: replaced, not doubled
+    settings = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())
+    assert again.exit_code == 0 and [len(settings["hooks"][e]) for e in HOOK_EVENTS] == [1, 1, 1]

@@ -36,6 +36,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import AoT, Table
 
+from total_recall.config import OVERRIDE_VARS
 from total_recall.errors import InstallError
 
 CLIENTS: tuple[str, ...] = ("claude-code", "codex", "opencode", "vibe")
@@ -45,6 +46,9 @@ CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPrompt
 # hook waits at most 10 s for a busy record (keeping/hooks.py WAIT_BOUND); PreCompact also syncs and
 # builds a marker; UserPromptSubmit holds up every prompt, and does nothing yet.
 CLAUDE_HOOK_TIMEOUTS: dict[str, int] = {"PreCompact": 60, "SessionStart": 30, "UserPromptSubmit": 10}
+# What decides which record and which stores the server and the hooks use: carried from the environment
+# `install` runs in, so a client starts them on the same record (never API keys: those stay in the env).
+CARRIED_VARS: tuple[str, ...] = ("TOTAL_RECALL_HOME", *OVERRIDE_VARS.values(), "TOTAL_RECALL_SANDBOX")
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 BACKUP_INFIX = ".total-recall-backup-"
 
@@ -99,12 +103,12 @@ def registration(client: str, command: str, *, env: Mapping[str, str] | None = N
         InstallError: `client` is not one of CLIENTS.
     """
     e = os.environ if env is None else env
-    server_env = {"HARNESS": harness} if harness else {}
+    server_env = {**carried(e), **({"HARNESS": harness} if harness else {})}
     if client == "claude-code":
         claude_dir = Path(e["CLAUDE_CONFIG_DIR"]).expanduser() if e.get("CLAUDE_CONFIG_DIR") else None
         mcp_file = config or (claude_dir / ".claude.json" if claude_dir else _home(e) / ".claude.json")
         settings = (claude_dir or _home(e) / ".claude") / "settings.json"
-        return [_claude_server(mcp_file, command, server_env), _claude_hooks(settings, command)]
+        return [_claude_server(mcp_file, command, server_env), _claude_hooks(settings, command, carried(e))]
     if client == "codex":
         codex_home = Path(e["CODEX_HOME"].split(",")[0].strip()).expanduser() if e.get("CODEX_HOME") \
             else _home(e) / ".codex"
@@ -117,10 +121,22 @@ def registration(client: str, command: str, *, env: Mapping[str, str] | None = N
     raise InstallError(f"unknown client {client!r} (known: {', '.join(CLIENTS)})")
 
 
-def claude_add_command(command: str, harness: str | None = None) -> str:
+def carried(env: Mapping[str, str]) -> dict[str, str]:
+    """The CARRIED_VARS set (non-empty) in `env`, paths made absolute: the client starts the server and
+    the hooks from another folder, with an environment of its own."""
+    out = {}
+    for name in CARRIED_VARS:
+        value = env.get(name, "").strip()
+        if value:
+            out[name] = value if name == "TOTAL_RECALL_SANDBOX" else str(Path(value).expanduser().absolute())
+    return out
+
+
+def claude_add_command(command: str, harness: str | None = None, env: Mapping[str, str] | None = None) -> str:
     """Claude Code's own route to the same user-scope registration."""
-    env = f"--env HARNESS={shlex.quote(harness)} " if harness else ""
-    return f"claude mcp add --scope user {env}{SERVER_KEY} -- {shlex.quote(command)} mcp"
+    server_env = {**carried(os.environ if env is None else env), **({"HARNESS": harness} if harness else {})}
+    flags = "".join(f"--env {shlex.quote(f'{k}={v}')} " for k, v in server_env.items())
+    return f"claude mcp add --scope user {flags}{SERVER_KEY} -- {shlex.quote(command)} mcp"
 
 
 @dataclass(frozen=True)
@@ -240,8 +256,10 @@ def _claude_server(path: Path, command: str, server_env: dict[str, str]) -> Conf
                         _dump_json({"mcpServers": {SERVER_KEY: entry}}), _json_merge(path, edit))
 
 
-def _claude_hooks(path: Path, command: str) -> ConfigChange:
-    hook_command = f"{shlex.quote(command)} hook claude-code"
+def _claude_hooks(path: Path, command: str, hook_env: Mapping[str, str]) -> ConfigChange:
+    # A hook's config has no environment block: the variables go before the command, as the shell takes them.
+    assignments = "".join(f"{k}={shlex.quote(v)} " for k, v in hook_env.items())
+    hook_command = f"{assignments}{shlex.quote(command)} hook claude-code"
 
     def group(event: str) -> dict[str, Any]:
         hooks = {"hooks": [{"type": "command", "command": hook_command,
@@ -270,6 +288,8 @@ def _is_our_hook_group(group: Any) -> bool:
     if not isinstance(cmd, str):
         return False
     words = shlex.split(cmd) if cmd.strip() else []
+    while words and "=" in words[0] and words[0].split("=", 1)[0] in CARRIED_VARS:
+        words = words[1:]  # the variables an install carried
     return len(words) == 3 and Path(words[0]).name == "total-recall" and words[1:] == ["hook", "claude-code"]
 
 
