@@ -136,3 +136,19 @@ def test_over_mcp_line_histogram_reads_only_overflow_files(client: Client, home:
     message = refused(client.call("line_histogram", {"file_path": given}))
     assert message.startswith(f"line_histogram reads only overflow files under {home / 'overflow'}: ")
     assert message.endswith(" is not one")
+
+
+@pytest.mark.parametrize("since", ["garbage", "99999999999999999999", "999999999 days ago", "2026-13-01"])
+def test_a_since_filter_that_names_no_time_is_refused_by_name(home: Path, since: str) -> None:
+    result = run(home, "search", "deploy", "--since", since)
+    assert "since:" in result.stderr and "is not a time" in result.stderr
+
+
+@pytest.mark.parametrize("since", ["2026-01-01", "2026-01-01T09:00", "2026-01-01T09:00+02:00", "3 days ago",
+                                   "yesterday", "last week", "May 2026"])
+def test_a_since_filter_takes_iso_times_and_the_times_a_person_names(home: Path, since: str) -> None:
+    run(home, "search", "deploy", "--since", since, code=0)
+
+
+def test_a_query_naming_a_date_that_does_not_exist_is_searched_as_words(home: Path) -> None:
+    run(home, "search", "what did we release on 2026-13-01 or 9999-12-31", code=0)

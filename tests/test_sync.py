@@ -356,3 +356,18 @@ def test_an_empty_session_file_is_an_empty_session_not_an_error(stores: Stores) 
     empty.write_bytes(b"")
     report = run("sync", "--harness", "claude-code", "--json")
     assert report["errors"] == []
+
+
+def test_an_unchanged_sync_reports_every_count_and_a_harness_whose_override_broke_stays_listed(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first = run("sync", "--json")
+    again = run("sync", "--json")
+    assert again["entries_added"] == 0 and again["sessions_added"] == 0
+    for harness, counts in again["harnesses"].items():
+        assert counts == {**first["harnesses"][harness], "sessions_added": 0, "entries_added": 0}
+    monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(tmp_path / "moved away"))
+    broken = run("sync", "--json", code=2)
+    assert any("moved away" in e for e in broken["errors"])
+    assert broken["harnesses"]["vibe"] == {**first["harnesses"]["vibe"], "sessions_added": 0,
+                                           "entries_added": 0}

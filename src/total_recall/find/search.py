@@ -21,8 +21,9 @@ from total_recall.find import facts, index, vectors, verbatim
 from total_recall.find.exact import looks_exact
 from total_recall.find.hits import snippet
 from total_recall.find.index import Shard
+from total_recall.find.when import since as since_moment
 from total_recall.find.when import window
-from total_recall.model import Hit
+from total_recall.model import Hit, echoed
 from total_recall.record.store import Store
 
 RRF_K = 60
@@ -225,6 +226,12 @@ def search(
     """
     if not query.strip():
         raise SearchError("empty query: give some words, a path, a hash or an error line")
+    if since is not None:
+        moment = since_moment(since)
+        if moment is None:
+            raise SearchError(f"since: {echoed(since)} is not a time; give an ISO date or time (2026-11-01, "
+                              "2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week or May 2026")
+        since = moment
     filters = Filters(harness, session, project, author, since)
     # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or
     # a rebuild of the index changes nothing this search sees.

@@ -23,9 +23,12 @@ def window(query: str, today: date | None = None) -> tuple[str, str] | None:
     """The [start, end) ISO window a query names, or None when it names no time."""
     today = today or datetime.now(UTC).date()
     q = query.lower()
-    if m := _ISO.search(q):
-        day = date(int(m[1]), int(m[2]), int(m[3]))
-        return _span(day, day + timedelta(days=1))
+    for m in _ISO.finditer(q):
+        try:
+            day = date(int(m[1]), int(m[2]), int(m[3]))
+            return _span(day, day + timedelta(days=1))
+        except (ValueError, OverflowError):
+            continue  # 2026-13-01 names no day
     if re.search(r"\byesterday\b", q):
         return _span(today - timedelta(days=1), today)
     if re.search(r"\btoday\b|\bthis morning\b", q):
@@ -55,6 +58,35 @@ def window(query: str, today: date | None = None) -> tuple[str, str] | None:
         end = date(year + (month == 12), month % 12 + 1, 1)
         return _span(start, end)
     return None
+
+
+_SINCE_AGO = re.compile(r"(\d{1,9}|a|an|one|two|three)\s+(minute|hour|day|week|month)s?\s+ago", re.I)
+_UNIT = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": timedelta(days=1),
+         "week": timedelta(weeks=1), "month": timedelta(days=30)}
+
+
+def since(text: str, now: datetime | None = None) -> str | None:
+    """The moment a `since` filter names, as the record's times are written (ISO, UTC): an ISO date or
+    time (`2026-11-01`, `2026-11-01T09:00`, with or without an offset), `N hours/days/weeks ago`, or the
+    start of a time a query may name (`yesterday`, `last week`, `May 2026`); None when it names none."""
+    now = now or datetime.now(UTC)
+    t = text.strip()
+    try:
+        moment = datetime.fromisoformat(t)
+    except ValueError:
+        moment = None
+    if moment is not None:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+        return moment.isoformat()
+    try:
+        if m := _SINCE_AGO.fullmatch(t):
+            n = _WORDS.get(m[1].lower(), 1) if not m[1].isdigit() else int(m[1])
+            return (now - n * _UNIT[m[2].lower()]).replace(tzinfo=None).isoformat(timespec="seconds")
+    except OverflowError:
+        return None  # further back than any date
+    named = window(t, now.date())
+    return None if named is None else named[0]
 
 
 def _span(start: date, end: date) -> tuple[str, str]:

@@ -310,6 +310,8 @@ class Syncer:
             except ConfigError as exc:
                 if self.explicit or explicit_root is not None or _override_set(harness, self.env):
                     self.report.errors.append(str(exc))
+                    # Still reported with what the record holds of it: unread is not gone.
+                    self.report.per_harness.setdefault(harness, {})
                 else:
                     self.report.notices.append(str(exc))
                 continue

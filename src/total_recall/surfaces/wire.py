@@ -57,6 +57,9 @@ def entry_json(e: Entry) -> dict[str, Any]:
     }
 
 
+HARNESS_COUNTS = ("sessions", "entries", "sessions_added", "entries_added")
+
+
 def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
     return {
         "record": record,
@@ -67,7 +70,9 @@ def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
         "sources_read": r.sources_read,
         "sources_unchanged": r.sources_skipped,
         "generations": r.generations,
-        "harnesses": r.per_harness,
+        # Every key present for every harness, zero included: scripts read them without a default.
+        "harnesses": {name: {key: counts.get(key, 0) for key in HARNESS_COUNTS}
+                      for name, counts in r.per_harness.items()},
         "warnings": [str(w) for w in r.warnings],
         "errors": r.errors,
         "notices": r.notices,
