@@ -11,14 +11,21 @@ kind, key, text, time), the exact strings and the owner spans, as one digest eac
 second (read-ahead) process of each killed sync and reports how long it outlived its parent and whether it
 printed a traceback.
 
-Prints one line per kill and a summary; exits 1 if any record differs from the clean one.
-Target (issue 15): ≥ 20 moments of a ≥ 80 MB store, the record equal to a clean sync every time.
+Then the PreCompact hook as Claude Code runs it (`total-recall hook claude-code`, a child process, stdin
+JSON), timed from start to exit: (a) while a real sync of the store into a fresh record is running (it
+holds the sync lock; the hook's session is one that sync has already committed), and (b) while another
+connection holds the clean record's write lock (BEGIN IMMEDIATE) for longer than the hook's bound.
+
+Prints one line per kill, a summary and the two hook timings; exits 1 if any record differs from the clean
+one or a hook outlives its bound. Targets (issue 15): ≥ 20 moments of a ≥ 80 MB store, the record equal to
+a clean sync every time; a hook with the record locked returns within its bound (`hooks.WAIT_BOUND`).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import select
 import shutil
@@ -33,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
+from total_recall.keeping.hooks import WAIT_BOUND
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",
@@ -159,6 +167,73 @@ def killed_sync(store: Path, home: Path, moment: float, clean: dict[str, tuple[i
                 "Traceback" in stderr, [name for name in DIGESTS if after[name] != clean[name]])
 
 
+def claude_session(home: Path) -> tuple[str, str, str] | None:
+    """(native id, transcript path, cwd) of a Claude Code session the record at `home` has committed."""
+    try:
+        db = sqlite3.connect(f"file:{home / 'record.sqlite3'}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT native_id, source, COALESCE(cwd, '/') FROM sessions "
+                             "WHERE harness = 'claude-code' AND entries > 20 ORDER BY id LIMIT 1").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None  # not created, or not migrated yet
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def run_hook(store: Path, home: Path, session: tuple[str, str, str]) -> tuple[float, str, int]:
+    """The PreCompact hook for `session`, as Claude Code runs it: (seconds, stderr, exit code)."""
+    payload = json.dumps({"session_id": session[0], "transcript_path": session[1], "cwd": session[2],
+                          "permission_mode": "default", "hook_event_name": "PreCompact", "trigger": "auto"})
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(home), "hook", "claude-code"],
+                          input=payload, env=sync_env(store), capture_output=True, text=True,
+                          timeout=WAIT_BOUND * 6)
+    return time.perf_counter() - t, done.stderr, done.returncode
+
+
+def hook_during_sync(store: Path, home: Path) -> str:
+    """The hook while a full sync into `home` runs."""
+    proc = subprocess.Popen(sync_command(home), env=sync_env(store), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        session = None
+        while proc.poll() is None and session is None:
+            time.sleep(0.05)  # a benchmark's poll for the sync's first commit
+            session = claude_session(home)
+        if session is None or proc.poll() is not None:
+            return "the sync ended before it committed a Claude Code session: nothing measured"
+        seconds, stderr, code = run_hook(store, home, session)
+        running = proc.poll() is None
+    finally:
+        proc.wait()
+    db = sqlite3.connect(f"file:{home / 'record.sqlite3'}?mode=ro", uri=True)
+    note = db.execute("SELECT note FROM receipts ORDER BY id DESC LIMIT 1").fetchone()
+    db.close()
+    return (f"{seconds:.2f} s (bound {WAIT_BOUND:g} s), exit {code}, the sync still running at its end: "
+            f"{running}; receipt note: {note[0] if note else None!r}"
+            + ("" if seconds <= WAIT_BOUND else " — OVER THE BOUND") + (" TRACEBACK" if "Traceback" in stderr
+                                                                        else ""))
+
+
+def hook_under_write_lock(store: Path, home: Path) -> str:
+    """The hook while another connection holds the record's write lock past the hook's bound."""
+    session = claude_session(home)
+    if session is None:
+        return "no Claude Code session in the record: nothing measured"
+    holder = sqlite3.connect(home / "record.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        seconds, stderr, code = run_hook(store, home, session)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    said = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    return (f"{seconds:.2f} s (bound {WAIT_BOUND:g} s), exit {code}: {said!r}"
+            + ("" if seconds <= WAIT_BOUND else " — OVER THE BOUND") + (" TRACEBACK" if "Traceback" in stderr
+                                                                        else ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=float, default=100.0)
@@ -208,7 +283,11 @@ def main() -> None:
               f"by at most {max(waits, default=0.0) * 1000:.0f} ms"
               f"{'' if len(waits) == sum(k.worker_seen for k in really) else ' (some still alive at 10 s)'}; "
               f"tracebacks {sum(k.traceback for k in really)}")
-        if equal != len(kills):
+        during = hook_during_sync(store, scratch / "hooked")
+        print(f"\nPreCompact hook during a running sync: {during}")
+        locked = hook_under_write_lock(store, clean_home)
+        print(f"PreCompact hook with the write lock held: {locked}")
+        if equal != len(kills) or "OVER THE BOUND" in during + locked:
             raise SystemExit(1)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
