@@ -21,7 +21,7 @@ Every string is drawn at random from the seed (a new seed each run unless --seed
 can be repeated): nothing here is a list a ranker could be tuned on. Reported beside it, on the same queries:
 the word index's bm25 alone (the words-only list, the first hit of the FTS5 ranking of the query's words), and
 with --baseline-src (a `src` folder of another checkout, such as the commit before this ranking) that code's
-`search --batch` over the same record.
+`sync` of the same store into a record of its own and its `search --batch` over it.
 """
 
 from __future__ import annotations
@@ -403,7 +403,8 @@ def main() -> None:
     ap.add_argument("--src", type=Path, default=None,
                     help="the src folder to sync and search with (default: the installed package)")
     ap.add_argument("--baseline-src", type=Path, default=None,
-                    help="the src folder of another checkout, run on the same record and queries")
+                    help="the src folder of another checkout: it syncs the same store into a record of "
+                         "its own and answers the same queries")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
@@ -425,8 +426,16 @@ def main() -> None:
     labels = ["this code"]
     seconds = {"this code": ranked_first(args.src, home, queries, "this code")}
     if args.baseline_src:
+        # The baseline syncs a record of its own: an older checkout cannot open a record newer code wrote
+        # (and it is its reading of the store, envelopes and all, that it is measured with).
+        base_home = args.out / "record-baseline"
+        shutil.rmtree(base_home, ignore_errors=True)
+        base_home.mkdir(parents=True)
+        done = cli(args.baseline_src, base_home, "sync", "--json")
+        if done.returncode != 0:
+            raise SystemExit(f"baseline sync failed: {done.stderr[-2000:]}")
         labels.append("baseline")
-        seconds["baseline"] = ranked_first(args.baseline_src, home, queries, "baseline")
+        seconds["baseline"] = ranked_first(args.baseline_src, base_home, queries, "baseline")
     bm25_first(home, queries)
     labels.append("bm25 alone")
     by: dict[str, list[Query]] = defaultdict(list)
