@@ -40,15 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
+from ingest import ROOT_VARS
 from total_recall.keeping.hooks import WAIT_BOUND
-
-ROOT_VARS = {
-    "claude": "TOTAL_RECALL_CLAUDE_ROOT",
-    "codex": "TOTAL_RECALL_CODEX_ROOT",
-    "opencode": "TOTAL_RECALL_OPENCODE_ROOT",
-    "vibe": "TOTAL_RECALL_VIBE_ROOT",
-    "openclaw": "TOTAL_RECALL_OPENCLAW_ROOT",
-}
 
 # What a record holds, each as rows in a stable order (ids are internal: addresses are compared).
 DIGESTS = {
