@@ -23,9 +23,9 @@ def window(query: str, today: date | None = None) -> tuple[str, str] | None:
     """The [start, end) ISO window a query names, or None when it names no time."""
     today = today or datetime.now(UTC).date()
     q = query.lower()
-    for m in _ISO.finditer(q):
+    for iso in _ISO.finditer(q):
         try:
-            day = date(int(m[1]), int(m[2]), int(m[3]))
+            day = date(int(iso[1]), int(iso[2]), int(iso[3]))
             return _span(day, day + timedelta(days=1))
         except (ValueError, OverflowError):
             continue  # 2026-13-01 names no day
