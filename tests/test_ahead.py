@@ -152,12 +152,14 @@ def test_the_second_process_ends_quietly_with_a_sync_killed_outright(tmp_path: P
     root = tmp_path / "claude"
     many_sessions(root, files=40, lines=400)  # ~8 MB: the second process runs far ahead of the sync
     token = f"TR_AHEAD_TEST={uuid.uuid4()}"
+    # Faults injected by tests/faulty_sync.py: the sync is killed at its second checkpoint.
     env = {**os.environ, "TOTAL_RECALL_CLAUDE_ROOT": str(root), "TOTAL_RECALL_SYNC_PROCESSES": "2",
-           "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1", "TOTAL_RECALL_TEST_FLUSH_BYTES": "20000",
-           "TOTAL_RECALL_TEST_COMMIT_BYTES": "1", "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT": "2",
+           "FAULTY_SYNC_PARALLEL_AFTER_BYTES": "1", "FAULTY_SYNC_FLUSH_BYTES": "20000",
+           "FAULTY_SYNC_COMMIT_BYTES": "1", "FAULTY_SYNC_KILL_AT_CHECKPOINT": "2",
            token.split("=")[0]: token.split("=")[1]}
-    sync = subprocess.Popen([sys.executable, "-m", "total_recall", "--home", str(tmp_path / "record"), "sync",
-                             "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sync = subprocess.Popen([sys.executable, str(Path(__file__).with_name("faulty_sync.py")),
+                             "--home", str(tmp_path / "record"), "sync", "--json"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert sync.wait(timeout=120) == -9
     left = [pid for pid in alive_with(token) if pid != os.getpid()]
     assert all(gone_within(pid, 1.0) for pid in left), f"second process {left} outlived its sync"

@@ -121,12 +121,14 @@ def test_a_sync_into_the_record_home_named_by_flag_makes_its_store_copies_there(
     make_store("opencode", root)
     named, environment = tmp_path / "named", tmp_path / "environment"
     named.mkdir(mode=0o700)
-    # With "2", a second process reads the store ahead: it must copy under the named home too.
+    # With "2", a second process reads the store ahead (from its first byte: tests/faulty_sync.py sets
+    # that): it must copy under the named home too.
     env = {**os.environ, "TOTAL_RECALL_HOME": str(environment), "TOTAL_RECALL_OPENCODE_ROOT": str(root),
-           "TOTAL_RECALL_SYNC_PROCESSES": processes, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
+           "TOTAL_RECALL_SYNC_PROCESSES": processes, "FAULTY_SYNC_PARALLEL_AFTER_BYTES": "1"}
     with WriteWatch(tmp_path) as watch:
-        done = subprocess.run([sys.executable, "-m", "total_recall", "--home", str(named), "sync",
-                               "--harness", "opencode", "--json"], env=env, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, str(Path(__file__).with_name("faulty_sync.py")),
+                               "--home", str(named), "sync", "--harness", "opencode", "--json"],
+                              env=env, capture_output=True, text=True)
         events = watch.events()
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["processes"] == int(processes)

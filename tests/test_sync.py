@@ -177,9 +177,17 @@ def derived(home: Path) -> list[tuple[Any, ...]]:
                       "JOIN entries e ON e.id = f.entry ORDER BY 1, 2, 3, 4")
 
 
-def sync_into(home: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "total_recall", "--home", str(home), "sync", "--json"],
-                          env={**env, **extra}, capture_output=True, text=True)
+FAULTY_SYNC = Path(__file__).with_name("faulty_sync.py")
+
+
+def sync_into(home: Path, env: dict[str, str], faults: dict[str, int] | None = None,
+              **extra: str) -> subprocess.CompletedProcess[str]:
+    """`total-recall --home <home> sync --json`; with `faults` (tests/faulty_sync.py's names, without
+    their prefix), through that launcher, which injects them."""
+    launch = [str(FAULTY_SYNC)] if faults else ["-m", "total_recall"]
+    injected = {f"FAULTY_SYNC_{name}": str(value) for name, value in (faults or {}).items()}
+    return subprocess.run([sys.executable, *launch, "--home", str(home), "sync", "--json"],
+                          env={**env, **extra, **injected}, capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("processes", ["1", "2"])
@@ -187,18 +195,17 @@ def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
     stores: Stores, tmp_path: Path, processes: str
 ) -> None:
     # With "2", a second process reads ahead from the first source on.
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_SYNC_PROCESSES": processes,
-           "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
+    env = {**os.environ, **stores.env, "TOTAL_RECALL_SYNC_PROCESSES": processes}
+    early = {"PARALLEL_AFTER_BYTES": 1}
     clean_home = tmp_path / "clean"
-    assert sync_into(clean_home, env).returncode == 0
+    assert sync_into(clean_home, env, early).returncode == 0
     killed_home = tmp_path / "killed"
-    for kill_at in ("3", "9"):
-        done = sync_into(killed_home, env, TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT=kill_at,
-                         TOTAL_RECALL_TEST_COMMIT_BYTES="1")
+    for kill_at in (3, 9):
+        done = sync_into(killed_home, env, {**early, "KILL_AT_CHECKPOINT": kill_at, "COMMIT_BYTES": 1})
         assert done.returncode == -9, done.stderr
     partial = snapshot(killed_home)
     assert 0 < len(partial) < len(snapshot(clean_home))
-    assert sync_into(killed_home, env).returncode == 0
+    assert sync_into(killed_home, env, early).returncode == 0
     assert snapshot(killed_home) == snapshot(clean_home)
     assert derived(killed_home) == derived(clean_home)
 
@@ -206,9 +213,9 @@ def test_a_sync_killed_mid_run_then_run_again_equals_one_clean_sync(
 def test_a_sync_read_ahead_by_a_second_process_equals_one_in_one_process(
     stores: Stores, tmp_path: Path
 ) -> None:
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1"}
-    one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
-    two = sync_into(tmp_path / "two", env, TOTAL_RECALL_TEST_COMMIT_BYTES="1")
+    env = {**os.environ, **stores.env}
+    one = sync_into(tmp_path / "one", env, {"PARALLEL_AFTER_BYTES": 1}, TOTAL_RECALL_SYNC_PROCESSES="1")
+    two = sync_into(tmp_path / "two", env, {"PARALLEL_AFTER_BYTES": 1, "COMMIT_BYTES": 1})
     assert json.loads(one.stdout)["processes"] == 1 and json.loads(two.stdout)["processes"] == 2
     same = [{k: v for k, v in json.loads(done.stdout).items() if k not in ("processes", "record")}
             for done in (one, two)]
@@ -220,20 +227,20 @@ def test_a_sync_read_ahead_by_a_second_process_equals_one_in_one_process(
     assert spans(tmp_path / "two") == spans(tmp_path / "one") and spans(tmp_path / "one")
 
 
-@pytest.mark.parametrize("dies_after", ["0", "3", "12", "119"])
+@pytest.mark.parametrize("dies_after", [0, 3, 12, 119])
 def test_a_sync_whose_second_process_dies_reads_the_rest_itself(
-    stores: Stores, tmp_path: Path, dies_after: str
+    stores: Stores, tmp_path: Path, dies_after: int
 ) -> None:
-    # "0": it dies as it starts; else after sending that many chunks. Chunks of 2 KB end mid-source
+    # 0: it dies as it starts; else after sending that many chunks. Chunks of 2 KB end mid-source
     # between checkpoints, so the source is read again from its last checkpoint the sync handled; with
     # these fixtures chunk 119 is the second of synthetic_edge_cases_malformed.jsonl, whose warnings
     # are then read again.
-    env = {**os.environ, **stores.env, "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES": "1",
-           "TOTAL_RECALL_TEST_FLUSH_BYTES": "2000"}
-    one = sync_into(tmp_path / "one", env, TOTAL_RECALL_SYNC_PROCESSES="1")
-    died = sync_into(tmp_path / "died", env, TOTAL_RECALL_TEST_WORKER_DIES=dies_after,
-                     TOTAL_RECALL_TEST_COMMIT_BYTES="1")
+    env = {**os.environ, **stores.env}
+    small = {"PARALLEL_AFTER_BYTES": 1, "FLUSH_BYTES": 2000}
+    one = sync_into(tmp_path / "one", env, small, TOTAL_RECALL_SYNC_PROCESSES="1")
+    died = sync_into(tmp_path / "died", env, {**small, "WORKER_DIES": dies_after, "COMMIT_BYTES": 1})
     assert died.returncode == 0, died.stderr
+    assert f"the second process dies after {dies_after} chunks" in died.stderr, "it must have died"
     report, clean = json.loads(died.stdout), json.loads(one.stdout)
     assert report["entries_added"] == clean["entries_added"]
     assert report["warnings"] == clean["warnings"], "a source read on must not repeat its warnings"
@@ -252,7 +259,7 @@ def test_a_sync_bringing_in_more_strings_than_the_record_holds_builds_their_inde
 ) -> None:
     env = {**os.environ, **stores.env}
     assert sync_into(tmp_path / "one", env).returncode == 0
-    bulk = sync_into(tmp_path / "bulk", env, TOTAL_RECALL_TEST_BULK_BYTES="1")
+    bulk = sync_into(tmp_path / "bulk", env, {"BULK_BYTES": 1})
     assert bulk.returncode == 0, bulk.stderr
     assert string_indexes(tmp_path / "bulk") == string_indexes(tmp_path / "one")
     assert [name for name, _ in string_indexes(tmp_path / "one")] == ["strings_entry", "strings_key"]
@@ -268,8 +275,7 @@ def test_a_sync_killed_without_its_string_indexes_leaves_the_next_sync_to_build_
 ) -> None:
     env = {**os.environ, **stores.env}
     assert sync_into(tmp_path / "clean", env).returncode == 0
-    killed = sync_into(tmp_path / "home", env, TOTAL_RECALL_TEST_BULK_BYTES="1",
-                       TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT="6", TOTAL_RECALL_TEST_COMMIT_BYTES="1")
+    killed = sync_into(tmp_path / "home", env, {"BULK_BYTES": 1, "KILL_AT_CHECKPOINT": 6, "COMMIT_BYTES": 1})
     assert killed.returncode == -9, killed.stderr
     assert string_indexes(tmp_path / "home") == [] and derived(tmp_path / "home") != []
     assert sync_into(tmp_path / "home", env).returncode == 0  # too little left to read to defer it again

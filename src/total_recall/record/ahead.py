@@ -48,10 +48,6 @@ SENDING = 32 << 20
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
 _PR_SET_PDEATHSIG = 1
-# Test hooks: the second process dies after sending this many chunks, as one killed or out of memory would;
-# and chunks end at this many bytes of source records instead of FLUSH_BYTES (small fixtures, many chunks).
-WORKER_DIES_ENV = "TOTAL_RECALL_TEST_WORKER_DIES"
-FLUSH_BYTES_ENV = "TOTAL_RECALL_TEST_FLUSH_BYTES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +89,12 @@ Part = Chunk | End
 def prepare(job: Job) -> Iterator[Part]:
     """The chunks of one source from its cursor, then its End."""
     reader = _reader(job.source.harness)
-    flush_bytes = int(os.environ.get(FLUSH_BYTES_ENV, "") or FLUSH_BYTES)
     chunk, records, last_raw = Chunk(), 0, None
     try:
         for item in reader.read(job.source, job.cursor):
             if isinstance(item, EntryDraft):
                 if item.raw is not last_raw:  # readers pass one bytes object for the entries of a line
-                    if chunk.size >= flush_bytes:  # never between two entries of one line
+                    if chunk.size >= FLUSH_BYTES:  # never between two entries of one line
                         yield _derived(chunk)
                         chunk, records = Chunk(), 0
                     last_raw = item.raw
@@ -222,19 +217,14 @@ def _serve(conn: Connection, jobs: list[Job], parent: int) -> None:
     threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     with contextlib.suppress(OSError):  # fewer, larger writes: each one waits for the GIL once more
         fcntl.fcntl(conn.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
-    dies_after = int(os.environ.get(WORKER_DIES_ENV, "-1") or -1)
     outbox = _Outbox()
 
     def send() -> None:
-        sent = 0
         while (data := outbox.take()) is not None:
-            if sent == dies_after:
-                os._exit(1)
             try:
                 conn.send_bytes(data)  # the GIL is released while it writes
             except OSError:  # BrokenPipeError: the sync is gone, and nobody is left to tell
                 os._exit(0)
-            sent += 1
 
     sender = threading.Thread(target=send)
     sender.start()

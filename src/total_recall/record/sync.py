@@ -8,7 +8,6 @@ where its last commit stopped and a second sync of an unchanged store adds nothi
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -25,14 +24,6 @@ from total_recall.record.locks import held
 from total_recall.record.store import TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
-# Test hooks: SIGKILL this process at the Nth reader checkpoint, after its batch is written and before
-# any commit; and commit after this many bytes instead of COMMIT_BYTES.
-KILL_AT_ENV = "TOTAL_RECALL_TEST_KILL_AT_CHECKPOINT"
-COMMIT_BYTES_ENV = "TOTAL_RECALL_TEST_COMMIT_BYTES"
-# ... and read ahead in a second process when there are this many bytes to read.
-PARALLEL_AFTER_ENV = "TOTAL_RECALL_TEST_PARALLEL_AFTER_BYTES"
-# ... and build the indexes of the exact strings at the end of a sync reading this many bytes or more.
-BULK_BYTES_ENV = "TOTAL_RECALL_TEST_BULK_BYTES"
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
 # prepares the sources ahead when there is enough to read (a first sync of a large store: record/ahead.py).
 PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
@@ -232,16 +223,11 @@ class Syncer:
     processes: int = 1
     wait: float | None = None  # seconds to wait for another sync's lock; None: as long as it takes
     report: SyncReport = field(default_factory=SyncReport)
-    commit_bytes: int = COMMIT_BYTES
-    _checkpoints: int = 0
-    _kill_at: int = 0
     _pending: int = 0
     _bulk: bool = False
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
-        self._kill_at = int(env.get(KILL_AT_ENV, "0") or 0)
-        self.commit_bytes = int(env.get(COMMIT_BYTES_ENV, "0") or 0) or self.commit_bytes
         work = self._discover()
         with sync_lock(self.store.path, self.wait):
             self.store.begin()
@@ -250,9 +236,8 @@ class Syncer:
                 planned = [self._plan(reader, source) for reader, source in work]
                 chosen = [p for p in planned if p is not None]
                 jobs = [Job(p.source, p.cursor) for p in chosen]
-                incoming, after = to_read(jobs), _parallel_after(env, self.processes)
-                least = int(env.get(BULK_BYTES_ENV, "") or BULK_BYTES)
-                self._bulk = self.store.defer_string_indexes(incoming, least)
+                incoming, after = to_read(jobs), _parallel_after(self.processes)
+                self._bulk = self.store.defer_string_indexes(incoming, BULK_BYTES)
                 if not self._bulk:
                     self.store.build_string_indexes()  # a sync killed after dropping them left them out
                 ahead = ReadAhead(jobs, second=after >= 0 and incoming >= after)
@@ -293,10 +278,7 @@ class Syncer:
 
     def _commit_point(self) -> None:
         """Commit when enough is pending: everything written so far, with the cursors that cover it."""
-        self._checkpoints += 1
-        if self._kill_at and self._checkpoints >= self._kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-        if self._pending >= self.commit_bytes:
+        if self._pending >= COMMIT_BYTES:
             self.store.commit()
             self.store.begin()
             self._pending = 0
@@ -422,11 +404,11 @@ def processes_from(env: Mapping[str, str]) -> int:
     return int(processes)
 
 
-def _parallel_after(env: Mapping[str, str], processes: int) -> int:
+def _parallel_after(processes: int) -> int:
     """Bytes a sync must have to read for a second process to read ahead; -1: never."""
     if processes < 2 or (os.cpu_count() or 1) < 2:
         return -1
-    return int(env.get(PARALLEL_AFTER_ENV, "") or START_AFTER_BYTES)
+    return START_AFTER_BYTES
 
 
 def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
