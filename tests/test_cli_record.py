@@ -34,7 +34,8 @@ def test_quarantine_needs_a_reason_and_its_undo_does_not(demo: list[str]) -> Non
 
 
 def test_erase_and_quarantine_take_a_session_by_its_own_id(demo: list[str]) -> None:
-    native = json.loads(run(demo, "sessions", "--json").stdout)[0]["native_id"]
+    native = next(s["native_id"] for s in json.loads(run(demo, "sessions", "--json").stdout)
+                  if s["session"] == "s1")
     done = run(demo, "quarantine", f"{native[:8]}#3", "--reason", "by id")
     assert done.exit_code == 0 and done.stdout == "quarantined 1 entry: s1#3\n"
     erased = run(demo, "erase", f"{native}#4", "--reason", "by id", "--json")

@@ -33,8 +33,7 @@ from total_recall.surfaces.wire import entry_json
 EXE = Path(sys.executable).parent / "total-recall"
 # The tools that add to the record's derived tables (summary blocks, markers, receipts, cues) or call an
 # LLM endpoint; every other tool only reads.
-WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue",
-                 "receipts"}
+WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue"}
 T = TypeVar("T")
 
 

@@ -66,6 +66,7 @@ def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record:
 
 def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(record: Record) -> None:
     wanted = codex_records(record.store)
+    assert record.cli("sync").exit_code == 0  # a surface's sync writes them; the fixture's library sync not
     first = record.cli("receipts", "--json")
     assert first.exit_code == 0, first.output
     listed = json.loads(first.stdout)

@@ -212,3 +212,22 @@ def use_demo(harnesses: tuple[str, ...] | list[str], env: Mapping[str, str] | No
     """Whether a sync with no harness named should run on the bundled demo store: only when this
     machine has no agent store at all and the sandbox is not armed (a sandboxed run reads nothing live)."""
     return not harnesses and not sandbox_armed(env) and not live_store_present(env)
+
+
+def demo_when_empty(harnesses: tuple[str, ...] | list[str], env: Mapping[str, str] | None = None) -> bool:
+    """Whether a sync whose stores left the record without a single session shows the bundled demo too
+    (synced into its own record): only when no harness was named, as `use_demo`, and the sandbox is not
+    armed."""
+    return not harnesses and not sandbox_armed(env)
+
+
+def store_roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The folders a sync of every harness reads: each override, else the default folders that exist
+    (what a sync that found nothing says it looked in)."""
+    found: list[Path] = []
+    for harness in OVERRIDE_VARS:
+        try:
+            found.extend(r.path for r in resolve_roots(harness, env))
+        except (ConfigError, SandboxError):
+            continue  # the sync's own report names these
+    return found

@@ -60,6 +60,7 @@ def window(query: str, today: date | None = None) -> tuple[str, str] | None:
     return None
 
 
+_YEAR_MONTH = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2]))?")
 _SINCE_AGO = re.compile(r"(\d{1,9}|a|an|one|two|three)\s+(minute|hour|day|week|month)s?\s+ago", re.I)
 _UNIT = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": timedelta(days=1),
          "week": timedelta(weeks=1), "month": timedelta(days=30)}
@@ -67,10 +68,13 @@ _UNIT = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": time
 
 def since(text: str, now: datetime | None = None) -> str | None:
     """The moment a `since` filter names, as the record's times are written (ISO, UTC): an ISO date or
-    time (`2026-11-01`, `2026-11-01T09:00`, with or without an offset), `N hours/days/weeks ago`, or the
-    start of a time a query may name (`yesterday`, `last week`, `May 2026`); None when it names none."""
+    time (`2026-11-01`, `2026-11-01T09:00`, with or without an offset), a month or a year (`2026-10`),
+    `N hours/days/weeks ago`, or the start of a time a query may name (`yesterday`, `last week`,
+    `May 2026`); None when it names none."""
     now = now or datetime.now(UTC)
     t = text.strip()
+    if m := _YEAR_MONTH.fullmatch(t):  # a month (2026-10) or a year (2026): from its start
+        return f"{m[1]}-{m[2] or '01'}-01T00:00:00"
     try:
         moment = datetime.fromisoformat(t)
     except ValueError:

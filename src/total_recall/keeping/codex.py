@@ -8,10 +8,9 @@ and `compact` as a `SessionStart` source whose output may carry `hookSpecificOut
 Claude Code's (see `hooks.py`), with controller `codex`.
 
 Older Codex versions have no hooks, and a hook can be missing or fail; the record still holds every
-`compacted` record. `receipt_compactions` writes, for each Codex compaction in the record that no
+`compacted` record. Every sync a surface runs writes, for each Codex compaction in the record that no
 receipt accounts for (see `audit.py`), a receipt with controller `codex`, trigger `harness`, knowledge
-`sent, unconfirmed` and `source` = the compaction entry's address. It writes nothing twice: a second
-run finds them accounted for.
+`sent, unconfirmed` and `source` = the compaction entry's address (`compaction.receipt_compactions`).
 """
 
 from __future__ import annotations
@@ -19,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from total_recall.keeping.audit import unreceipted
-from total_recall.keeping.controllers import CODEX, CompactionEvent
+from total_recall.keeping.compaction import receipt_compactions
+from total_recall.keeping.controllers import CODEX
 from total_recall.keeping.hooks import HookReply, handle
-from total_recall.keeping.receipts import Receipt
 from total_recall.record.store import Store
 
 
@@ -31,14 +29,4 @@ def codex_hook(store: Store, payload: Mapping[str, Any], env: Mapping[str, str] 
     return handle(store, CODEX, payload, env)
 
 
-def receipt_compactions(store: Store, session: int | None = None) -> list[Receipt]:
-    """A receipt for every Codex compaction in the record that has none; returns the receipts written."""
-    written = []
-    for c in unreceipted(store, session):
-        if c.harness != "codex":
-            continue
-        also = f"; also announced at {', '.join(c.echoes)}" if c.echoes else ""
-        written.append(CODEX.on_compaction(store, CompactionEvent(
-            c.session, "harness", source=c.address,
-            note=f"Codex compaction seen in the record at {c.timestamp or 'an unknown time'}{also}")))
-    return written
+__all__ = ["codex_hook", "receipt_compactions"]

@@ -2,7 +2,9 @@
 
 `compact` (`total-recall compact`, the MCP `compact` tool): the range, the marker built from the record
 and verified, stored with its receipt. `account` (`total-recall receipts`, the MCP `receipts` tool): the
-receipts, and the compactions seen in harness stores that no receipt accounts for.
+receipts, and the compactions seen in harness stores that no receipt accounts for — a listing, which
+never writes. `receipt_compactions` writes the receipts of Codex compactions the record holds and no
+receipt accounts for; every sync a surface runs calls it (`total_recall.syncing`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 from total_recall.errors import MarkerError
 from total_recall.keeping.audit import HarnessCompaction, unreceipted
-from total_recall.keeping.codex import receipt_compactions
+from total_recall.keeping.controllers import CODEX, CompactionEvent
 from total_recall.keeping.marker import Marker, build_marker, range_tokens, save_marker
 from total_recall.keeping.receipts import Receipt, list_receipts, write_receipt
 from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES, evictable_range
@@ -74,19 +76,36 @@ class Account:
 
 
 def account(store: Store, session: int | None = None, harness: str | None = None) -> Account:
-    """The receipts, after writing those of Codex compactions in the record that have none (Codex versions
-    without hooks give no other moment to get one; idempotent), and the compactions still without one;
-    with `harness`, only those of that harness's sessions.
+    """The receipts and the compactions without one; with `harness`, only those of that harness's
+    sessions. Reads only: the receipts of Codex compactions are written at sync (`receipt_compactions`).
 
     Raises:
         AddressError: `session` names no session.
     """
     if session is not None:
         store.session(session)
-    receipt_compactions(store, session)
     receipts, missing = list_receipts(store, session), unreceipted(store, session)
     if harness is not None:
         ours = {s.number for s in store.sessions([harness])}
         receipts = [r for r in receipts if r.session in ours]
         missing = [c for c in missing if c.session in ours]
     return Account(receipts, missing)
+
+
+def receipt_compactions(store: Store, session: int | None = None, after: int = 0) -> list[Receipt]:
+    """A receipt for every Codex compaction in the record (in `session`, or in the sessions holding one
+    recorded after entry id `after`) that no receipt accounts for: controller `codex`, trigger `harness`,
+    knowledge `sent, unconfirmed`, `source` the compaction entry's address. Codex versions without hooks
+    give no other moment to get one, and a hook may fail. Writes nothing twice: a second run finds them
+    accounted for. Returns the receipts written."""
+    sessions = [session] if session is not None else store.sessions_with_compactions("codex", after)
+    written = []
+    for number in sessions:
+        for c in unreceipted(store, number):
+            if c.harness != "codex":
+                continue
+            also = f"; also announced at {', '.join(c.echoes)}" if c.echoes else ""
+            written.append(CODEX.on_compaction(store, CompactionEvent(
+                c.session, "harness", source=c.address,
+                note=f"Codex compaction seen in the record at {c.timestamp or 'an unknown time'}{also}")))
+    return written

@@ -51,7 +51,8 @@ from total_recall.keeping.marker import markers_for
 from total_recall.keeping.window import in_force
 from total_recall.model import Address
 from total_recall.record.store import Store
-from total_recall.record.sync import VECTOR_BUDGET_ENV, sync
+from total_recall.record.sync import VECTOR_BUDGET_ENV
+from total_recall.syncing import sync
 
 # Claude Code caps a hook's additionalContext at 10,000 characters; stay under it with the header.
 CONTEXT_CAP = 9000

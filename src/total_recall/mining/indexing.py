@@ -27,8 +27,8 @@ from total_recall.mining.scope import (
 from total_recall.model import echoed
 from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
-from total_recall.record.sync import sync as run_sync
 from total_recall.surfaces.wire import sync_json
+from total_recall.syncing import sync as run_sync
 
 INDEX_TOOL = "index_sessions"
 # Seed 004: the natural index call covers the last day.

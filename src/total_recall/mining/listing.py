@@ -9,12 +9,14 @@ for the rows that are printed, so a listing costs what it shows, not what the re
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump, seal
 from total_recall.mining.flood import fit_json, largest_fit
-from total_recall.mining.queries import harness_counts, kind_counts
+from total_recall.mining.queries import harness_counts, kind_counts, last_entry_times
 from total_recall.mining.scope import (
     LIST_HOURS_DEFAULT,
     LISTING_ROW_CAP,
@@ -24,10 +26,11 @@ from total_recall.mining.scope import (
     check_max_bytes,
     check_window,
     iso,
+    parse_time,
     sessions_by_activity,
     sessions_in_window,
 )
-from total_recall.model import HARNESSES
+from total_recall.model import HARNESSES, Session
 from total_recall.record.store import Store
 
 # A row names at most this many children and older generations; the counts beside them are the truth.
@@ -36,7 +39,7 @@ IDS_PER_ROW = 10
 
 def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, Any]:
     """Which harnesses the record (or a server bound to one harness) covers: sessions, entries, readable
-    sources and last sync per harness, and where the record is.
+    sources and last sync per harness, where the record is, and the newest logged sync with its warnings.
 
     Raises:
         ScopeError: `bound_harness` is not a harness Total Recall knows.
@@ -75,8 +78,64 @@ def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, 
         "serves": serves,
         "harnesses": rows,
         "totals": {"sessions": sum(r["sessions"] for r in rows), "entries": sum(r["entries"] for r in rows)},
+        "last_sync": _last_sync(store),
         "notice": notice,
     }
+
+
+def _last_sync(store: Store) -> dict[str, Any] | None:
+    """The newest sync that read anything (the record's log): its counts and the lines it skipped, kept
+    here once the terminal scrolled them away (the first 200 of them, and how many there were)."""
+    last = store.last_sync()
+    if last is None:
+        return None
+    return {
+        "at": last.at,
+        "sources_read": last.sources_read,
+        "entries_added": last.entries_added,
+        "warning_count": last.warnings,
+        "warnings": [str(w) for w in last.kept],
+        "warnings_not_listed": last.warnings - len(last.kept),
+        "earlier_warnings": last.earlier_warnings,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Active:
+    """A session with the time it was last active (None: no time at all)."""
+
+    session: Session
+    last_active: datetime | None
+
+
+def sessions_newest_first(
+    store: Store,
+    harnesses: Sequence[str] = (),
+    *,
+    project: str | None = None,
+    since: datetime | None = None,
+    limit: int | None = None,
+) -> list[Active]:
+    """Every session of the record, each generation its own row (`total-recall sessions`), most recently
+    active first — the latest of its last timed entry, its end and its start; a session with no time at
+    all last, newest number first among equals. `project`: only sessions whose folder contains it
+    (case-blind); `since`: only those active at or after it (a session with no time is not); `limit`:
+    the first so many."""
+    times = last_entry_times(store)
+    folder = project.casefold() if project else None
+    found = []
+    for s in store.sessions(harnesses):
+        if folder is not None and folder not in (s.cwd or "").casefold():
+            continue
+        stamps = [t for t in (parse_time(times.get(s.number)), parse_time(s.ended), parse_time(s.started))
+                  if t]
+        last = max(stamps) if stamps else None
+        if since is not None and (last is None or last < since):
+            continue
+        found.append(Active(s, last))
+    floor = datetime.min.replace(tzinfo=UTC)
+    found.sort(key=lambda a: (a.last_active or floor, a.session.number), reverse=True)
+    return found if limit is None else found[:limit]
 
 
 def _row(store: Store, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:

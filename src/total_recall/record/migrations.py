@@ -682,6 +682,40 @@ M015_ERASED_LINES = """
 ALTER TABLE erased_texts ADD COLUMN line_hash BLOB;
 """
 
+# What each sync met, for `status` after the lines on stderr scrolled away: one row per sync that read
+# something (or met warnings), with its count of warnings and the first of them (the caller caps how many),
+# and the newest entry when it was recorded — where the next sync's look for new harness compactions starts.
+M016_SYNC_LOG = """
+CREATE TABLE syncs(
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    sources_read INTEGER NOT NULL,
+    entries_added INTEGER NOT NULL,
+    warnings INTEGER NOT NULL,
+    last_entry INTEGER NOT NULL
+);
+CREATE TABLE sync_warnings(
+    sync INTEGER NOT NULL REFERENCES syncs(id),
+    n INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    line INTEGER,
+    why TEXT NOT NULL,
+    PRIMARY KEY (sync, n)
+) WITHOUT ROWID;
+CREATE TRIGGER syncs_never_updated BEFORE UPDATE ON syncs BEGIN
+    SELECT RAISE(ABORT, 'the sync log is append-only: never updated');
+END;
+CREATE TRIGGER syncs_never_deleted BEFORE DELETE ON syncs BEGIN
+    SELECT RAISE(ABORT, 'the sync log is append-only: never deleted');
+END;
+CREATE TRIGGER sync_warnings_never_updated BEFORE UPDATE ON sync_warnings BEGIN
+    SELECT RAISE(ABORT, 'the sync log is append-only: never updated');
+END;
+CREATE TRIGGER sync_warnings_never_deleted BEFORE DELETE ON sync_warnings BEGIN
+    SELECT RAISE(ABORT, 'the sync log is append-only: never deleted');
+END;
+"""
+
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
@@ -700,6 +734,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m013_erase_follows", M013_ERASE_FOLLOWS),
     ("m014_tool_output_unwrapped", _m014_tool_output_unwrapped),
     ("m015_erased_lines", M015_ERASED_LINES),
+    ("m016_sync_log", M016_SYNC_LOG),
 ]
 
 

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -22,7 +23,7 @@ import zstandard
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.find import index
-from total_recall.model import Address, Author, Entry, Kind, Session, Span, SpanTag
+from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
 from total_recall.readers.base import Cursor
 from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
@@ -61,6 +62,21 @@ def titled(title: str | None, text: str) -> bool:
     """Whether a session title was taken from `text`: all of it, or its start cut short."""
     core = (title or "").removesuffix("…").removesuffix("...").strip()
     return bool(core) and core in text
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedSync:
+    """One sync as the log keeps it: `warnings` counts them all, `kept` holds the first of them;
+    `earlier_warnings` counts those of the syncs before it."""
+
+    id: int
+    at: str
+    sources_read: int
+    entries_added: int
+    warnings: int
+    kept: tuple[ReadWarning, ...]
+    last_entry: int
+    earlier_warnings: int
 
 
 class SourceRow:
@@ -543,6 +559,55 @@ class Store:
             "SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM entries)"
         ).fetchone()
         return {"sessions": int(row[0]), "entries": int(row[1])}
+
+    def holds_sessions(self) -> bool:
+        return self.db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is not None
+
+    def newest_entry(self) -> int:
+        """The id of the newest entry (0 in an empty record)."""
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0])
+
+    def sessions_with_compactions(self, harness: str, after: int) -> list[int]:
+        """The sessions of `harness` holding a compaction entry newer than entry id `after`. Read from
+        `entry_facts` (a row of ~50 bytes per entry): the first look at a record scans it whole."""
+        return [int(r[0]) for r in self.db.execute(
+            "SELECT DISTINCT f.session FROM entry_facts f JOIN sessions s ON s.id = f.session "
+            "WHERE f.id > ? AND f.kind = 'compaction' AND s.harness = ? ORDER BY f.session",
+            (after, harness))]
+
+    # -- the sync log (m016) --
+
+    def log_sync(self, sources_read: int, entries_added: int, warnings: Sequence[ReadWarning], kept: int,
+                 last_entry: int) -> int:
+        """Append a sync to the log with its count of warnings and the first `kept` of them; returns its
+        id."""
+        self.begin()
+        try:
+            cur = self.db.execute(
+                "INSERT INTO syncs(at, sources_read, entries_added, warnings, last_entry) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (now(), sources_read, entries_added, len(warnings), last_entry))
+            sync_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO sync_warnings(sync, n, path, line, why) VALUES (?, ?, ?, ?, ?)",
+                [(sync_id, n, w.path, w.line, w.why) for n, w in enumerate(warnings[:kept])])
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        return sync_id
+
+    def last_sync(self) -> LoggedSync | None:
+        """The newest sync in the log, with the warnings kept of it and the count of earlier ones."""
+        row = self.db.execute("SELECT * FROM syncs ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        kept = tuple(ReadWarning(r["path"], r["why"], r["line"]) for r in self.db.execute(
+            "SELECT path, line, why FROM sync_warnings WHERE sync = ? ORDER BY n", (row["id"],)))
+        earlier = self.db.execute("SELECT COALESCE(SUM(warnings), 0) FROM syncs WHERE id < ?",
+                                  (row["id"],)).fetchone()[0]
+        return LoggedSync(row["id"], row["at"], row["sources_read"], row["entries_added"], row["warnings"],
+                          kept, row["last_entry"], int(earlier))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """Raw access for tests and derived indexes; the core's own SQL stays in this module."""

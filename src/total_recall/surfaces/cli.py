@@ -11,8 +11,9 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 import orjson
@@ -22,20 +23,25 @@ from total_recall.config import (
     DEMO_RECORD_FILE,
     RECORD_FILE,
     demo_roots,
+    demo_when_empty,
     home_at,
     record_home,
+    store_roots,
     use_demo,
 )
 from total_recall.errors import TotalRecallError
 from total_recall.find.hits import group as group_hits
 from total_recall.find.search import search as find
-from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport
+from total_recall.model import AUTHORS, HARNESSES, Address, SyncReport, echoed
 from total_recall.record.reading import read as read_entries
 from total_recall.record.sessions import resolve_address, resolve_session
 from total_recall.record.store import Store
 from total_recall.record.sync import processes_from
-from total_recall.record.sync import sync as run_sync
 from total_recall.surfaces.wire import entry_json, group_json, hit_json, session_json, sync_json
+from total_recall.syncing import sync as run_sync
+
+if TYPE_CHECKING:
+    from total_recall.mining.listing import Active
 
 MAX_LISTED_WARNINGS = 20
 
@@ -44,10 +50,16 @@ MAX_LISTED_WARNINGS = 20
 class Settings:
     home: Path
     demo: bool
+    named_home: bool = False  # --home was given: the commands we suggest name it too
 
     @property
     def record_path(self) -> Path:
         return self.home / (DEMO_RECORD_FILE if self.demo else RECORD_FILE)
+
+    def command(self, *words: str) -> str:
+        """A command to suggest, on this record: `total-recall [--home H] [--demo] WORDS`."""
+        home = f" --home {self.home}" if self.named_home else ""
+        return f"total-recall{home}{' --demo' if self.demo else ''} {' '.join(words)}"
 
 
 def _fail(message: str) -> NoReturn:
@@ -55,12 +67,22 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _note(message: str) -> None:
+    click.echo(f"total-recall: note: {message}", err=True)
+
+
 @contextmanager
-def _store(settings: Settings) -> Iterator[Store]:
+def _store(settings: Settings, creates: bool = False) -> Iterator[Store]:
+    """The record, opened; a record this opening creates is announced unless the command `creates` one
+    (sync): a mistyped --home would otherwise answer from an empty record without a word."""
+    fresh = not settings.record_path.exists()
     try:
         store = Store(settings.record_path)
     except TotalRecallError as exc:
         _fail(str(exc))
+    if fresh and not creates:
+        _note(f"there was no record at {settings.record_path}: created a new, empty one "
+              f"(`{settings.command('sync')}` fills it)")
     try:
         yield store
     except TotalRecallError as exc:
@@ -88,7 +110,7 @@ def _dump(value: Any) -> None:
 @click.pass_context
 def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
     """Total Recall: a memory for coding agents that keeps the exact words."""
-    ctx.obj = Settings(home or record_home(), demo)
+    ctx.obj = Settings(home or record_home(), demo, named_home=home is not None)
     # Copies we make (overflow files, store snapshots) go under the record's home, the one --home names.
     ctx.with_resource(home_at(ctx.obj.home))
 
@@ -101,26 +123,46 @@ def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
 def sync(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
     """Read the agent stores on this machine into the record (incremental, never writes to a store).
 
-    With no store on this machine, syncs the bundled demo store into its own record instead.
+    With no store on this machine, or stores that hold no session yet, also syncs the bundled demo store
+    into its own record, and says so (and where it looked).
     """
-    roots = None
-    if settings.demo or use_demo(harnesses):
+    why = None
+    if not settings.demo and use_demo(harnesses):
         settings.demo = True
+        why = "No agent store found on this machine"
+    report, held = _sync_into(settings, harnesses, as_json)
+    if why is None and not settings.demo and not held and not report.errors and demo_when_empty(harnesses):
+        looked = ", ".join(str(p) for p in store_roots()) or "no folder"
+        why = f"The agent stores on this machine hold no session yet (looked in {looked})"
+        real = report
+        settings.demo = True
+        report, _ = _sync_into(settings, (), as_json)
+        report.warnings[:0], report.notices[:0] = real.warnings, real.notices
+    if as_json:
+        if why is not None:
+            report.notices.append(f"{why}: synced the bundled demo store into {settings.record_path}")
+        _dump(sync_json(report, str(settings.record_path), settings.demo))
+    else:
+        _render_sync(report, settings, why)
+    if report.errors:
+        sys.exit(2)
+
+
+def _sync_into(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> tuple[SyncReport, bool]:
+    """One sync into the record `settings` names (the demo store's, for the demo); returns the report and
+    whether the record holds any session after it."""
+    roots = None
+    if settings.demo:
         roots = demo_roots()
         harnesses = tuple(roots)
-    with _store(settings) as store:
+    with _store(settings, creates=True) as store:
         progress, close = _progress_bar(enabled=not as_json)
         try:
             report = run_sync(store, harnesses or None, roots=roots, progress=progress,
                               processes=processes_from(os.environ))
         finally:
             close()
-        if as_json:
-            _dump(sync_json(report, str(settings.record_path), settings.demo))
-        else:
-            _render_sync(report, settings)
-    if report.errors:
-        sys.exit(2)
+        return report, store.holds_sessions()
 
 
 def _progress_bar(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:
@@ -141,15 +183,16 @@ def _progress_bar(enabled: bool) -> tuple[Callable[[int, int, str], None] | None
     return update, bar.stop
 
 
-def _render_sync(report: SyncReport, settings: Settings) -> None:
+def _render_sync(report: SyncReport, settings: Settings, why: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    if settings.demo:
-        console.print("No agent store found on this machine: synced the bundled demo store "
-                      f"into {settings.record_path}.\nLook around with [bold]total-recall --demo sessions[/] "
-                      "and [bold]total-recall --demo read s1[/].", highlight=False)
+    if why is not None:  # echoed, not printed by rich: a long path stays whole on its line
+        look, read = (click.style(settings.command(*words), bold=True) for words in (("sessions",),
+                                                                                      ("read", "s1")))
+        click.echo(f"{why}: synced the bundled demo store into {settings.record_path}.\n"
+                   f"Look around with {look} and {read}.")
     table = Table(title=f"Record: {settings.record_path}", title_justify="left")
     for col in ("harness", "sessions", "entries", "new sessions", "new entries"):
         table.add_column(col, justify="left" if col == "harness" else "right")
@@ -181,32 +224,159 @@ def _render_sync(report: SyncReport, settings: Settings) -> None:
 @cli.command()
 @click.option("--harness", "harnesses", multiple=True, type=click.Choice(HARNESSES),
               help="Only this harness (repeatable).")
+@click.option("--project", help="Only sessions whose cwd contains this (case-blind).")
+@click.option("--since", help="Only sessions active at or after this time, as `search --since` takes it "
+                              "(2026-11-01, 3 days ago, yesterday, last week).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="At most this many (the newest).")
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 @click.pass_obj
-def sessions(settings: Settings, harnesses: tuple[str, ...], as_json: bool) -> None:
-    """List the sessions in the record, in order of first sight."""
-    with _store(settings) as store:
-        found = store.sessions(harnesses)
-    if as_json:
-        _dump([session_json(s) for s in found])
-        return
-    from rich.console import Console
-    from rich.table import Table
+def sessions(settings: Settings, harnesses: tuple[str, ...], project: str | None, since: str | None,
+             limit: int | None, as_json: bool) -> None:
+    """List the sessions in the record, most recently active first (last activity: the latest of a
+    session's last timed entry, its end and its start; sessions with no time last)."""
+    from total_recall.mining.listing import sessions_newest_first
 
-    table = Table()
-    table.add_column("session", no_wrap=True, min_width=7)
-    table.add_column("harness", no_wrap=True, min_width=11)
-    table.add_column("title", max_width=40, overflow="ellipsis", no_wrap=True)
-    table.add_column("cwd", max_width=30, overflow="ellipsis", no_wrap=True)
-    table.add_column("entries", justify="right", no_wrap=True, min_width=7)
-    table.add_column("started", no_wrap=True, min_width=16)
-    table.add_column("parent", no_wrap=True, min_width=6)
-    table.add_column("read error", overflow="fold")
-    for s in found:
-        table.add_row(s.address, s.harness, s.title or "", s.cwd or "", str(s.entries),
-                      (s.started or "")[:16].replace("T", " "), f"s{s.parent}" if s.parent else "",
-                      s.read_error or "", style="red" if s.read_error else None)
-    Console().print(table, markup=False, highlight=False)
+    moment = None if since is None else _since(since)
+    with _store(settings) as store:
+        found = sessions_newest_first(store, harnesses, project=project, since=moment, limit=limit)
+        empty = not found and not store.holds_sessions()
+    if as_json:
+        _dump([session_json(a.session) for a in found])
+        return
+    if empty:
+        _empty_record(settings)
+    elif not found:
+        _note("no session matches " + " and ".join(
+            f"{flag} {value}" for flag, value in (("--harness", ",".join(harnesses)), ("--project", project),
+                                                  ("--since", since)) if value))
+    if found:
+        _print_sessions(found, _width())
+
+
+def _since(text: str) -> datetime:
+    """`--since` as `search` takes it (find/when.py), as a UTC time; a text naming no time exits 2."""
+    from total_recall.find.when import since as since_moment
+    from total_recall.mining.scope import parse_time
+
+    moment = parse_time(since_moment(text))
+    if moment is None:
+        _fail(f"--since: {echoed(text)} is not a time; give an ISO date or time (2026-11-01, "
+              "2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week or May 2026")
+    return moment
+
+
+def _empty_record(settings: Settings) -> None:
+    """Say, on stderr, that the record holds nothing yet and how to fill it, or where the demo is."""
+    if settings.demo:
+        _note(f"the demo record {settings.record_path} holds no session yet: "
+              f"`{settings.command('sync')}` syncs the bundled demo store into it")
+        return
+    demo = Settings(settings.home, True, settings.named_home)
+    where = (f"the demo's sessions are in their own record: `{demo.command('sessions')}`"
+             if demo.record_path.exists() else f"or try the bundled demo: `{demo.command('sync')}`")
+    _note(f"the record {settings.record_path} holds no session yet: `{settings.command('sync')}` reads "
+          f"this machine's agent stores into it; {where}")
+
+
+def _width() -> int | None:
+    """The width to fit a table in: $COLUMNS when set, else the terminal's; None (whole lines) when
+    printing to a pipe or a file."""
+    import shutil
+
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+@dataclass
+class _Column:
+    header: str
+    cells: list[str]
+    cap: int | None = None  # widest it is ever printed
+    least: int | None = None  # narrowest it is cut to before it is dropped; None: never cut
+    tail: bool = False  # cut from the left, keeping the end (a folder's last names)
+    right: bool = False
+
+    def natural(self) -> int:
+        from rich.cells import cell_len
+
+        wide = max([cell_len(self.header), *(cell_len(c) for c in self.cells)])
+        return wide if self.cap is None else min(wide, max(self.cap, cell_len(self.header)))
+
+
+# Dropped first when a listing is too wide for the terminal; the address is never dropped nor cut.
+_DROPPED_FIRST = ("cwd", "started", "parent", "title", "last active", "entries", "harness")
+
+
+def _print_sessions(found: list[Active], width: int | None) -> None:
+    """The sessions as a table that fits `width`: the title and cwd are cut first, then the least useful
+    columns dropped (_DROPPED_FIRST); the address is printed whole whatever the width."""
+    from total_recall.mining.scope import iso
+
+    def when(text: str | None) -> str:
+        return (text or "")[:16].replace("T", " ")
+
+    rows = [a.session for a in found]
+    columns = {
+        "session": _Column("session", [s.address for s in rows]),
+        "harness": _Column("harness", [s.harness for s in rows]),
+        "entries": _Column("entries", [str(s.entries) for s in rows], right=True),
+        "last active": _Column("last active", [when(iso(a.last_active)) for a in found]),
+        "started": _Column("started", [when(s.started) for s in rows]),
+        "parent": _Column("parent", [f"s{s.parent}" if s.parent else "" for s in rows]),
+        "title": _Column("title", [_flat(s.title) for s in rows], cap=40, least=12),
+        "cwd": _Column("cwd", [_flat(s.cwd) for s in rows], cap=40, least=12, tail=True),
+    }
+    shown = _fit(columns, width)
+    click.echo("  ".join(_cell(c.header, w, c) for c, w in shown).rstrip())
+    for n, s in enumerate(rows):
+        text = "  ".join(_cell(c.cells[n], w, c) for c, w in shown).rstrip()
+        if not s.read_error:
+            click.echo(text)
+            continue
+        click.echo(click.style(text, fg="red"))
+        click.echo(click.style(f"    read error: {_flat(s.read_error)}", fg="red"))
+
+
+def _fit(columns: dict[str, _Column], width: int | None) -> list[tuple[_Column, int]]:
+    """The columns to print with their widths, in `columns`' order, fitting `width` when there is one."""
+    kept = dict(columns)
+    for dropped in (None, *_DROPPED_FIRST):
+        if dropped is not None:
+            del kept[dropped]
+        widths = {name: c.natural() for name, c in kept.items()}
+        if width is None:
+            break
+        over = sum(widths.values()) + 2 * (len(widths) - 1) - width
+        for name in ("cwd", "title"):
+            if over > 0 and name in kept:
+                least = kept[name].least or widths[name]
+                cut = min(over, max(0, widths[name] - least))
+                widths[name] -= cut
+                over -= cut
+        if over <= 0:
+            break
+    return [(c, widths[name]) for name, c in kept.items()]
+
+
+def _cell(text: str, width: int, column: _Column) -> str:
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) > width:
+        if column.least is None:
+            return text  # never cut (the address)
+        if column.tail:
+            while cell_len(text) > width - 1:
+                text = text[1:]
+            return "…" + text
+        return set_cell_size(text, width - 1) + "…"
+    pad = " " * (width - cell_len(text))
+    return pad + text if column.right else text + pad
+
+
+def _flat(text: str | None) -> str:
+    return " ".join((text or "").split())
 
 
 @cli.command()
@@ -335,11 +505,14 @@ def search(settings: Settings, query: str | None, limit: int, harnesses: tuple[s
             return
         assert query is not None
         hits = run(query)
+        empty = not hits and not store.holds_sessions()
     if as_json:
         _dump(hits)
         return
     if not hits:
         click.echo("no hits", err=True)
+    if empty:
+        _empty_record(settings)
     if group:
         for g in hits:
             click.echo(f"{g['range']:<14} score {g['score']:.4f}  ({counted(len(g['hits']), 'hit')})")

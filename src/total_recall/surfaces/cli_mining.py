@@ -55,7 +55,8 @@ def _text(reply: str) -> None:
 @click.pass_obj
 def status_command(settings: Settings, harness: str | None) -> None:
     """Which harnesses the record covers: sessions, entries, sources and last sync per harness
-    (--harness: as a server bound to that harness sees it)."""
+    (--harness: as a server bound to that harness sees it), and the last sync's warnings (the lines it
+    skipped, file:line; the first 200 and their count) under `last_sync`."""
     from total_recall.mining.listing import harness_status
 
     with _store(settings) as store:
@@ -238,7 +239,7 @@ def index_sessions_command(settings: Settings, session: str | None, hours: float
     from total_recall.config import demo_roots
     from total_recall.mining.indexing import index_scope
 
-    with _store(settings) as store:
+    with _store(settings, creates=True) as store:  # it syncs: a new record is what it fills
         _dump(index_scope(store, session_id=session, hours_back=hours, all=everything, directory=directory,
                           harness=harness, budget_seconds=budget, max_bytes=max_bytes,
                           roots=demo_roots() if settings.demo else None))

@@ -5,9 +5,8 @@ stdout. They always exit 0: a hook must never break its harness (Claude Code blo
 PreCompact hook exits 2 and flags any other non-zero exit as a hook error), so problems — malformed stdin
 included — are one line on stderr, which Claude Code keeps in its debug log.
 
-`total-recall receipts` first writes the receipts of Codex compactions the record holds and no receipt
-accounts for (Codex versions without hooks have no other moment to get one, and it is idempotent), then
-lists every receipt and the harness compactions still without one.
+`total-recall receipts` lists every receipt and the harness compactions without one; it never writes (the
+receipts of Codex compactions the record holds are written at sync: `total_recall.syncing`).
 """
 
 from __future__ import annotations
@@ -76,7 +75,7 @@ def _answer(settings: Settings, name: str, handler: Handler) -> None:
 @click.pass_obj
 def receipts(settings: Settings, session: str | None, as_json: bool) -> None:
     """List the receipts of every compaction and decision not to compact, and warn about harness
-    compactions that have none (Codex compactions in the record get their receipt first)."""
+    compactions that have none (Codex compactions get theirs when a sync brings them in)."""
     if session is not None and session.strip()[:1] == "s" and session.strip()[1:2].isdigit():
         try:
             Address.parse(session)  # before the record is opened

@@ -56,8 +56,8 @@ from total_recall.mining.scope import (
 from total_recall.model import HARNESSES, Address, Author, Harness, Session, echoed
 from total_recall.record.reading import read as read_entries
 from total_recall.record.store import Store
-from total_recall.record.sync import sync as run_sync
 from total_recall.surfaces.wire import entry_json, group_json, hit_json, sync_json
+from total_recall.syncing import sync as run_sync
 
 SERVER_KEY = "total-recall"
 HARNESS_ENV = "HARNESS"
@@ -374,10 +374,19 @@ def build_server(binding: Binding, sync_state: SyncState | None = None) -> Recal
 # -- what the tools answer --
 
 
+# `harness` is the cheapest check a client makes: it lists this many of the last sync's warnings (with the
+# count of the rest), not the 200 the record keeps for `status` (~30 KB).
+HARNESS_WARNINGS = 20
+
+
 def status(store: Store, binding: Binding, syncing: SyncState) -> dict[str, Any]:
     """The record's coverage (`mining.listing.harness_status`), plus what only the server knows."""
-    return {"server": SERVER_KEY, "version": __version__, "demo": binding.demo,
-            **harness_status(store, binding.harness), "sync": syncing.as_json()}
+    coverage = harness_status(store, binding.harness)
+    if (last := coverage.get("last_sync")) and len(last["warnings"]) > HARNESS_WARNINGS:
+        last["warnings_not_listed"] += len(last["warnings"]) - HARNESS_WARNINGS
+        last["warnings"] = last["warnings"][:HARNESS_WARNINGS]
+    return {"server": SERVER_KEY, "version": __version__, "demo": binding.demo, **coverage,
+            "sync": syncing.as_json()}
 
 
 def bounded_read(store: Store, binding: Binding, address: Address, offset: int, limit: int,

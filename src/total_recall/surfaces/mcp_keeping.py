@@ -2,8 +2,8 @@
 
 A session is named the way every session tool names it (`mining/scope.py`: s7, a native id or a piece of
 one; empty: the most recently active session), within the server's binding. `compact` and `cue` add to the
-record's derived tables (a marker with its receipt, a cue) and never change an entry; `receipts` first
-writes the receipts of Codex compactions that have none (idempotent), so none of the three is read-only.
+record's derived tables (a marker with its receipt, a cue) and never change an entry; `receipts` only
+reads (the receipts of Codex compactions are written at sync).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES
 from total_recall.mining.flood import fit_json
 from total_recall.mining.scope import REPORT_MAX_BYTES, resolve_session
 from total_recall.model import Address
-from total_recall.surfaces.mcp import ADDS, Binding, MaxBytes, RecallServer, reply
+from total_recall.surfaces.mcp import ADDS, READ_ONLY, Binding, MaxBytes, RecallServer, reply
 from total_recall.surfaces.wire import account_json, compaction_json, cue_json, stored_marker_json
 
 SessionId = Annotated[str, Field(description=(
@@ -81,7 +81,7 @@ def register(server: RecallServer, binding: Binding) -> None:
             number = resolve_session(store, "cue", session_id, binding.harness).session.number
             return reply(cue_json(leave_cue(store, number, text)))
 
-    @server.tool_with(ADDS)
+    @server.tool_with(READ_ONLY)
     def receipts(
         session_id: Annotated[str, Field(description=(
             "One session (s7, a native id or a piece of one); empty: every session."))] = "",

@@ -1,0 +1,53 @@
+"""A sync as every surface runs it (the CLI, the MCP server, the hooks, `index_sessions`): the record's
+sync (`record/sync.py`), then what is kept of it.
+
+After the stores are read, two things the record would otherwise lose: a receipt for each Codex compaction
+the record now holds that no receipt accounts for (Codex versions without hooks give no other moment to
+get one; written here so that listing receipts never writes), and the sync in the record's log (m016) with
+its warnings — the first WARNINGS_KEPT of them and their count — so `status` still shows the lines a sync
+skipped after they scrolled off the terminal. A library caller of `record.sync.sync` skips both; the next
+sync run here catches up, looking for compactions from the newest entry the log names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from total_recall.keeping.compaction import receipt_compactions
+from total_recall.model import SyncReport
+from total_recall.record.store import Store
+from total_recall.record.sync import Progress
+from total_recall.record.sync import sync as record_sync
+
+WARNINGS_KEPT = 200
+
+
+def sync(
+    store: Store,
+    harnesses: Sequence[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    roots: Mapping[str, Path] | None = None,
+    progress: Progress | None = None,
+    processes: int = 1,
+    wait: float | None = None,
+) -> SyncReport:
+    """`record.sync.sync` (the same parameters and errors), then `settle`."""
+    report = record_sync(store, harnesses, env=env, roots=roots, progress=progress, processes=processes,
+                         wait=wait)
+    settle(store, report)
+    return report
+
+
+def settle(store: Store, report: SyncReport) -> None:
+    """Write the receipts of Codex compactions recorded since the last logged sync, and log this one
+    when it read anything, met a warning or finds entries the log has not seen (a sync with nothing to
+    read leaves the last sync's warnings in view)."""
+    last = store.last_sync()
+    seen = last.last_entry if last is not None else 0
+    newest = store.newest_entry()
+    if newest > seen:
+        receipt_compactions(store, after=seen)
+    if report.sources_read or report.warnings or newest > seen:
+        store.log_sync(report.sources_read, report.entries_added, report.warnings, WARNINGS_KEPT, newest)
