@@ -8,6 +8,7 @@ The rollout below is constructed in the shape Codex CLI 0.4x wrote for its `shel
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,29 @@ def test_an_output_erased_before_the_unwrapping_stays_erased_when_its_file_is_re
     texts = [e["text"] for e in json.loads(again.output)]
     assert not any("feature/envelopes" in t for t in texts)
     assert sum(t.startswith("[erased ") and "a private branch name" in t for t in texts) == 1
+
+
+def test_an_erased_output_keeps_no_key_that_hashes_its_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Codex entry's key is a hash of what it holds: kept after erase, it would answer guesses of the text.
+    path = rollout(tmp_path / "codex")
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["sync", "--harness", "codex"]).exit_code == 0
+    with _record() as store:
+        [(old,)] = store.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
+    assert runner.invoke(cli, ["erase", "s1#4", "--reason", "a private branch name"]).exit_code == 0
+    home = Path(os.environ["TOTAL_RECALL_HOME"])
+    held = {str(p): p.read_bytes().count(old.encode()) for p in home.rglob("*") if p.is_file()}
+    assert not any(held.values()), held
+    with _record() as store:
+        [(now,)] = store.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
+    assert now.startswith("erased:") and now != old
+    # Appended to, the file is read on from where it was: nothing comes back, nothing is doubled.
+    with path.open("a") as fh:
+        fh.write(json.dumps(item({"type": "message", "role": "user",
+                                  "content": [{"type": "input_text", "text": "thanks"}]}, 10)) + "\n")
+    assert runner.invoke(cli, ["sync", "--harness", "codex"]).exit_code == 0
+    texts = [e["text"] for e in entries(runner)]
+    assert texts.count("thanks") == 1 and not any("feature/envelopes" in t for t in texts)

@@ -717,6 +717,29 @@ END;
 """
 
 
+# Erase also replaces the entry's key by a keyed hash of it (`erased:<hex>`): a key may hash the text (a
+# Codex output, a Claude Code line), and a plain hash of erased words answers guesses of them. The update
+# trigger allows exactly that one more change.
+M017_ERASED_KEYS = """
+DROP TRIGGER entries_change_only_by_erase;
+CREATE TRIGGER entries_change_only_by_erase BEFORE UPDATE ON entries
+WHEN NOT (
+    OLD.erased_at IS NULL
+    AND NEW.erased_at IS NOT NULL
+    AND NEW.raw_id IS OLD.raw_id
+    AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.seq = OLD.seq
+    AND NEW.author = OLD.author AND NEW.kind = OLD.kind
+    AND (NEW.key = OLD.key OR (NEW.key LIKE 'erased:%' AND length(NEW.key) = 39))
+    AND NEW.ts IS OLD.ts AND NEW.source = OLD.source AND NEW.line IS OLD.line
+    AND NEW.row IS OLD.row
+    AND EXISTS (SELECT 1 FROM erasures e WHERE e.entry = OLD.id AND e.at = NEW.erased_at
+                AND e.reason = NEW.erased_reason)
+) BEGIN
+    SELECT RAISE(ABORT, 'the record is append-only: entries change only through erase');
+END;
+"""
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -735,6 +758,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m014_tool_output_unwrapped", _m014_tool_output_unwrapped),
     ("m015_erased_lines", M015_ERASED_LINES),
     ("m016_sync_log", M016_SYNC_LOG),
+    ("m017_erased_keys", M017_ERASED_KEYS),
 ]
 
 

@@ -32,6 +32,7 @@ _compressor = zstandard.ZstdCompressor(level=1)
 _decompressor = zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
+ERASED_KEY = "erased:"  # the start of an erased entry's key (Store.erased_key)
 # Beside the record: held while a process creates or migrates it.
 OPENING_LOCK = ".open-lock"
 
@@ -337,7 +338,7 @@ class Store:
     def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
         """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
         row = self.db.execute(
-            "SELECT e.text, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
+            "SELECT e.text, e.key, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
             "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
         ).fetchone()
         text: str = row["text"]
@@ -354,8 +355,8 @@ class Store:
         )
         shard = index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
         self.db.execute(
-            "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ? WHERE id = ?",
-            (TOMBSTONE.format(at=at, reason=reason), at, reason, entry_id),
+            "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ?, key = ? WHERE id = ?",
+            (TOMBSTONE.format(at=at, reason=reason), at, reason, self.erased_key(row["key"]), entry_id),
         )
         # The source line holds the erased words too; siblings cut from it lose it as well.
         self.db.execute(
@@ -394,6 +395,11 @@ class Store:
             if line is not None:
                 by_line[bytes(line)] = (at, reason)
         return by_text, by_id, by_line
+
+    def erased_key(self, key: str) -> str:
+        """The key an erased entry keeps: a keyed hash of its own (which may hash the erased text), still
+        one per entry, so a later read of the same line is known by it and nothing answers a guess."""
+        return ERASED_KEY + self.keyed_hash(key.encode("utf-8", "surrogatepass")).hex()
 
     def text_hash(self, text: str) -> bytes:
         """A hash of `text` keyed by this record's own random salt (see `keyed_hash`)."""

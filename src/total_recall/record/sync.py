@@ -21,7 +21,7 @@ from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft,
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
 from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 from total_recall.record.locks import held
-from total_recall.record.store import TOMBSTONE, Marks, Store, pack, titled
+from total_recall.record.store import ERASED_KEY, TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
@@ -76,6 +76,7 @@ class _Batch:
     erased_texts: dict[int, list[str]] = field(default_factory=dict)  # session -> texts, for its title
     erased_now: list[tuple[int, str]] = field(default_factory=list)  # (session, text) of this chunk
     born_erased: int = 0
+    erased_keys: set[int] = field(default_factory=set)  # sessions holding an erased entry's key
 
     def scan(self, chunk: Chunk) -> None:
         """Find the chunk's entries erased in an earlier generation of this source: the same text (keyed
@@ -121,13 +122,17 @@ class _Batch:
                 self.next_seq[number], self.keys[number] = 1, set()
             else:
                 self.next_seq[number], self.keys[number] = self.store.session_keys(number)
+                if any(k.startswith(ERASED_KEY) for k in self.keys[number]):
+                    self.erased_keys.add(number)
         return number
 
     def entry(self, e: EntryDraft, position: int, chunk: Chunk) -> None:
         number = self._number(e.session)
         keys = self.keys[number]
-        if e.key in keys:
-            return  # already recorded (a replayed block, a re-read after a crash)
+        # Already recorded (a replayed block, a re-read after a crash); an erased entry keeps its key only
+        # as a keyed hash, looked for in the sessions that hold one.
+        if e.key in keys or (number in self.erased_keys and self.store.erased_key(e.key) in keys):
+            return
         keys.add(e.key)
         if not self.next_entry:
             self.next_entry, self.next_raw = self.store.next_ids()
@@ -154,8 +159,8 @@ class _Batch:
             digest, at, reason = mark
             self.erased.append(
                 (self.next_entry, number, seq, author, e.kind, TOMBSTONE.format(at=at, reason=reason),
-                 e.timestamp, e.key, self.source_id, e.line, e.row, e.native_id, e.native_parent, e.group,
-                 e.tool, int(e.sidechain), None, at, reason)
+                 e.timestamp, self.store.erased_key(e.key), self.source_id, e.line, e.row, e.native_id,
+                 e.native_parent, e.group, e.tool, int(e.sidechain), None, at, reason)
             )
             self.erased_hashes.append(digest)
             self.erased_texts.setdefault(number, []).append(e.text)
