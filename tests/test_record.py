@@ -181,3 +181,12 @@ def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store
     assert store.quarantine(Address.parse("s1#2"), "done again", undo=True) == []
     log = store.execute("SELECT action FROM quarantine ORDER BY id").fetchall()
     assert [a for (a,) in log] == ["quarantine", "release"]
+
+
+def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothing(store: Store) -> None:
+    with pytest.raises(RecordError, match="needs a reason"):
+        store.erase(Address.parse("s1#2"), "  ")
+    with pytest.raises(RecordError, match="needs a reason"):
+        store.quarantine(Address.parse("s1#2"), "")
+    assert store.execute("SELECT COUNT(*) FROM erasures").fetchone()[0] == 0
+    assert store.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0] == 0

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import total_recall.readers.base as base
+from tests.conftest import REPO
 from tests.readers.helpers import read_all
 from total_recall.model import ReadWarning
 from total_recall.readers import Checkpoint, Cursor, Line, Source
@@ -63,8 +64,11 @@ def sync_claude(tmp_path: Path) -> tuple[int, list[str]]:
     return report.entries_added, [str(w) for w in report.warnings]
 
 
-def test_the_line_limit_is_the_32_mib_the_docs_state() -> None:
-    assert LINE_LIMIT == 32 << 20
+def test_the_line_limit_is_the_one_the_readme_and_the_readers_contract_state() -> None:
+    stated = f"{LINE_LIMIT >> 20} MiB"
+    assert LINE_LIMIT % (1 << 20) == 0
+    for doc in ("README.md", "docs/READERS_CONTRACT.md", "docs/ARCHITECTURE.md"):
+        assert stated in (REPO / doc).read_text(encoding="utf-8"), f"{doc} does not say {stated}"
 
 
 @pytest.mark.parametrize("chunk", [1 << 20, 256], ids=["line-inside-one-chunk", "line-across-chunks"])

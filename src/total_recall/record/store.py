@@ -304,13 +304,16 @@ class Store:
         """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
 
         The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
-        records the same text erased (see `erased_hashes`). The word-index shards that held it are merged
+        records the same text erased (see `erased_marks`). The word-index shards that held it are merged
         and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after the
         commit: no page of the record, and no frame of its WAL, keeps the words.
 
         Raises:
             AddressError: the address names nothing.
+            RecordError: no reason was given.
         """
+        if not reason.strip():
+            raise RecordError("an erase needs a reason (kept with the tombstone)")
         ids = self._entry_ids(address)
         at = now()
         erased = []
@@ -456,14 +459,19 @@ class Store:
         finally:
             self.db.execute(f"PRAGMA secure_delete={before}")
 
-    def quarantine(self, address: Address, reason: str, undo: bool = False) -> list[str]:
+    def quarantine(self, address: Address, reason: str | None = None, undo: bool = False) -> list[str]:
         """Hide (or, with `undo`, show again) the entries at `address` in windows and pushes; edits nothing.
         Returns the entries whose state changed: one already quarantined (or not quarantined, for `undo`)
-        is left as it is, so the log says each change once.
+        is left as it is, so the log says each change once. A release needs no reason.
 
         Raises:
             AddressError: the address names nothing.
+            RecordError: a quarantine without a reason.
         """
+        if not (reason or "").strip():
+            if not undo:
+                raise RecordError("a quarantine needs a reason (kept in the quarantine log)")
+            reason = "released"
         ids = self._entry_ids(address)
         at = now()
         action = "release" if undo else "quarantine"

@@ -447,9 +447,6 @@ def erase(settings: Settings, address: str, reason: str, as_json: bool) -> None:
 def quarantine(settings: Settings, address: str, reason: str | None, undo: bool, as_json: bool) -> None:
     """Hide the entries at ADDRESS from windows and pushes without editing them (--undo shows them again).
     ADDRESS may name the session by its own id, or a unique prefix of it, as `read` takes it."""
-    if not undo and not (reason or "").strip():
-        _fail("quarantine needs --reason (why, kept in the quarantine log)")
-    reason = reason or "released"
     _valid_if_address(address)
     with _store(settings) as store:
         done = store.quarantine(resolve_address(store, address), reason, undo=undo)
