@@ -55,8 +55,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import total_recall.find.exact as exact_mod
 import total_recall.find.index as index_mod
-import total_recall.record.ahead as ahead_mod
 import total_recall.record.migrations as migrations
+import total_recall.record.read_ahead as ahead_mod
 from generate import generate
 from ingest import run_sync
 from total_recall.find import vectors

@@ -10,7 +10,7 @@ The faults come from this launcher's own variables (total_recall never reads the
     FAULTY_SYNC_PARALLEL_AFTER_BYTES read ahead in a second process from N bytes to read (START_AFTER_BYTES)
     FAULTY_SYNC_BULK_BYTES           build the exact-string indexes at the end of a sync reading N bytes or
                                      more (BULK_BYTES)
-    FAULTY_SYNC_FLUSH_BYTES          chunks end at N bytes of source records (record/ahead.py's FLUSH_BYTES)
+    FAULTY_SYNC_FLUSH_BYTES          chunks end at N bytes of source records (read_ahead.FLUSH_BYTES)
     FAULTY_SYNC_WORKER_DIES          the second process dies after sending N chunks, as one killed or out of
                                      memory would (exit 1, saying so on stderr)
 
@@ -27,7 +27,8 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
-from total_recall.record import ahead, sync
+from total_recall.record import read_ahead as ahead
+from total_recall.record import sync
 from total_recall.surfaces.cli import main
 
 PREFIX = "FAULTY_SYNC_"

@@ -21,9 +21,9 @@ from total_recall.errors import ScopeError
 from total_recall.keeping.cues import leave_cue
 from total_recall.mining.bounds import dump
 from total_recall.mining.dialogue import she_said_he_said_action
-from total_recall.mining.dreaming import dream
 from total_recall.mining.flood import MARKER, cap_text, fit_json, overflow_dir, overflow_folder, prune
 from total_recall.mining.histogram import line_histogram, of_text
+from total_recall.mining.scoped_search import dream
 from total_recall.record.store import Store
 from total_recall.surfaces.cli import cli
 

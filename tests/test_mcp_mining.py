@@ -27,13 +27,13 @@ from tests.test_mcp import EXE
 from total_recall.find.search import search
 from total_recall.mining.bounds import dump
 from total_recall.mining.dialogue import extract_qa_pairs, she_said_he_said_action
-from total_recall.mining.dreaming import DREAM_TOOL, dream
 from total_recall.mining.extraction import extract_by_type, extract_messages, extract_user_messages
 from total_recall.mining.flood import MARKER
 from total_recall.mining.indexing import INDEX_TOOL
 from total_recall.mining.listing import list_sessions
 from total_recall.mining.profile import profile_session
 from total_recall.mining.scope import MAX_BYTES_CEILING, sessions_by_activity
+from total_recall.mining.scoped_search import DREAM_TOOL, dream
 from total_recall.mining.todos import todo_history
 from total_recall.model import Address
 from total_recall.record.reading import read

@@ -146,7 +146,7 @@ def slim(rows: Sequence[tuple[Any, ...]]) -> list[Slim]:
 def derive(rows: Sequence[Slim]) -> Derived:
     """The exact-string keys (each once per entry: paths in one entry share their tails, a seventh of the
     keys) and the failed tool results of entries given as (id, kind, text, tool), in no set order. Pure,
-    and a fifth of a sync's time: a second process can do it meanwhile (see record/ahead.py)."""
+    and a fifth of a sync's time: a second process can do it meanwhile (see record/read_ahead.py)."""
     strings = list({
         (entry_id, kind, key)
         for entry_id, entry_kind, text, tool in rows

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from total_recall.errors import SearchError
-from total_recall.find import facts, index, vectors, verbatim
+from total_recall.find import fact_cache as facts
+from total_recall.find import index, vectors, verbatim
 from total_recall.find.exact import looks_exact
 from total_recall.find.hits import snippet
 from total_recall.find.index import Shard

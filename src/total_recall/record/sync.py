@@ -19,13 +19,13 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.find.index import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 from total_recall.record.locks import held
+from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 from total_recall.record.store import ERASED_KEY, TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
-# prepares the sources ahead when there is enough to read (a first sync of a large store: record/ahead.py).
+# prepares the sources ahead when there is enough to read (a first sync of a large store: read_ahead.py).
 PROCESSES_ENV = "TOTAL_RECALL_SYNC_PROCESSES"
 # Seconds a sync may spend embedding new entries (the vectors extra); `total-recall index` finishes.
 VECTOR_BUDGET_ENV = "TOTAL_RECALL_VECTOR_BUDGET"

@@ -564,7 +564,7 @@ def index(settings: Settings, budget: float | None, rebuild: bool, as_json: bool
 from total_recall.surfaces import cli_summaries  # noqa: E402, F401, I001  (registers its commands)
 from total_recall.surfaces import cli_mcp  # noqa: E402, F401  (registers its commands)
 from total_recall.surfaces import cli_mining  # noqa: E402, F401  (registers its commands)
-from total_recall.surfaces import cli_window  # noqa: E402, F401  (registers its commands)
+from total_recall.surfaces import cli_hooks  # noqa: E402, F401  (registers its commands)
 from total_recall.surfaces import cli_keeping  # noqa: E402, F401  (registers its commands)
 
 

@@ -258,7 +258,7 @@ def dream_command(settings: Settings, query: str, session: str | None, hours: fl
                   max_bytes: int | None) -> None:
     """Search the sessions of a scope, one hit a line: address | score | timestamp | AUTHOR | snippet
     (MCP: do_android_dream_of_electric_sheep; default window: the last 48 hours)."""
-    from total_recall.mining.dreaming import dream
+    from total_recall.mining.scoped_search import dream
 
     with _store(settings) as store:
         _text(dream(store, query=query, session_id=session, hours_back=hours, all=everything,

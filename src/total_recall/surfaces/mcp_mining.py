@@ -20,7 +20,6 @@ from pydantic import Field
 from total_recall.config import demo_roots
 from total_recall.errors import OutsideBinding, ScopeError
 from total_recall.mining import dialogue, extraction, histogram, listing, profile, todos
-from total_recall.mining.dreaming import DREAM_LIMIT_DEFAULT, DREAM_TOOL, dream
 from total_recall.mining.indexing import INDEX_BUDGET_MAX, INDEX_TOOL, index_scope
 from total_recall.mining.scope import (
     EXTRACT_MAX_BYTES,
@@ -34,6 +33,7 @@ from total_recall.mining.scope import (
     REPORT_MAX_BYTES,
     resolve_session,
 )
+from total_recall.mining.scoped_search import DREAM_LIMIT_DEFAULT, DREAM_TOOL, dream
 from total_recall.model import NUMBER_MAX
 from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET

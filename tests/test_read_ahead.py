@@ -15,8 +15,8 @@ import zstandard
 
 from total_recall.model import EntryDraft
 from total_recall.readers import Checkpoint, Cursor, Source, reader_for
-from total_recall.record import ahead
-from total_recall.record.ahead import Chunk, End, Job, prepare, to_read
+from total_recall.record import read_ahead as ahead
+from total_recall.record.read_ahead import Chunk, End, Job, prepare, to_read
 
 
 def two_block_transcript(folder: Path, lines: int) -> Source:
