@@ -50,19 +50,6 @@ def _text(reply: str) -> None:
     click.echo(reply, nl=not reply.endswith("\n"))
 
 
-@cli.command("status")
-@_harness
-@click.pass_obj
-def status_command(settings: Settings, harness: str | None) -> None:
-    """Which harnesses the record covers: sessions, entries, sources and last sync per harness
-    (--harness: as a server bound to that harness sees it), and the last sync's warnings (the lines it
-    skipped, file:line; the first 200 and their count) under `last_sync`."""
-    from total_recall.mining.listing import harness_status
-
-    with _store(settings) as store:
-        _dump(harness_status(store, harness))
-
-
 @cli.command("list")
 @_window
 @_harness

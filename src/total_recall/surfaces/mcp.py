@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, overload
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from mcp.server.mcpserver import MCPServer
@@ -40,12 +40,7 @@ from pydantic import Field, ValidationError
 
 from total_recall import __version__
 from total_recall.config import demo_roots
-from total_recall.errors import AddressError, ConfigError, OutsideBinding, ScopeError, TotalRecallError
-from total_recall.find.hits import group as group_hits
-from total_recall.find.search import search as find
-from total_recall.mining.bounds import dump, paginate
-from total_recall.mining.flood import fit_json
-from total_recall.mining.listing import harness_status
+from total_recall.errors import ConfigError, OutsideBinding, TotalRecallError
 from total_recall.mining.scope import (
     LIMIT_MAX,
     MAX_BYTES_CEILING,
@@ -53,10 +48,10 @@ from total_recall.mining.scope import (
     REPORT_MAX_BYTES,
     reject_unknown,
 )
-from total_recall.model import HARNESSES, Address, Author, Harness, Session, echoed
-from total_recall.record.reading import read as read_entries
+from total_recall.model import HARNESSES, Session, echoed
+from total_recall.ops import OPERATIONS, Call, Effect, Operation
 from total_recall.record.store import Store
-from total_recall.surfaces.wire import entry_json, group_json, hit_json, sync_json
+from total_recall.surfaces.wire import sync_json
 from total_recall.syncing import sync as run_sync
 
 SERVER_KEY = "total-recall"
@@ -312,56 +307,9 @@ def build_server(binding: Binding, sync_state: SyncState | None = None) -> Recal
     server = RecallServer(binding)
     syncing = sync_state or SyncState()
 
-    @server.read_only
-    def harness() -> CallToolResult:
-        """What this server serves: the record file, the harness it is bound to (null: every harness),
-        sessions and entries per harness, and the state of the start-up sync. The cheapest check that a
-        registration works."""
-        with binding.store() as store:
-            return reply(status(store, binding, syncing))
-
-    @server.read_only
-    def read(
-        address: Annotated[str, Field(description="s7 (a session), s7#12 (an entry) or s7#10-20 (a range).")],
-        offset: Offset = 0,
-        limit: Limit = READ_LIMIT,
-        max_bytes: MaxBytes = READ_MAX_BYTES,
-    ) -> CallToolResult:
-        """The entries at an address exactly as recorded: text word for word, author, kind, time, and the
-        source file and line each came from. Bounded: `bounds` says how many entries the address holds,
-        how many came back, why the reply stopped, and the `next_offset` to continue from."""
-        with binding.store() as store:
-            return reply(bounded_read(store, binding, Address.parse(address), offset, limit, max_bytes))
-
-    @server.read_only
-    def search(
-        query: Annotated[str, Field(description="Words, an exact string (path, hash, URL, error line) or a "
-                                    "question; a time named in it ('last week') favours entries from then.")],
-        limit: Limit = 10,
-        harness: Annotated[tuple[Harness, ...], Field(description="Only these harnesses.")] = (),
-        session: SessionAddress = "",
-        project: Directory = "",
-        author: Annotated[tuple[Author, ...], Field(description="Only entries by these authors.")] = (),
-        since: Annotated[str, Field(description="Only entries at or after this ISO time (2026-11-01).")] = "",
-        group: Annotated[bool, Field(description="Gather the hits per session into ranges to read whole.")]
-        = False,
-        max_bytes: MaxBytes = REPORT_MAX_BYTES,
-    ) -> CallToolResult:
-        """Find entries by words, exact strings and meaning. Every hit is an address that `read` opens
-        exactly, with a snippet around the match. Hits that do not fit max_bytes are held back
-        (`held_back`) and the whole reply goes to a private file the reply names."""
-        with binding.store() as store:
-            number = None
-            if session:
-                address = Address.parse(session)
-                if address.first is not None:
-                    raise AddressError(f"session must name a whole session (s7), not {session!r}")
-                number = binding.session(store, address.session).number
-            hits = find(store, query, limit=limit, harness=binding.harnesses(harness), session=number,
-                        project=project or None, author=author, since=since or None)
-            found = [group_json(g) for g in group_hits(hits)] if group else [hit_json(h) for h in hits]
-            key = "groups" if group else "hits"
-            return reply(fit_json("search", query, {"query": query, key: found}, key, max_bytes))
+    for op in OPERATIONS:
+        for name in (op.name, *op.aliases):
+            server.tool_with(EFFECTS[op.effect])(_tool(op, name, binding, syncing))
 
     # Imported here: the tool modules build on this one.
     from total_recall.surfaces import mcp_keeping, mcp_mining, mcp_summaries
@@ -371,85 +319,34 @@ def build_server(binding: Binding, sync_state: SyncState | None = None) -> Recal
     return server
 
 
-# -- what the tools answer --
+# -- the operations as tools --
+
+EFFECTS = {Effect.READS: READ_ONLY, Effect.ADDS: ADDS, Effect.CALLS_OUT: CALLS_OUT, Effect.DROPS: DROPS}
 
 
-# `harness` is the cheapest check a client makes: it lists this many of the last sync's warnings (with the
-# count of the rest), not the 200 the record keeps for `status` (~30 KB).
-HARNESS_WARNINGS = 20
+def _tool(op: Operation[Any], name: str, binding: Binding, syncing: SyncState) -> Callable[..., CallToolResult]:
+    """`op` as a tool function: its signature (what the SDK builds the input schema from) is the parameter
+    model's fields, each with its bounds and description; its return annotation carries the reply type,
+    the output schema."""
 
+    def tool(**given: Any) -> CallToolResult:
+        serving = {"server": SERVER_KEY, "version": __version__, "sync": syncing.as_json()}
+        call = Call(binding.record, "mcp", harness=binding.harness, demo=binding.demo, serving=serving)
+        got = op.run(call, op.params.model_validate(given))
+        return reply_text(op.text(got)) if op.text is not None else reply(got)
 
-def status(store: Store, binding: Binding, syncing: SyncState) -> dict[str, Any]:
-    """The record's coverage (`mining.listing.harness_status`), plus what only the server knows."""
-    coverage = harness_status(store, binding.harness)
-    if (last := coverage.get("last_sync")) and len(last["warnings"]) > HARNESS_WARNINGS:
-        last["warnings_not_listed"] += len(last["warnings"]) - HARNESS_WARNINGS
-        last["warnings"] = last["warnings"][:HARNESS_WARNINGS]
-    return {"server": SERVER_KEY, "version": __version__, "demo": binding.demo, **coverage,
-            "sync": syncing.as_json()}
-
-
-def bounded_read(store: Store, binding: Binding, address: Address, offset: int, limit: int,
-                 max_bytes: int) -> dict[str, Any]:
-    """The entries at `address` from `offset`, at most `limit` of them and at most `max_bytes` of compact
-    JSON in all, in the mining tools' bounded envelope (`mining.bounds.paginate`), measured on the exact
-    serialization returned. Entries are never clamped: `read` returns them word for word or not at all.
-
-    Raises:
-        AddressError: the address names nothing.
-        OutsideBinding: the session belongs to another harness than the server's.
-        ScopeError: the page's first entry alone is larger than `max_bytes`.
-    """
-    session = binding.session(store, address.session)
-    first = address.first or 1
-    if address.first is not None and first > session.entries:
-        raise AddressError(f"{address}: no such entry (s{address.session} has {session.entries} entries)")
-    last = min(address.last if address.last is not None else session.entries, session.entries)
-    entries = _AddressEntries(store, address.session, first, max(first - 1, last))
-
-    def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
-
-    def unclamped(entry: dict[str, Any], _: int) -> dict[str, Any]:
-        return entry
-
-    try:
-        return paginate("read", entries, limit=limit, offset=offset, max_bytes=max_bytes,
-                        max_record_bytes=None, encode=dump, clamp=unclamped,
-                        address=lambda e: str(e["address"]), render=render, measure=lambda r: len(dump(r)))
-    except ScopeError as exc:
-        # Without a clamp the one way this fails is a first entry too big for the budget; say so in
-        # read's own terms (it takes no max_record_bytes: entries come back whole or not at all).
-        one = entries[offset]
-        raise ScopeError(f"read: {one['address']} ({len(dump(one))} bytes as JSON) does not fit max_bytes="
-                         f"{max_bytes} with its envelope: raise max_bytes (ceiling {MAX_BYTES_CEILING}); "
-                         "read returns entries whole, never cut") from exc
-
-
-class _AddressEntries(Sequence[dict[str, Any]]):
-    """The entries s{session}#{first}-{last} as JSON, read from the record only for the slice asked for, so
-    a page of a long session costs the page."""
-
-    def __init__(self, store: Store, session: int, first: int, last: int) -> None:
-        self.store, self.session, self.first, self.last = store, session, first, last
-
-    def __len__(self) -> int:
-        return self.last - self.first + 1
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, int):
-            return self[index:index + 1][0]
-        start, stop, step = index.indices(len(self))
-        if stop <= start:
-            return []
-        got = read_entries(self.store, Address(self.session, self.first + start, self.first + stop - 1))
-        return [entry_json(e) for e in got][::step]
+    parameters = []
+    for field_name, info in op.params.model_fields.items():
+        annotation = Annotated[(info.annotation, *info.metadata,  # type: ignore[valid-type]
+                                Field(description=info.description, json_schema_extra=info.json_schema_extra))]
+        default = inspect.Parameter.empty if info.is_required() else info.get_default(call_default_factory=True)
+        parameters.append(inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                            annotation=annotation))
+    returns: Any = Annotated[CallToolResult, op.reply] if op.reply is not None else CallToolResult
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = op.doc
+    return tool
 
 
 def serve(binding: Binding, sync: bool = True) -> None:

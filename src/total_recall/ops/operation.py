@@ -1,0 +1,183 @@
+"""What an operation is: one user-facing thing Total Recall does, defined once for every surface.
+
+An `Operation` names itself (its canonical name is the MCP tool's; the CLI command defaults to the same
+name with dashes), says what it does to the record (`Effect`), takes one parameter model (`Params`: a
+pydantic model whose fields carry every default, bound and description) and returns one reply (a JSON
+object; `reply` names its TypedDict when the MCP server publishes an output schema). The CLI and the MCP
+server are generated from the table of them (`ops/__init__.py`): the same parameters, limits, defaults and
+errors on both. A surface only translates: flags or arguments in, the reply rendered out, and a core
+error worded in its own terms (`--hours` on the CLI where MCP says `hours_back`).
+
+`Call` is what a surface hands an operation besides its parameters: the record, the harness a server is
+bound to, whether it is the demo's record, and how to report progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+from total_recall.errors import AddressError, OutsideBinding, ScopeError
+from total_recall.model import Address, Session, echoed
+from total_recall.record.store import Store
+
+Group = Literal["record", "finding", "keeping", "mining", "serving", "setup"]
+GROUPS: tuple[str, ...] = get_args(Group)
+Surface = Literal["cli", "mcp"]
+Reply = dict[str, Any]
+Progress = Callable[[int, int, str], None]
+
+
+class Effect(Enum):
+    """What calling an operation does, as MCP clients are told (tool annotations)."""
+
+    READS = "reads"  # reads the record only
+    ADDS = "adds"  # adds derived rows (markers, receipts, cues, summary blocks) or syncs; never changes an entry
+    CALLS_OUT = "calls out"  # adds, and calls the configured LLM endpoint
+    DROPS = "drops"  # erases or hides what the record holds, or drops a cached block
+
+
+class Params(BaseModel):
+    """An operation's parameters: an unknown name is refused (a typo is a call run on the wrong scope)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+P = TypeVar("P", bound=Params)
+
+
+@dataclass
+class Call:
+    """One call of an operation: the record it works on and what the calling surface adds to it."""
+
+    record: Path
+    surface: Surface
+    # A server bound to one harness serves only its sessions (MCP `--harness`/`HARNESS`; the CLI's
+    # `--harness` on operations that take no harness filter of their own). None: every harness.
+    harness: str | None = None
+    demo: bool = False
+    progress: Progress | None = None
+    # The record's home when the surface lets an operation fall back to the bundled demo's record there
+    # (the CLI); None: the call works on `record` whatever it holds (a server serves one record).
+    home: Path | None = None
+    # What a server says of itself in `status` (name, version, its start-up sync); None on the CLI.
+    serving: Mapping[str, Any] | None = None
+    processes: int = 1  # a sync may read ahead in a second process (the CLI's `sync` only)
+    # Said beside the reply, never in it (the CLI prints them on stderr; MCP drops them).
+    notes: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        # Opened per call: another process (or the server's own start-up sync) may append meanwhile.
+        with Store(self.record) as store:
+            yield store
+
+    def check(self, store: Store, address: Address) -> Address:
+        """`address`, once its session is known to be within the binding.
+
+        Raises:
+            AddressError: no such session. OutsideBinding: another harness's session.
+        """
+        session = store.session(address.session)
+        if self.harness and session.harness != self.harness:
+            raise OutsideBinding(f"s{session.number} is a {session.harness} session; this server is bound to "
+                                 f"{self.harness}")
+        return address
+
+    def harnesses(self, asked: Sequence[str]) -> tuple[str, ...]:
+        """The harness filter a call may use: what it asked for, within the binding.
+
+        Raises:
+            OutsideBinding: it asked for another harness than the one bound.
+        """
+        if self.harness is None:
+            return tuple(asked)
+        if outside := [h for h in asked if h != self.harness]:
+            raise OutsideBinding(f"harness {', '.join(outside)} is outside this server, which is bound to "
+                                 f"{self.harness}")
+        return (self.harness,)
+
+    def session(self, store: Store, op: str, name: str, param: str = "session_id") -> Session:
+        """The session `name` names, within the binding: `s7`, the session's own id, a unique prefix or
+        piece of it (`record/sessions.py` decides, through the scope contract's wording); empty: the most
+        recently active session. An entry address (`s7#12`) names entries, not a session: refused.
+
+        Raises:
+            ScopeError: nothing or several sessions match, or it names entries.
+            OutsideBinding: the session belongs to another harness than the bound one.
+        """
+        from total_recall.mining.scope import resolve_session
+
+        text = name.strip()
+        if text[:1] == "s" and text[1:2].isdigit():
+            try:
+                address = Address.parse(text)
+            except AddressError as exc:
+                raise ScopeError(f"{op}: `{param}` {exc}") from exc
+            if address.first is not None:
+                raise ScopeError(f"{op}: `{param}` must name a session (s{address.session}), not entries "
+                                 f"({echoed(text)})")
+        try:
+            found = resolve_session(store, op, text, self.harness)
+        except ScopeError as exc:
+            self._refuse_outside(store, op, text, exc)
+            raise
+        return found.session
+
+    def _refuse_outside(self, store: Store, op: str, text: str, exc: ScopeError) -> None:
+        """Raise OutsideBinding when the session refused within the binding is another harness's: the
+        core, asked within the harness, can only say it found no such session."""
+        from total_recall.mining.scope import resolve_session
+
+        if self.harness is None or not text:
+            return
+        try:
+            found = resolve_session(store, op, text)
+        except ScopeError:
+            return
+        if found.session.harness != self.harness:
+            raise OutsideBinding(f"{op}: {found.address} is a {found.session.harness} session; this server is "
+                                 f"bound to {self.harness}") from exc
+
+
+@dataclass(frozen=True)
+class Operation(Generic[P]):
+    """One user-facing operation, defined once; the CLI and the MCP server register from it."""
+
+    name: str  # canonical: the MCP tool's name (seed 004's names are part of the contract)
+    group: Group
+    effect: Effect
+    params: type[P]
+    run: Callable[[Call, P], Reply]
+    doc: str  # what it does; the first sentence is the short help
+    example: str  # one CLI example, shown under the command's --help and in the grouped listing
+    cli: str = ""  # the CLI command (default: the name with dashes)
+    argument: tuple[str, ...] = ()  # parameters the CLI takes positionally, in order
+    flags: Mapping[str, str] = field(default_factory=dict)  # parameter → CLI flag where the name differs
+    # When set, MCP answers this text (seed 004's line and markdown formats) instead of the JSON reply.
+    text: Callable[[Reply], str] | None = None
+    reply: type | None = None  # the reply's TypedDict: MCP publishes it as the output schema
+    # The parameter the CLI's `--batch FILE` fills from each line of FILE, one call (and one JSON line) each.
+    batch: str = ""
+    aliases: tuple[str, ...] = ()  # other MCP tool names for the same operation
+    creates: bool = False  # opening a record that is not there yet is what it is for (sync)
+
+    @property
+    def command(self) -> str:
+        return self.cli or self.name.replace("_", "-")
+
+    def flag(self, param: str) -> str:
+        """The CLI's spelling of a parameter: `--hours` for `hours_back`, `SESSION` for a positional one."""
+        if param in self.argument:
+            return param.upper().removesuffix("_ID")
+        return "--" + self.flags.get(param, param).replace("_", "-")
+
+    def __call__(self, call: Call, **given: Any) -> Reply:
+        """Validate `given` against the parameter model, then run (pydantic's ValidationError on bad input)."""
+        return self.run(call, self.params.model_validate(given))

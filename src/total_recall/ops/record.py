@@ -1,0 +1,309 @@
+"""The record's operations: sync, status, sessions, read, erase, quarantine, index."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from total_recall.config import DEMO_RECORD_FILE, demo_roots, demo_when_empty, store_roots, use_demo
+from total_recall.errors import ScopeError
+from total_recall.mining.bounds import dump, paginate
+from total_recall.mining.flood import fit_json
+from total_recall.model import Address, Harness, SyncReport
+from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
+from total_recall.ops.params import REPORT_MAX_BYTES, Directory, Limit, ReplyBytes, Since
+from total_recall.surfaces.wire import entry_json, session_json, sync_json
+from total_recall.record.reading import read as read_entries
+from total_recall.record.sessions import resolve_address
+from total_recall.record.store import Store
+
+# Claude Code moves a reply over 50,000 characters out to a file (and refuses one over 25k tokens): the
+# default page stays under both; bytes >= characters, so 48 KiB is below 50,000 characters.
+READ_MAX_BYTES = 49_152
+READ_LIMIT = 100
+# `status` over MCP is the cheapest check a client makes: it lists this many of the last sync's warnings
+# (with the count of the rest), not the 200 the record keeps (~30 KB).
+SERVED_WARNINGS = 20
+
+Harnesses = Annotated[list[Harness], Field(description="Only these harnesses; empty: every one.")]
+Address_ = Annotated[str, Field(min_length=1, max_length=500, description=(
+    "s7 (a session), s7#12 (an entry) or s7#10-20 (a range); the session's own id, or a unique prefix of it, "
+    "may stand for s7."))]
+Reason = Annotated[str, Field(max_length=500, description="Why (kept in the log beside the change).")]
+
+
+# -- sync --
+
+
+class SyncParams(Params):
+    harness: Harnesses = []
+    max_bytes: ReplyBytes = REPORT_MAX_BYTES
+
+
+def sync(call: Call, p: SyncParams) -> Reply:
+    """Read the stores into the record; with no store on this machine (or stores that hold no session
+    yet) and no harness named, the bundled demo store into its own record, saying so."""
+    from total_recall.syncing import sync as run_sync
+
+    harnesses = call.harnesses(p.harness)
+    why = None
+    if call.home is not None and not call.demo and use_demo(harnesses):
+        call = replace(call, record=call.home / DEMO_RECORD_FILE, demo=True)
+        why = "No agent store found on this machine"
+
+    def once(into: Call) -> tuple[SyncReport, bool]:
+        roots = demo_roots() if into.demo else None
+        with into.store() as store:
+            report = run_sync(store, (list(roots) if roots else list(harnesses)) or None, roots=roots,
+                              progress=call.progress, processes=call.processes)
+            return report, store.holds_sessions()
+
+    report, held = once(call)
+    if (why is None and call.home is not None and not call.demo and not held and not report.errors
+            and demo_when_empty(harnesses)):
+        looked = ", ".join(str(p) for p in store_roots()) or "no folder"
+        why = f"The agent stores on this machine hold no session yet (looked in {looked})"
+        real = report
+        call = replace(call, record=call.home / DEMO_RECORD_FILE, demo=True)
+        report, _ = once(call)
+        report.warnings[:0], report.notices[:0] = real.warnings, real.notices
+    if why is not None:
+        report.notices.append(f"{why}: synced the bundled demo store into {call.record}")
+    return fit_json("sync", "record", sync_json(report, str(call.record), call.demo), "warnings", p.max_bytes)
+
+
+# -- status --
+
+
+class StatusParams(Params):
+    pass
+
+
+def status(call: Call, p: StatusParams) -> Reply:
+    from total_recall.mining.listing import harness_status
+
+    with call.store() as store:
+        coverage = harness_status(store, call.harness)
+    if call.serving is not None:
+        last = coverage.get("last_sync")
+        if last and len(last["warnings"]) > SERVED_WARNINGS:
+            last["warnings_not_listed"] += len(last["warnings"]) - SERVED_WARNINGS
+            last["warnings"] = last["warnings"][:SERVED_WARNINGS]
+        return {**call.serving, "demo": call.demo, **coverage}
+    return {"demo": call.demo, **coverage}
+
+
+# -- sessions --
+
+
+class SessionsParams(Params):
+    harness: Harnesses = []
+    directory: Directory = ""
+    since: Since = ""
+    limit: Limit | None = None
+    max_bytes: ReplyBytes = REPORT_MAX_BYTES
+
+
+def sessions(call: Call, p: SessionsParams) -> Reply:
+    from total_recall.find.when import since as since_moment
+    from total_recall.mining.listing import sessions_newest_first
+    from total_recall.mining.scope import iso, parse_time
+
+    moment = None
+    if p.since:
+        moment = parse_time(since_moment(p.since))
+        if moment is None:
+            raise ScopeError(f"sessions: `since` {p.since!r} is not a time; give an ISO date or time "
+                             "(2026-11-01, 2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week "
+                             "or May 2026")
+    with call.store() as store:
+        found = sessions_newest_first(store, call.harnesses(p.harness), project=p.directory or None,
+                                      since=moment, limit=p.limit)
+        empty = not found and not store.holds_sessions()
+    if empty:
+        call.notes.append(empty_record(call))
+    rows = [{**session_json(a.session), "last_active": iso(a.last_active)} for a in found]
+    return fit_json("sessions", "record", {"sessions": rows}, "sessions", p.max_bytes)
+
+
+def empty_record(call: Call) -> str:
+    """What to say when the record holds no session yet: how to fill it, or where the demo is."""
+    if call.demo:
+        return f"the demo record {call.record} holds no session yet: `total-recall --demo sync` fills it"
+    demo = call.record.with_name(DEMO_RECORD_FILE)
+    where = ("the demo's sessions are in their own record: `total-recall --demo sessions`" if demo.exists()
+             else "or try the bundled demo: `total-recall --demo sync`")
+    return (f"the record {call.record} holds no session yet: `total-recall sync` reads this machine's agent "
+            f"stores into it; {where}")
+
+
+# -- read --
+
+
+class ReadParams(Params):
+    address: Address_
+    offset: Annotated[int, Field(ge=0, le=2**63 - 1, description=(
+        "Skip this many entries of the address (page with bounds.next_offset).")) ] = 0
+    limit: Limit = READ_LIMIT
+    max_bytes: Annotated[int, Field(ge=1024, le=8 * 1024 * 1024, description=(
+        "Reply budget, bytes of compact JSON (1024-8388608); entries come back whole or not at all."))] = (
+        READ_MAX_BYTES)
+
+
+def read(call: Call, p: ReadParams) -> Reply:
+    """The entries at an address exactly as recorded, one bounded page (`bounds` says what came back,
+    why the page stopped and the `next_offset` to continue from)."""
+    with call.store() as store:
+        address = call.check(store, resolve_address(store, p.address))
+        session = store.session(address.session)
+        first = address.first or 1
+        last = min(address.last if address.last is not None else session.entries, session.entries)
+        entries = _AddressEntries(store, address.session, first, max(first - 1, last))
+
+        def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
+            return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
+
+        try:
+            return paginate("read", entries, limit=p.limit, offset=p.offset, max_bytes=p.max_bytes,
+                            max_record_bytes=None, encode=dump, clamp=lambda e, _: e,
+                            address=lambda e: str(e["address"]), render=render,
+                            measure=lambda r: len(dump(r)))
+        except ScopeError as exc:
+            # Without a clamp the one way this fails is a first entry too big for the budget.
+            one = entries[p.offset]
+            raise ScopeError(f"read: {one['address']} ({len(dump(one))} bytes as JSON) does not fit "
+                             f"max_bytes={p.max_bytes} with its envelope: raise `max_bytes` (ceiling "
+                             "8388608); read returns entries whole, never cut") from exc
+
+
+class _AddressEntries:
+    """The entries s{session}#{first}-{last} as JSON, read from the record only for the slice asked for, so
+    a page of a long session costs the page."""
+
+    def __init__(self, store: Store, session: int, first: int, last: int) -> None:
+        self.store, self.session, self.first, self.last = store, session, first, last
+
+    def __len__(self) -> int:
+        return self.last - self.first + 1
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, int):
+            return self[index:index + 1][0]
+        start, stop, step = index.indices(len(self))
+        if stop <= start:
+            return []
+        got = read_entries(self.store, Address(self.session, self.first + start, self.first + stop - 1))
+        return [entry_json(e) for e in got][::step]
+
+
+# -- erase and quarantine --
+
+
+class EraseParams(Params):
+    address: Annotated[str, Field(min_length=1, max_length=500, description=(
+        "What to erase: s7, s7#12 or s7#10-20 (the session's own id may stand for s7), or cue:N (a recall "
+        "cue) or receipt:N (a receipt's note)."))]
+    reason: Annotated[str, Field(min_length=1, max_length=500, description="Why (kept with the tombstone).")]
+
+
+def erase(call: Call, p: EraseParams) -> Reply:
+    from total_recall.erasure import erase as erase_target
+
+    with call.store() as store:
+        if not p.address.strip().startswith(("cue:", "receipt:")):
+            call.check(store, resolve_address(store, p.address))
+        done = erase_target(store, p.address, p.reason)
+    return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged)}
+
+
+class QuarantineParams(Params):
+    address: Address_
+    reason: Reason = ""
+    undo: Annotated[bool, Field(description="Release the entries from quarantine (needs no reason).")] = False
+
+
+def quarantine(call: Call, p: QuarantineParams) -> Reply:
+    with call.store() as store:
+        address = call.check(store, resolve_address(store, p.address))
+        done = store.quarantine(address, p.reason or None, undo=p.undo)
+    return {"released" if p.undo else "quarantined": done, "reason": p.reason or None}
+
+
+# -- index --
+
+
+class IndexParams(Params):
+    budget: Annotated[float | None, Field(ge=0, le=86_400, description=(
+        "Stop making meaning vectors after this many seconds; omitted: until every entry has one."))] = None
+    rebuild: Annotated[bool, Field(description=(
+        "Rebuild the word and exact-string indexes from the record first."))] = False
+
+
+def index(call: Call, p: IndexParams) -> Reply:
+    from total_recall.errors import VectorsUnavailable
+    from total_recall.find import index as indexes
+    from total_recall.find import vectors
+
+    extra = vectors.available()
+    if not extra and not p.rebuild:  # checked before the record is touched
+        raise VectorsUnavailable("index: meaning vectors need the vectors extra: pip install "
+                                 "'total-recall[vectors]' (`rebuild` rebuilds the word and exact-string "
+                                 "indexes without it)")
+    embedded, total, done = 0, 0, extra
+    with call.store() as store:
+        if p.rebuild:
+            store.begin()
+            indexes.rebuild(store.db)
+            store.commit()
+        if extra:
+            progress = call.progress
+            embedded, done = vectors.index_pending(
+                store.db, p.budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
+            total = vectors.count(store.db)
+    if not extra:
+        call.notes.append("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
+    return {"embedded": embedded, "vectors": total, "done": done, "rebuilt": p.rebuild, "vectors_extra": extra}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (
+    Operation(
+        "sync", "record", Effect.ADDS, SyncParams, sync, creates=True, example="total-recall sync --harness codex",
+        doc="Read the agent stores on this machine into the record (incremental; never writes to a store). "
+            "With no store on this machine, or stores that hold no session yet, the CLI syncs the bundled "
+            "demo store into its own record and says so."),
+    Operation(
+        "status", "record", Effect.READS, StatusParams, status, aliases=("harness",),
+        example="total-recall status --json",
+        doc="Which harnesses the record covers: sessions, entries, sources and last sync per harness, and "
+            "the last sync's warnings (the lines it skipped, file:line) under `last_sync`. Over MCP also "
+            "what the server serves and the state of its start-up sync: the cheapest check that a "
+            "registration works."),
+    Operation(
+        "sessions", "record", Effect.READS, SessionsParams, sessions,
+        flags={"directory": "project"}, example="total-recall sessions --project api --since 'last week'",
+        doc="The sessions in the record, most recently active first (last activity: the latest of a "
+            "session's last timed entry, its end and its start; sessions with no time last)."),
+    Operation(
+        "read", "record", Effect.READS, ReadParams, read, argument=("address",),
+        example="total-recall read s3#10-20",
+        doc="The entries at an address exactly as recorded: text word for word, author, kind, time, and "
+            "the source file and line each came from. One bounded page: `bounds` says how many entries the "
+            "address holds, how many came back, why the page stopped and the `next_offset` to go on from."),
+    Operation(
+        "erase", "record", Effect.DROPS, EraseParams, erase, argument=("address",),
+        example="total-recall erase s3#12 --reason 'pasted a key'",
+        doc="Replace the text at an address with a tombstone and purge it from everything derived, the "
+            "overflow files of capped replies included. cue:N and receipt:N erase a recall cue or a "
+            "receipt's note the same way. Irreversible."),
+    Operation(
+        "quarantine", "record", Effect.DROPS, QuarantineParams, quarantine, argument=("address",),
+        example="total-recall quarantine s3#40-44 --reason 'wrong project'",
+        doc="Hide the entries at an address from windows and pushes without editing them; `undo` shows "
+            "them again."),
+    Operation(
+        "index", "record", Effect.ADDS, IndexParams, index, example="total-recall index --budget 60",
+        doc="Bring the derived indexes up to date: meaning vectors for every entry that lacks one (needs "
+            "the vectors extra), and with `rebuild` the word and exact-string indexes."),
+)

@@ -1,0 +1,180 @@
+"""The CLI commands generated from the table of operations (`total_recall.ops.OPERATIONS`).
+
+Each operation becomes one command: its parameters become options (`--max-bytes` for `max_bytes`, or the
+flag the operation names: `--hours` for `hours_back`) or positional arguments, every command takes
+`--json` (the reply, with stable keys), and without it prints the operation's human rendering. Values are
+checked by the operation's own parameter model, so a bad value is refused as MCP refuses it, naming the
+flag, with exit 2. An operation that takes no `harness` filter of its own takes `--harness` as the MCP
+server's binding: only that harness's sessions.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any, Literal, NoReturn, TextIO, Union, get_args, get_origin
+
+import click
+import orjson
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+
+from total_recall.errors import TotalRecallError
+from total_recall.model import HARNESSES
+from total_recall.ops import OPERATIONS
+from total_recall.ops.operation import Call, Operation, Reply
+from total_recall.surfaces.human import human, progress_bar
+from total_recall.surfaces.words import explain, in_cli_words
+
+
+def register(group: click.Group, settings_of: Any) -> None:
+    """Add one command per operation to `group`; `settings_of(ctx)` gives the record to call it on."""
+    for op in OPERATIONS:
+        group.add_command(command_for(op, settings_of))
+
+
+def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
+    fields = op.params.model_fields
+    params: list[click.Parameter] = [_parameter(op, name, info) for name, info in fields.items()]
+    # Positional arguments first, in the operation's order, so `--help` shows them as typed.
+    params.sort(key=lambda p: (not isinstance(p, click.Argument),
+                               op.argument.index(p.name) if p.name in op.argument else 0))
+    if "harness" not in fields:
+        params.append(click.Option(["--harness", "binding"], type=click.Choice(HARNESSES), default=None,
+                                   help="Only this harness's sessions (as an MCP server bound to it)."))
+    params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print the reply as JSON."))
+
+    if op.batch:
+        params.append(click.Option(["--batch"], type=click.File("r", encoding="utf-8"), default=None, help=(
+            f"One call per line of this file (- for stdin), its line as {op.flag(op.batch)}; one JSON line "
+            "each.")))
+
+    @click.pass_context
+    def callback(ctx: click.Context, **given: Any) -> None:
+        settings = settings_of(ctx)
+        as_json = given.pop("as_json")
+        binding = given.pop("binding", None)
+        batch: TextIO | None = given.pop("batch", None)
+        if op.batch and (batch is None) == (given.get(op.batch) is None):
+            fail(f"give {op.flag(op.batch)} or --batch FILE (not both)")
+        values = {k: _value(v) for k, v in given.items() if v is not None and v != ()}
+        fresh = not settings.record_path.exists()
+        call = Call(settings.record_path, "cli", harness=binding, demo=settings.demo,
+                    home=None if settings.demo else settings.home)
+        if batch is not None:
+            _batch(op, call, values, batch)
+            return
+        reply = _run(op, call, values, progress=not as_json)
+        if fresh and not op.creates and settings.record_path.exists():
+            call.notes.insert(0, f"there was no record at {settings.record_path}: created a new, empty one "
+                                 f"(`{settings.command('sync')}` fills it)")
+        for note in call.notes:
+            click.echo(f"total-recall: note: {note}", err=True)
+        if as_json:
+            click.echo(orjson.dumps(reply, option=orjson.OPT_INDENT_2).decode())
+        else:
+            text = human(op, reply, settings)
+            if text:
+                click.echo(text, nl=not text.endswith("\n"))
+        if reply.get("errors"):
+            sys.exit(2)
+
+    first, _, rest = op.doc.partition("\n\n")
+    return click.Command(
+        op.command, params=params, callback=callback, help=f"{op.doc}\n\n\b\nExample:\n  {op.example}",
+        short_help=first.split(". ")[0].rstrip("."), no_args_is_help=False)
+
+
+def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool) -> Reply:
+    """`op` called with `values`; a refusal exits 2 with the message in the CLI's words."""
+    try:
+        checked = op.params.model_validate(values)
+    except ValidationError as exc:
+        fail(explain(op, exc, op.flag))
+    bar = progress_bar(enabled=progress and op.creates or progress and op.name == "index")
+    call.progress = bar.update if bar else None
+    try:
+        return op.run(call, checked)
+    except TotalRecallError as exc:
+        fail(in_cli_words(op, str(exc)))
+    finally:
+        if bar:
+            bar.stop()
+
+
+def _batch(op: Operation[Any], call: Call, values: dict[str, Any], lines: TextIO) -> None:
+    """One call per non-blank line, one JSON line each: `{"<param>": line, **reply}`, or `"error"`."""
+    for line in lines:
+        text = line.rstrip("\n")
+        if not text.strip():
+            continue
+        try:
+            reply = op.run(call, op.params.model_validate({**values, op.batch: text}))
+        except ValidationError as exc:
+            reply = {op.batch: text, "error": in_cli_words(op, explain(op, exc, op.flag))}
+        except TotalRecallError as exc:
+            reply = {op.batch: text, "error": in_cli_words(op, str(exc))}
+        click.echo(orjson.dumps({op.batch: text, **reply}).decode())
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"total-recall: {message}", err=True)
+    sys.exit(2)
+
+
+def _parameter(op: Operation[Any], name: str, info: FieldInfo) -> click.Parameter:
+    kind, choices, many = _shape(info.annotation)
+    click_type: click.ParamType = click.Choice(choices) if choices else {
+        int: click.INT, float: click.FLOAT, str: click.STRING, bool: click.BOOL}[kind]
+    if name in op.argument:
+        required = info.is_required() and name != op.batch  # --batch FILE may stand for it
+        return click.Argument([name], type=click_type, required=required, nargs=-1 if many else 1)
+    flag = op.flag(name)
+    help_text = info.description or ""
+    default = info.get_default()
+    if kind is bool:
+        flags = f"{flag}/--no-{flag[2:]}" if default else flag
+        return click.Option([flags, name], is_flag=True, default=None, help=help_text)
+    if default not in (None, "", (), []) and not many:
+        help_text += f"  [default: {default:g}]" if isinstance(default, float) else f"  [default: {default}]"
+    if many:
+        help_text += " Repeatable, or comma-separated."
+    return click.Option([flag, name], type=click_type, multiple=many, default=None, required=False,
+                        help=help_text, metavar=None if choices else name.upper().removesuffix("_ID"))
+
+
+def _shape(annotation: Any) -> tuple[type, tuple[str, ...], bool]:
+    """(scalar type, choices, repeatable) of a parameter's annotation."""
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        return _shape(inner[0])
+    if origin in (tuple, list):
+        scalar, choices, _ = _shape(get_args(annotation)[0])
+        return scalar, choices, True
+    if origin is Literal:
+        return str, tuple(str(a) for a in get_args(annotation)), False
+    if get_args(annotation) and hasattr(annotation, "__metadata__"):  # Annotated
+        return _shape(get_args(annotation)[0])
+    return annotation, (), False
+
+
+def _value(value: Any) -> Any:
+    """A repeatable option's values, each also split at commas (`--words git,branch`)."""
+    if isinstance(value, tuple):
+        return [part.strip() for v in value for part in str(v).split(",") if part.strip()]
+    return value
+
+
+def _plain(reply: Reply) -> str:
+    """A reply with no rendering of its own: scalar fields as `key: value`, lists one item a line."""
+    lines = []
+    for key, value in reply.items():
+        if isinstance(value, list):
+            lines.append(f"{key}: {len(value)}")
+            lines += [f"  {orjson.dumps(v).decode() if isinstance(v, dict | list) else v}" for v in value]
+        elif isinstance(value, dict):
+            lines.append(f"{key}: {orjson.dumps(value).decode()}")
+        else:
+            lines.append(f"{key}: {value}")
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""A core error in each surface's own words.
+
+The core names what a caller gave by its parameter (`hours_back`, `session_id=...`); the CLI calls the
+same thing `--hours` or SESSION. `in_cli_words` rewrites a message for one operation's flags, and
+`explain` turns a parameter model's rejection into one line per parameter — the same sentence on both
+surfaces, only the names differ.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from total_recall.model import echoed
+from total_recall.ops.operation import Operation
+
+_BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at least"),
+          "less_than": ("lt", "less than"), "greater_than": ("gt", "more than")}
+
+
+def explain(op: Operation[Any], error: ValidationError, name: Callable[[str], str] = lambda p: f"`{p}`") -> str:
+    """A parameter model's rejection in one line per parameter: its name (as `name` spells it), what it
+    must be, what was given."""
+    parts = []
+    for e in error.errors():
+        param = str(e["loc"][0]) if e["loc"] else "arguments"
+        if e["type"] == "extra_forbidden":
+            continue  # unknown names are refused before validation, naming what is accepted
+        if e["type"] in _BOUND:
+            key, words = _BOUND[e["type"]]
+            parts.append(f"{name(param)} is out of range: {echoed(e['input'])} — it must be {words} "
+                         f"{(e.get('ctx') or {}).get(key)}")
+        elif e["type"] == "missing":
+            parts.append(f"{name(param)} is required")
+        else:
+            parts.append(f"{name(param)}: {e['msg'][:1].lower()}{e['msg'][1:]} (given {echoed(e.get('input'))})")
+    return f"{op.name}: " + "; ".join(parts)
+
+
+def in_cli_words(op: Operation[Any], message: str) -> str:
+    """`message` with `op`'s parameter names as the CLI spells them, and its name as the command's."""
+    text = message
+    if text.startswith(f"{op.name}:") or text.startswith(f"{op.name} "):
+        text = op.command + text[len(op.name):]
+    for param in sorted(op.params.model_fields, key=len, reverse=True):
+        flag = op.flag(param)
+        positional = param in op.argument
+        # `hours_back=24` → `--hours 24`; `all=true` → `--all`; `session_id='s7'` → `s7` (positional).
+        def spelled(m: re.Match[str], flag: str = flag, positional: bool = positional) -> str:
+            value = m.group(1)
+            if value.lower() == "true" and not positional:
+                return flag
+            return value.strip("'\"") if positional else f"{flag} {value}"
+
+        text = re.sub(rf"(?<![\w-]){re.escape(param)}=('[^']*'|\"[^\"]*\"|[^\s,;)]+)", spelled, text)
+        text = re.sub(rf"`{re.escape(param)}`", f"`{flag}`", text)
+    return text
