@@ -30,6 +30,8 @@ class Reply:
     body: Any = field(default_factory=completion)
     headers: dict[str, str] = field(default_factory=dict)
     hold: bool = False  # answer only when the test releases the stub (a request that outlives a timeout)
+    hang_up: bool = False  # close the connection without answering
+    cut_off: bool = False  # close the connection partway through the body
 
 
 @dataclass
@@ -66,13 +68,16 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
             reply = stub.replies.popleft() if stub.replies else Reply()
             if reply.hold:
                 stub.release.wait(10)
+            if reply.hang_up:
+                self.close_connection = True
+                return
             body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             try:
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(body) + (100 if reply.cut_off else 0)))
                 self.end_headers()
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):

@@ -135,6 +135,21 @@ def test_a_fourth_server_error_is_an_error_naming_the_status_and_the_attempts(
     assert len(stub.requests) == 4
 
 
+def test_a_server_error_waits_what_its_retry_after_asks_capped_at_ten_seconds(
+        stub: Stub, make: Callable[..., Provider], sleeps: list[float]) -> None:
+    stub.script(Reply(503, headers={"Retry-After": "2"}), Reply(500, headers={"Retry-After": "30"}), Reply())
+    assert make().complete(ASK).attempts == 3
+    assert sleeps == [2.0, 10.0]
+
+
+def test_a_server_error_whose_body_breaks_off_still_counts_as_that_server_error(
+        stub: Stub, make: Callable[..., Provider]) -> None:
+    stub.script(*[Reply(503, b"upstream", cut_off=True) for _ in range(4)], Reply())
+    with pytest.raises(LLMError, match=r"answered 503 .* on 4 attempts; the 3 retries for 5xx are used up"):
+        make().complete(ASK)
+    assert len(stub.requests) == 4
+
+
 def test_429_and_5xx_retries_are_budgeted_independently(
         stub: Stub, make: Callable[..., Provider], sleeps: list[float]) -> None:
     stub.script(Reply(500), too_many(), Reply(503), too_many(), too_many(), Reply(502), too_many(),
@@ -165,6 +180,28 @@ def test_an_endpoint_that_refuses_connections_is_retried_twice_then_named(
     with pytest.raises(LLMError, match=rf"cannot reach http://127.0.0.1:{port}/v1/chat/.*3 attempts"):
         Provider.from_env(home=home, env=env, sleep=sleeps.append).complete(ASK)
     assert sleeps == [1.0, 1.0]
+
+
+def test_a_connection_closed_without_an_answer_spends_the_connection_budget_not_the_5xx_one(
+        stub: Stub, make: Callable[..., Provider], sleeps: list[float]) -> None:
+    stub.script(Reply(hang_up=True), Reply(500), Reply(hang_up=True), Reply(500), Reply(500),
+                Reply(body=completion("ok (s1#4)")))
+    answer = make().complete(ASK)
+    assert (answer.text, answer.attempts) == ("ok (s1#4)", 6)
+    assert sleeps == [1.0] * 5
+
+
+def test_a_loopback_endpoint_is_called_directly_even_with_a_proxy_in_the_environment(
+        stub: Stub, make: Callable[..., Provider], monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, dead)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert make().complete(ASK).attempts == 1
+    assert len(stub.requests) == 1
 
 
 def test_a_bad_request_is_not_retried_and_carries_the_vendor_s_message(

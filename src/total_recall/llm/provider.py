@@ -13,6 +13,9 @@ Retries, each budget counted on its own (a 429 never spends a 5xx retry, nor the
   raise the timeout.
 - Any other status (400, 401, 404, 413, …) is not retried: a retry would get the same answer.
 
+The request goes over httpx2 (the HTTP client `mcp` already brings) and tenacity runs the retries;
+the budgets, waits and messages above are this module's own.
+
 Never a silent drop: an exhausted budget, a refused request, or a 200 with no message in it raises
 `LLMError` naming the status, the attempts and the endpoint. The key is never put in an error or a
 log line (and is scrubbed from any vendor message that echoes it). Sleep and clock are injected, so
@@ -27,18 +30,19 @@ added to the day.
 from __future__ import annotations
 
 import email.utils
-import http.client
 import json
 import logging
 import os
 import time
-import urllib.error
-import urllib.request
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 from urllib.parse import urlsplit
+
+import httpx2
+from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from total_recall import __version__
 from total_recall.errors import LLMBudgetExceeded, LLMError, LLMNotConfigured
@@ -87,12 +91,23 @@ class Completion:
                 "elapsed_s": round(self.elapsed, 3)}
 
 
-class _Timeout(Exception):
-    pass
+_Budget = Literal["429", "5xx", "connection errors"]
+_RETRIES: dict[_Budget, int] = {"429": MAX_429_RETRIES, "5xx": MAX_5XX_RETRIES,
+                                "connection errors": MAX_CONNECTION_RETRIES}
 
 
-class _Unreachable(Exception):
-    pass
+class _Retryable(Exception):
+    """A failed attempt that a retry may cure; `budget` names the retries it spends."""
+
+    def __init__(self, budget: _Budget, why: str, *, status: int = 0, reason: str = "",
+                 retry_after: float | None = None, body: bytes = b"") -> None:
+        super().__init__(why)
+        self.budget = budget
+        self.why = why
+        self.status = status
+        self.reason = reason
+        self.retry_after = retry_after
+        self.body = body
 
 
 class Provider:
@@ -108,9 +123,7 @@ class Provider:
         self.usage = DailyUsage(settings.home, settings.max_day_tokens, clock)
         host = urlsplit(settings.base_url).hostname or ""
         # A loopback endpoint (Ollama, a local server, a test stub) must never go through a proxy.
-        loopback = host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
-        handlers = [urllib.request.ProxyHandler({})] if loopback else []
-        self._opener = urllib.request.build_opener(*handlers)
+        self._loopback = host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
 
     @classmethod
     def from_env(cls, *, home: Path | None = None, env: Mapping[str, str] | None = None,
@@ -169,73 +182,48 @@ class Provider:
     # -- the retry loop --
 
     def _post_with_retries(self, payload: bytes) -> tuple[bytes, int, float]:
-        endpoint = self.settings.endpoint
-        rate_limited = server_errors = unreachable = 0
-        attempts = 0
-        waited = 0.0
-        while True:
-            attempts += 1
-            try:
-                status, reason, headers, body = self._post(payload)
-            except _Timeout:
-                raise LLMError(self._safe(
-                    f"{endpoint} did not answer within {self.settings.timeout:g} s (attempt {attempts}); "
-                    "a timed-out request is not retried because the endpoint may still be working on it: "
-                    "raise TOTAL_RECALL_LLM_TIMEOUT, or hold prompts smaller with "
-                    "TOTAL_RECALL_LLM_PROMPT_BYTES"
-                )) from None
-            except _Unreachable as exc:
-                if unreachable >= MAX_CONNECTION_RETRIES:
-                    raise LLMError(self._safe(
-                        f"cannot reach {endpoint}: {exc} ({attempts} attempts, the "
-                        f"{MAX_CONNECTION_RETRIES} retries for connection errors used up)"
-                    )) from None
-                unreachable += 1
-                waited += self._wait(SERVER_ERROR_SPACING, f"connection error ({exc})", attempts,
-                                     unreachable, MAX_CONNECTION_RETRIES)
-                continue
-            if 200 <= status < 300:
-                return body, attempts, waited
-            if status == 429:
-                if rate_limited >= MAX_429_RETRIES:
-                    raise LLMError(self._safe(
-                        f"{endpoint} answered 429 {reason or 'Too Many Requests'} on {attempts} attempts; "
-                        f"the {MAX_429_RETRIES} retries for 429 are used up, the request was not answered"
-                        f"{self._vendor_message(body)}"
-                    ))
-                delay = self._retry_after(headers)
-                if delay is None:
-                    delay = min(2.0 ** rate_limited, MAX_BACKOFF)
-                rate_limited += 1
-                waited += self._wait(delay, "429", attempts, rate_limited, MAX_429_RETRIES)
-                continue
-            if 500 <= status < 600:
-                if server_errors >= MAX_5XX_RETRIES:
-                    raise LLMError(self._safe(
-                        f"{endpoint} answered {status} {reason} on {attempts} attempts; the "
-                        f"{MAX_5XX_RETRIES} retries for 5xx are used up, the request was not answered"
-                        f"{self._vendor_message(body)}"
-                    ))
-                delay = self._retry_after(headers)
-                server_errors += 1
-                waited += self._wait(SERVER_ERROR_SPACING if delay is None else delay, str(status),
-                                     attempts, server_errors, MAX_5XX_RETRIES)
-                continue
-            hint = ""
-            if status in (401, 403):
-                hint = f" — check the key in {self.settings.key_source or 'TOTAL_RECALL_LLM_API_KEY'}"
-            elif status == 404:
-                hint = f" — check the base URL and the model ({self.settings.model})"
-            raise LLMError(self._safe(
-                f"{endpoint} answered {status} {reason} (attempt {attempts}, not retried: the same request "
-                f"would get the same answer){self._vendor_message(body)}{hint}"
-            ))
+        retries = _Retries(self)
+        retrying = Retrying(sleep=self.sleep, retry=retry_if_exception_type(_Retryable), stop=retries.stop,
+                            wait=retries.wait, before_sleep=retries.before_sleep,
+                            retry_error_callback=retries.give_up)
+        with self._client() as client:
+            for attempt in retrying:  # ends on an answer: a spent budget raises in give_up
+                with attempt:
+                    body = self._attempt(client, payload, attempt.retry_state.attempt_number)
+        state = attempt.retry_state
+        return body, state.attempt_number, state.idle_for
 
-    def _wait(self, delay: float, why: str, attempt: int, used: int, budget: int) -> float:
-        log.warning("LLM endpoint %s: %s on attempt %d; retry %d of %d in %.1f s",
-                    self.settings.endpoint, why, attempt, used, budget, delay)
-        self.sleep(delay)
-        return delay
+    def _attempt(self, client: httpx2.Client, payload: bytes, attempt: int) -> bytes:
+        """One request: the answer's body, or `_Retryable` for what a retry may cure, or `LLMError`."""
+        endpoint = self.settings.endpoint
+        try:
+            status, reason, headers, body = self._post(client, payload)
+        except httpx2.TimeoutException:
+            raise LLMError(self._safe(
+                f"{endpoint} did not answer within {self.settings.timeout:g} s (attempt {attempt}); "
+                "a timed-out request is not retried because the endpoint may still be working on it: "
+                "raise TOTAL_RECALL_LLM_TIMEOUT, or hold prompts smaller with "
+                "TOTAL_RECALL_LLM_PROMPT_BYTES"
+            )) from None
+        except httpx2.TransportError as exc:  # refused, reset, DNS, a broken-off answer
+            raise _Retryable("connection errors", str(exc) or type(exc).__name__) from None
+        if 200 <= status < 300:
+            return body
+        if status == 429:
+            raise _Retryable("429", "429", status=status, reason=reason or "Too Many Requests",
+                             retry_after=self._retry_after(headers), body=body)
+        if 500 <= status < 600:
+            raise _Retryable("5xx", str(status), status=status, reason=reason,
+                             retry_after=self._retry_after(headers), body=body)
+        hint = ""
+        if status in (401, 403):
+            hint = f" — check the key in {self.settings.key_source or 'TOTAL_RECALL_LLM_API_KEY'}"
+        elif status == 404:
+            hint = f" — check the base URL and the model ({self.settings.model})"
+        raise LLMError(self._safe(
+            f"{endpoint} answered {status} {reason} (attempt {attempt}, not retried: the same request "
+            f"would get the same answer){self._vendor_message(body)}{hint}"
+        ))
 
     def _retry_after(self, headers: Mapping[str, str]) -> float | None:
         """The wait a `Retry-After` header asks for, capped at 10 s; None when absent or unusable."""
@@ -258,29 +246,23 @@ class Provider:
 
     # -- one HTTP request --
 
-    def _post(self, payload: bytes) -> tuple[int, str, Mapping[str, str], bytes]:
+    def _client(self) -> httpx2.Client:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "User-Agent": f"total-recall/{__version__}"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
-        request = urllib.request.Request(self.settings.endpoint, data=payload, headers=headers, method="POST")
-        try:
-            with self._opener.open(request, timeout=self.settings.timeout) as response:
-                return response.status, response.reason, _lower(response.headers), response.read()
-        except urllib.error.HTTPError as exc:
+        # trust_env=False: no proxy from the environment for a loopback endpoint.
+        return httpx2.Client(headers=headers, timeout=self.settings.timeout, trust_env=not self._loopback)
+
+    def _post(self, client: httpx2.Client, payload: bytes) -> tuple[int, str, Mapping[str, str], bytes]:
+        with client.stream("POST", self.settings.endpoint, content=payload) as response:
             try:
-                body = exc.read()
-            except (OSError, http.client.HTTPException):
-                body = b""
-            return exc.code, str(exc.reason or ""), _lower(exc.headers), body
-        except TimeoutError:
-            raise _Timeout() from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _Timeout() from None
-            raise _Unreachable(str(exc.reason)) from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise _Unreachable(f"{type(exc).__name__}: {exc}") from None
+                body = response.read()
+            except httpx2.TransportError:
+                if response.is_success:
+                    raise
+                body = b""  # an error answer whose body breaks off still counts by its status
+            return response.status_code, response.reason_phrase, response.headers, body
 
     # -- reading the answer --
 
@@ -344,6 +326,54 @@ class Provider:
         return redact(scrub(message, self.settings.api_key))
 
 
+class _Retries:
+    """One call's retry policy for tenacity: each kind of failure spends its own budget."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.spent: Counter[_Budget] = Counter()
+
+    def stop(self, state: RetryCallState) -> bool:
+        failure = _failure(state)
+        return self.spent[failure.budget] >= _RETRIES[failure.budget]
+
+    def wait(self, state: RetryCallState) -> float:
+        failure = _failure(state)
+        if failure.retry_after is not None:
+            return failure.retry_after
+        if failure.budget == "429":
+            return min(2.0 ** self.spent["429"], MAX_BACKOFF)
+        return SERVER_ERROR_SPACING
+
+    def before_sleep(self, state: RetryCallState) -> None:
+        """Spends one retry of the failure's budget, and says so."""
+        failure = _failure(state)
+        self.spent[failure.budget] += 1
+        why = f"connection error ({failure.why})" if failure.budget == "connection errors" else failure.why
+        log.warning("LLM endpoint %s: %s on attempt %d; retry %d of %d in %.1f s",
+                    self.provider.settings.endpoint, why, state.attempt_number,
+                    self.spent[failure.budget], _RETRIES[failure.budget], state.upcoming_sleep)
+
+    def give_up(self, state: RetryCallState) -> NoReturn:
+        failure = _failure(state)
+        provider, attempts = self.provider, state.attempt_number
+        endpoint, budget = provider.settings.endpoint, _RETRIES[failure.budget]
+        if failure.budget == "connection errors":
+            message = (f"cannot reach {endpoint}: {failure.why} ({attempts} attempts, the {budget} retries "
+                       "for connection errors used up)")
+        else:
+            message = (f"{endpoint} answered {failure.status} {failure.reason} on {attempts} attempts; the "
+                       f"{budget} retries for {failure.budget} are used up, the request was not answered"
+                       f"{provider._vendor_message(failure.body)}")
+        raise LLMError(provider._safe(message))
+
+
+def _failure(state: RetryCallState) -> _Retryable:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    assert isinstance(exc, _Retryable)  # tenacity retries nothing else (retry_if_exception_type)
+    return exc
+
+
 def _message_text(data: Any) -> str:
     if not isinstance(data, dict):
         return ""
@@ -360,8 +390,3 @@ def _message_text(data: Any) -> str:
 def _int(usage: Any, name: str) -> int | None:
     value = usage.get(name) if isinstance(usage, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _lower(headers: Any) -> dict[str, str]:
-    """Response headers with lower-cased names (HTTP names are case-insensitive)."""
-    return {str(k).lower(): str(v) for k, v in headers.items()} if headers is not None else {}
