@@ -49,7 +49,7 @@ from typing import Any
 import orjson
 
 from total_recall.errors import LLMNotConfigured
-from total_recall.find.exact import extract
+from total_recall.indexes.strings import extract
 from total_recall.keeping.marker import (
     DIRECTORY_LIST,
     DIRECTORY_RANGE,

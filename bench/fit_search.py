@@ -46,7 +46,7 @@ from locomo import (
     recall,
 )
 from total_recall.find import search as ranking
-from total_recall.find import vectors
+from total_recall.indexes import vectors
 
 # The constants chosen on all 1,536 questions, each with the values tried (the shipped one among them).
 # `_STOP` is the query's stop-word list: the shipped list, or none.

@@ -35,7 +35,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import total_recall.readers.base as base
 from generate import generate
-from total_recall.find.index import HASHSIZE, SHARD_ENTRIES, TOKENIZE
+from total_recall.indexes.words import HASHSIZE, SHARD_ENTRIES, TOKENIZE
 
 ROOT_VARS = {
     "claude": "TOTAL_RECALL_CLAUDE_ROOT",

@@ -377,7 +377,7 @@ def check_ids(convs: Sequence[Conversation]) -> None:
 
 def embed_all(store: Store) -> tuple[bool, float]:
     """Embed every turn still without a vector, when the vectors extra is installed: (with meaning, s)."""
-    from total_recall.find import vectors
+    from total_recall.indexes import vectors
 
     if not vectors.available():
         return False, 0.0

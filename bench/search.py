@@ -53,14 +53,16 @@ from random import Random
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import total_recall.find.exact as exact_mod
-import total_recall.find.index as index_mod
+import total_recall.indexes as indexes_mod
+import total_recall.indexes.failures as failures_mod
+import total_recall.indexes.strings as strings_mod
+import total_recall.indexes.words as words_mod
 import total_recall.record.migrations as migrations
 import total_recall.record.read_ahead as ahead_mod
 from generate import generate
 from ingest import run_sync
-from total_recall.find import vectors
 from total_recall.find.search import SCORED, SearchError, search, words_query
+from total_recall.indexes import vectors
 from total_recall.record.store import Store
 
 TYPES = ("phrase", "exact", "rare", "common")
@@ -112,9 +114,10 @@ def index_version() -> dict[str, str]:
     """Hashes of the code that decides what a sync writes: a record synced by other code is rebuilt
     (a migration added since is fine: Store applies it on open)."""
     pieces = {"migrations": inspect.getsource(migrations)}
-    pieces |= {"exact": inspect.getsource(exact_mod), "on_append": inspect.getsource(index_mod.on_append),
-               "derive": inspect.getsource(index_mod.derive) + inspect.getsource(ahead_mod._derived),
-               "shards": inspect.getsource(index_mod._into_shards) + str(index_mod.SHARD_ENTRIES)}
+    pieces |= {"exact": inspect.getsource(strings_mod) + inspect.getsource(failures_mod),
+               "on_append": inspect.getsource(indexes_mod.on_append) + inspect.getsource(words_mod.add),
+               "derive": inspect.getsource(indexes_mod.derive) + inspect.getsource(ahead_mod._derived),
+               "shards": inspect.getsource(words_mod._into_shards) + str(words_mod.SHARD_ENTRIES)}
     return {k: hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in pieces.items()}
 
 
@@ -190,7 +193,7 @@ def rare(s: Sampler, cap: int = 500) -> tuple[str, sqlite3.Row]:
             n = min(cap + 1, sum(
                 s.db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {t.name} WHERE {t.name} MATCH ? LIMIT ?)",
                              (f'"{word}"', cap + 1)).fetchone()[0]
-                for t in index_mod.shards(s.db)
+                for t in words_mod.shards(s.db)
             ))
             if n >= 2 and (best is None or n < best[0]):
                 best = (n, word, row)
@@ -267,7 +270,7 @@ def bm25_alone(store: Store, q: Query) -> float | None:
     cursor.row_factory = None
     t = time.perf_counter()
     ranked = 0
-    for shard in index_mod.shards(store.db):
+    for shard in words_mod.shards(store.db):
         n = shard.name
         ranked += len(cursor.execute(
             f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?",

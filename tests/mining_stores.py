@@ -20,6 +20,7 @@ from typing import Any
 
 from tests.conftest import PROMPT_CULT
 from tests.stores import Stores, fixture_stores
+from total_recall.ops import Call, by_name
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
@@ -442,6 +443,14 @@ class Mined:
             if s.native_id == native_id:
                 return s.address
         raise LookupError(f"{harness} {native_id} not in the record")
+
+
+def mine(store: Store, tool: str, *, harness: str | None = None, **arguments: Any) -> Any:
+    """What the MCP tool `tool` answers on `store`'s record (a server bound to `harness`, if given): its
+    text for the tools that answer text, else its JSON reply — the operation called in this process."""
+    op = by_name(tool)
+    reply = op(Call(store.path, "mcp", harness=harness), **arguments)
+    return op.text(reply) if op.text is not None else reply
 
 
 # The native ids of the recent sessions, per harness.

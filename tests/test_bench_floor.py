@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 from total_recall.config import demo_roots
-from total_recall.find import index
+from total_recall.indexes import words
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
@@ -39,7 +39,7 @@ def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_wor
     shards = floor.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'").fetchall()
     assert len(shards) == 8
     for word in ("certbot", "renewal", "nginx"):
-        in_record = {r[0] for shard in index.shards(source) for r in source.execute(
+        in_record = {r[0] for shard in words.shards(source) for r in source.execute(
             f"SELECT rowid FROM {shard.name} WHERE {shard.name} MATCH ?", (f"text : {word}",))}
         assert in_record
         in_floor = {r[0] for (shard,) in shards for r in floor.execute(

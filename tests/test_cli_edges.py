@@ -36,6 +36,13 @@ def as_json(done: Result) -> Any:
     return json.loads(done.stdout)
 
 
+def listed_sessions(home: Path, *args: str) -> list[dict[str, Any]]:
+    """`sessions --json`'s sessions, after checking the reply fit its budget whole."""
+    reply = as_json(run(home, "sessions", *args, "--json"))
+    assert "held_back" not in reply and reply["bytes"] <= reply["max_bytes"]
+    return list(reply["sessions"])
+
+
 @pytest.fixture
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
     with fixture_stores(tmp_path / "stores") as found:
@@ -64,7 +71,7 @@ def listed_addresses(done: Result, wanted: list[str]) -> list[str]:
 
 
 def test_sessions_at_80_columns_print_every_address_whole_and_no_line_wider(synced: Path) -> None:
-    everything = [s["session"] for s in as_json(run(synced, "sessions", "--json"))]
+    everything = [s["session"] for s in listed_sessions(synced)]
     assert len(everything) > 20  # addresses of two digits, and more rows than a screen
     narrow = run(synced, "sessions", env={"COLUMNS": "80"})
     assert listed_addresses(narrow, everything) == everything
@@ -73,46 +80,48 @@ def test_sessions_at_80_columns_print_every_address_whole_and_no_line_wider(sync
 
 
 def test_sessions_piped_print_every_address_whole_with_the_folder(synced: Path) -> None:
-    listed = as_json(run(synced, "sessions", "--json"))
+    listed = listed_sessions(synced)
     piped = run(synced, "sessions")  # the runner's output is not a terminal, and COLUMNS is unset
     assert listed_addresses(piped, [s["session"] for s in listed]) == [s["session"] for s in listed]
     assert "cwd" in piped.stdout.splitlines()[0]
 
 
 def test_sessions_at_a_very_narrow_width_still_print_the_address(synced: Path) -> None:
-    everything = [s["session"] for s in as_json(run(synced, "sessions", "--json"))]
+    everything = [s["session"] for s in listed_sessions(synced)]
     assert listed_addresses(run(synced, "sessions", env={"COLUMNS": "20"}), everything) == everything
 
 
 def test_sessions_list_newest_first_and_limit_takes_the_newest(synced: Path) -> None:
-    listed = as_json(run(synced, "sessions", "--json"))
+    listed = listed_sessions(synced)
     keys = {"session", "harness", "native_id", "title", "cwd", "parent", "relation", "entries", "started",
-            "ended", "read_error", "source", "generation"}
+            "ended", "read_error", "source", "generation", "last_active"}
     assert all(set(s) == keys for s in listed)
-    newest = as_json(run(synced, "list", "--all"))["sessions"][0]["session"]
+    newest = as_json(run(synced, "list", "--all", "--json"))["sessions"][0]["session"]
     assert listed[0]["session"] == newest
-    assert as_json(run(synced, "sessions", "--limit", "3", "--json")) == listed[:3]
+    active = [s["last_active"] for s in listed if s["last_active"]]
+    assert active == sorted(active, reverse=True)
+    assert listed_sessions(synced, "--limit", "3") == listed[:3]
     assert "most recently active first" in run(synced, "sessions", "--help").stdout
 
 
 def test_sessions_project_keeps_the_sessions_whose_folder_contains_it(synced: Path) -> None:
-    listed = as_json(run(synced, "sessions", "--json"))
+    listed = listed_sessions(synced)
     folder = next(s["cwd"] for s in listed if s["cwd"])
     piece = folder.strip("/").split("/")[-1].upper()  # case-blind
     wanted = [s for s in listed if piece.casefold() in (s["cwd"] or "").casefold()]
     assert wanted and len(wanted) < len(listed)
-    assert as_json(run(synced, "sessions", "--project", piece, "--json")) == wanted
+    assert listed_sessions(synced, "--project", piece) == wanted
 
 
 def test_sessions_since_takes_what_search_takes_and_refuses_what_names_no_time(synced: Path) -> None:
-    listed = as_json(run(synced, "sessions", "--json"))
-    timed = as_json(run(synced, "sessions", "--since", "2000-01-01", "--json"))
+    listed = listed_sessions(synced)
+    timed = listed_sessions(synced, "--since", "2000-01-01")
     assert timed and timed == [s for s in listed if s in timed]
-    assert as_json(run(synced, "sessions", "--since", "3 days ago", "--json")) == []
+    assert listed_sessions(synced, "--since", "3 days ago") == []
     later = run(synced, "sessions", "--since", "2100-01-01")
     assert later.stdout == "" and "no session matches --since 2100-01-01" in later.stderr
     bad = run(synced, "sessions", "--since", "garbage", code=2)
-    assert "--since: 'garbage' is not a time" in bad.stderr
+    assert "`--since` 'garbage' is not a time" in bad.stderr
 
 
 # -- receipts: listing never writes; sync writes the receipts of Codex compactions --
@@ -178,10 +187,12 @@ def test_a_sync_of_stores_that_hold_no_session_says_where_it_looked_and_shows_th
         empty_machine: Path, tmp_path: Path) -> None:
     home = tmp_path / "rec"
     done = run(home, "sync")
-    assert "hold no session yet" in done.stdout and str(empty_machine) in done.stdout
-    assert f"synced the bundled demo store into {home / DEMO_RECORD_FILE}" in done.stdout
-    assert as_json(run(home, "--demo", "sessions", "--json"))
-    assert as_json(run(home, "sessions", "--json")) == []
+    # Said as a note (stderr), beside the demo record's table (stdout).
+    assert "hold no session yet" in done.stderr and str(empty_machine) in done.stderr
+    assert f"synced the bundled demo store into {home / DEMO_RECORD_FILE}" in done.stderr
+    assert str(home / DEMO_RECORD_FILE) in "".join(done.stdout.split())  # the table's title, wrapped
+    assert as_json(run(home, "--demo", "sessions", "--json"))["sessions"]
+    assert listed_sessions(home) == []
     report = as_json(run(home, "sync", "--json"))
     assert report["demo"] is True and any(str(empty_machine) in n for n in report["notices"])
 
@@ -196,8 +207,8 @@ def test_sessions_and_search_on_an_empty_record_say_how_to_sync_and_where_the_de
     assert f"total-recall --home {home} --demo sessions" in listed.stderr
     found = run(home, "search", "certificate")
     assert "no hits" in found.stderr and f"total-recall --home {home} sync" in found.stderr
-    assert run(home, "sessions", "--json").stdout == "[]\n"
-    assert run(home, "search", "certificate", "--json").stdout == "[]\n"
+    assert listed_sessions(home) == []
+    assert as_json(run(home, "search", "certificate", "--json"))["hits"] == []
 
 
 def test_a_home_naming_a_missing_folder_says_a_new_record_was_created(tmp_path: Path) -> None:
@@ -222,19 +233,21 @@ def test_status_shows_the_last_syncs_skipped_lines_by_file_and_line_capped_with_
     t.agent("Kept.")
     home = tmp_path / "rec"
     run(home, "sync", "--harness", "claude-code")
-    status = as_json(run(home, "status"))["last_sync"]
+    status = as_json(run(home, "status", "--json"))["last_sync"]
     assert status["warning_count"] == 250 and status["warnings_not_listed"] == 50
     assert len(status["warnings"]) == 200
     assert status["warnings"][0].startswith(f"{t.path}:2: not JSON")
     assert status["entries_added"] > 0 and status["earlier_warnings"] == 0
     run(home, "sync", "--harness", "claude-code")  # nothing to read: the warnings stay in view
-    assert as_json(run(home, "status"))["last_sync"] == status
-    # The MCP `harness` check lists fewer of them, with the count of the rest.
-    from total_recall.surfaces.mcp import HARNESS_WARNINGS, Binding, SyncState
-    from total_recall.surfaces.mcp import status as server_status
+    assert as_json(run(home, "status", "--json"))["last_sync"] == status
+    shown = run(home, "status").stdout  # the human form names the skipped lines too
+    assert f"{t.path}:2: not JSON" in shown and "250" in shown
+    # The MCP `status` check lists fewer of them, with the count of the rest.
+    from total_recall.ops.operation import Call
+    from total_recall.ops.record import SERVED_WARNINGS, StatusParams
+    from total_recall.ops.record import status as server_status
 
-    binding = Binding(home / "record.sqlite3")
-    with binding.store() as store:
-        listed = server_status(store, binding, SyncState())["last_sync"]
-    assert len(listed["warnings"]) == HARNESS_WARNINGS and listed["warnings"] == status["warnings"][:20]
-    assert listed["warnings_not_listed"] == 250 - HARNESS_WARNINGS
+    served = Call(home / "record.sqlite3", "mcp", serving={"server": "total-recall"})
+    listed = server_status(served, StatusParams())["last_sync"]
+    assert len(listed["warnings"]) == SERVED_WARNINGS and listed["warnings"] == status["warnings"][:20]
+    assert listed["warnings_not_listed"] == 250 - SERVED_WARNINGS

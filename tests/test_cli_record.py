@@ -34,9 +34,34 @@ def test_quarantine_needs_a_reason_and_its_undo_does_not(demo: list[str]) -> Non
 
 
 def test_erase_and_quarantine_take_a_session_by_its_own_id(demo: list[str]) -> None:
-    native = next(s["native_id"] for s in json.loads(run(demo, "sessions", "--json").stdout)
+    native = next(s["native_id"] for s in json.loads(run(demo, "sessions", "--json").stdout)["sessions"]
                   if s["session"] == "s1")
     done = run(demo, "quarantine", f"{native[:8]}#3", "--reason", "by id")
     assert done.exit_code == 0 and done.stdout == "quarantined 1 entry: s1#3\n"
     erased = run(demo, "erase", f"{native}#4", "--reason", "by id", "--json")
     assert erased.exit_code == 0 and json.loads(erased.stdout)["erased"] == ["s1#4"]
+
+
+def test_read_pages_an_address_with_offset_limit_and_max_bytes_as_mcp_does(demo: list[str]) -> None:
+    whole = json.loads(run(demo, "read", "s1#1-6", "--json").stdout)
+    total = whole["bounds"]["total_records"]
+    assert total == 6 and whole["bounds"]["next_offset"] is None and len(whole["entries"]) == total
+    page = json.loads(run(demo, "read", "s1#1-6", "--offset", "1", "--limit", "2", "--json").stdout)
+    assert [(e["address"], e["text"]) for e in page["entries"]] == [
+        (e["address"], e["text"]) for e in whole["entries"][1:3]]
+    assert (page["bounds"]["offset"], page["bounds"]["next_offset"]) == (1, 3)
+    shown = run(demo, "read", "s1#1-6", "--offset", "1", "--limit", "2")
+    assert shown.exit_code == 0 and shown.stdout.startswith(f"── {whole['entries'][1]['address']} ·")
+    assert f"2 of {total} entries shown; go on with --offset 3" in shown.stderr
+    cut = json.loads(run(demo, "read", "s1", "--max-bytes", "2048", "--json").stdout)
+    assert 0 < len(cut["entries"]) < cut["bounds"]["total_records"] and cut["bounds"]["bytes"] <= 2048
+    assert "byte_cap" in cut["bounds"]["truncation_reason"]
+    refused = run(demo, "read", "s1", "--max-bytes", "10")
+    assert refused.exit_code == 2
+    assert "read: `--max-bytes` is out of range: 10 — it must be at least 1024" in refused.stderr
+
+
+def test_a_page_of_an_address_reads_each_entry_as_the_whole_address_does(demo: list[str]) -> None:
+    whole = json.loads(run(demo, "read", "s1#1-6", "--json").stdout)
+    page = json.loads(run(demo, "read", "s1#1-6", "--offset", "1", "--limit", "2", "--json").stdout)
+    assert page["entries"] == whole["entries"][1:3]

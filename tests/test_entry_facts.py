@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.stores import synced_transcript
+from total_recall import indexes
 from total_recall.config import demo_roots
-from total_recall.find import facts, index
+from total_recall.find import fact_cache as facts
 from total_recall.find import search as search_module
 from total_recall.find.search import search
 from total_recall.model import Address
@@ -42,7 +43,7 @@ def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store
     assert rows(store, FACTS) == rows(store, LIVE)
     assert len(rows(store, FACTS)) == store.execute("SELECT count(*) FROM entries").fetchone()[0] - 1
     store.db.execute("DELETE FROM entry_facts WHERE id % 3 = 0")
-    index.rebuild(store.db)
+    indexes.rebuild(store.db)
     assert rows(store, FACTS) == rows(store, LIVE)
 
 

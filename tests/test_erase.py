@@ -74,8 +74,26 @@ def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClaudeSession:
     return session
 
 
+def entries(address: str) -> list[dict[str, Any]]:
+    """`read ADDRESS --json`'s entries: the whole address, in one page."""
+    page = run("read", address, "--json")
+    assert page["bounds"]["next_offset"] is None
+    return list(page["entries"])
+
+
+def hits(query: str) -> list[dict[str, Any]]:
+    """`search QUERY --json`'s hits, none held back."""
+    reply = run("search", query, "--json")
+    assert "held_back" not in reply
+    return list(reply["hits"])
+
+
+def listed() -> list[dict[str, Any]]:
+    return list(run("sessions", "--json")["sessions"])
+
+
 def secret_address() -> str:
-    [entry] = [e for e in run("read", "s1", "--json") if TOKEN in e["text"]]
+    [entry] = [e for e in entries("s1") if TOKEN in e["text"]]
     return str(entry["address"])
 
 
@@ -86,9 +104,9 @@ def test_an_erased_token_leaves_no_byte_in_the_record_its_wal_or_its_index_pages
     address = secret_address()
     assert run("erase", address, "--reason", "a deploy token", "--json")["erased"] == [address]
     assert found() == {}
-    assert run("search", TOKEN, "--json") == []
+    assert hits(TOKEN) == []
     # Nothing was rebuilt: the word index still answers for the rest.
-    assert [h["address"] for h in run("search", "test suite", "--json")]
+    assert [h["address"] for h in hits("test suite")]
 
 
 @pytest.mark.parametrize(
@@ -116,19 +134,19 @@ def test_an_erased_entry_stays_erased_after_its_file_is_rewritten_under_what_was
     report = run("sync", "--json")
     assert report["generations"] == 1 and report["sessions_added"] == 1
     again = f"s2#{address.split('#')[1]}"
-    [entry] = run("read", again, "--json")
+    [entry] = entries(again)
     assert entry["erased"] is not None
     assert entry["text"].startswith("[erased ") and "a deploy token" in entry["text"]
-    assert all(WORD[:-1] not in e["text"] for e in run("read", "s2", "--json"))
-    assert run("search", TOKEN, "--json") == []
-    assert all(WORD[:-1] not in json.dumps(hit) for hit in run("search", "deploy token", "--json"))
+    assert all(WORD[:-1] not in e["text"] for e in entries("s2"))
+    assert hits(TOKEN) == []
+    assert all(WORD[:-1] not in json.dumps(hit) for hit in hits("deploy token"))
     assert found(WORD[:-1]) == {}
     # The new entry carries its own erasure, with the same reason, and kept nothing of its line.
     assert reader.execute(
         "SELECT x.reason, e.raw_id FROM erasures x JOIN entries e ON e.id = x.entry WHERE e.session = 2"
     ).fetchall() == [("a deploy token", None)]
     # The rest of the new generation is recorded as usual.
-    kept = [e["text"] for e in run("read", "s2", "--json") if not e["erased"]]
+    kept = [e["text"] for e in entries("s2") if not e["erased"]]
     assert kept[-1] == "Running the test suite now." and len(kept) == 5
 
 
@@ -203,13 +221,13 @@ def test_a_session_title_taken_from_erased_words_goes_with_them(
                              "leafUuid": session.parent}) + "\n")
     monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(session.root))
     run("sync")
-    [listed] = run("sessions", "--json")
-    assert listed["title"] == f"Deploy with token {TOKEN}"
+    [shown] = listed()
+    assert shown["title"] == f"Deploy with token {TOKEN}"
     db = sqlite3.connect(home() / "record.sqlite3")  # held open, as a server would
     try:
         run("erase", secret_address(), "--reason", "a deploy token")
-        [listed] = run("sessions", "--json")
-        assert listed["title"] is None
+        [shown] = listed()
+        assert shown["title"] is None
         assert found() == {}
     finally:
         db.close()

@@ -14,16 +14,17 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from tests.mining_stores import mine
 from tests.stores import synced_transcript
 from total_recall.erasure import erase
 from total_recall.errors import ScopeError
 from total_recall.keeping.cues import leave_cue
 from total_recall.mining.bounds import dump
-from total_recall.mining.dialogue import she_said_he_said_action
 from total_recall.mining.flood import MARKER, cap_text, fit_json, overflow_dir, overflow_folder, prune
-from total_recall.mining.histogram import line_histogram, of_text
-from total_recall.mining.scoped_search import dream
+from total_recall.mining.histogram import of_text
+from total_recall.ops import Call, by_name
 from total_recall.record.store import Store
 from total_recall.surfaces.cli import cli
 
@@ -44,6 +45,14 @@ def overflow_file(reply: str) -> Path:
     return Path(
         next(line for line in reply.splitlines() if line.startswith("full_report: ")).split(": ", 1)[1]
     )
+
+
+def line_histogram(file_path: str, **arguments: object) -> str:
+    """What the line_histogram tool answers (it reads no record: only the overflow folder)."""
+    op = by_name("line_histogram")
+    assert op.text is not None
+    call = Call(overflow_folder().parent / "record.sqlite3", "mcp")
+    return op.text(op(call, file_path=file_path, **arguments))
 
 
 def dump_file(name: str, text: str) -> Path:
@@ -190,17 +199,17 @@ def test_line_histogram_extracts_lines_from_an_overflow_file_to_continue_reading
         ({"mode": "extract", "start": 3}, "end is missing"),
         ({"mode": "extract", "start": 5, "end": 3}, "start=5 is past end=3"),
         ({"line": 3}, "mode is 'histogram'"),
-        ({"mode": "extract", "line": 0}, "lines count from 1"),
+        ({"mode": "extract", "line": 0}, "greater than or equal to 1"),
         ({"mode": "extract", "line": 2, "start": 1, "end": 2}, "not both"),
         ({"mode": "extract"}, "needs line=N"),
-        ({"mode": "lines"}, "unknown mode"),
+        ({"mode": "lines"}, "'histogram' or 'extract'"),
         ({"mode": "extract", "line": 99}, "it has 30 lines"),
     ],
 )
 def test_line_histogram_validates_its_selectors_as_a_set(kwargs: dict[str, object], needle: str) -> None:
     path = dump_file("dump.txt", report(30))
-    with pytest.raises(ScopeError, match=needle):
-        line_histogram(str(path), **kwargs)  # type: ignore[arg-type]
+    with pytest.raises((ScopeError, ValidationError), match=needle):
+        line_histogram(str(path), **kwargs)
 
 
 def test_line_histogram_refuses_what_is_not_a_regular_file() -> None:
@@ -255,8 +264,9 @@ def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the
     # Real capped replies: a text report quoting the entry, a search-like report of snippets cut around
     # the match, a JSON reply escaping the entry's quotes and newlines, and one from before the overflow
     # folder moved under the record's home.
-    said = she_said_he_said_action(store, words=["token"], session_id="s1", max_bytes=1024)
-    dreamt = dream(store, query="deploy token", session_id="s1", max_bytes=1024)
+    said = mine(store, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
+    dreamt = mine(store, "do_android_dream_of_electric_sheep", query="deploy token", session_id="s1",
+                  max_bytes=1024)
     as_json = fit_json("search", "q", {"hits": [{"text": ERASED}] * 40}, "hits", 2048)
     legacy = private_tmp / "total-recall"
     legacy.mkdir(mode=0o700)
@@ -278,12 +288,12 @@ def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the
 
 def test_the_erase_command_removes_the_overflow_files_that_held_the_text(tmp_path: Path) -> None:
     store = secret_record()
-    said = she_said_he_said_action(store, words=["token"], session_id="s1", max_bytes=1024)
+    said = mine(store, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
     store.close()
     home = Path(os.environ["TOTAL_RECALL_HOME"])
     result = CliRunner().invoke(cli, ["--home", str(home), "erase", "s1#2", "--reason", "a deploy token"])
     assert result.exit_code == 0, result.output
-    assert "removed 1 overflow file(s)" in result.stdout
+    assert "removed 1 overflow file that held their text" in result.stdout
     assert not overflow_file(said).exists() and holding(home / "overflow", SECRET) == []
 
 
@@ -291,7 +301,7 @@ def test_overflow_files_go_under_the_home_the_cli_names(tmp_path: Path) -> None:
     home = tmp_path / "elsewhere"
     (home / "overflow").mkdir(parents=True, mode=0o700)
     (home / "overflow" / "dump.txt").write_text(report(3000), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--home", str(home), "line-histogram", "dump.txt", "--extract",
+    result = CliRunner().invoke(cli, ["--home", str(home), "line-histogram", "dump.txt", "--mode", "extract",
                                       "--start", "1", "--end", "3000", "--max-bytes", "2048"])
     assert result.exit_code == 0, result.output
     assert overflow_file(result.stdout).parent == home / "overflow"

@@ -16,7 +16,8 @@ from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript, hook_json
 from tests.stores import OVERRIDES, Stores, fixture_stores
-from total_recall.keeping.hooks import session_for
+from total_recall.keeping.claude_code import claude_code_hook
+from total_recall.keeping.hooks import parse_payload, session_for
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.receipts import list_receipts
 from total_recall.record.store import Store
@@ -82,6 +83,19 @@ def test_precompact_then_sessionstart_gives_back_the_owner_s_words(harnesses: Ha
     assert set(out) == {"hookSpecificOutput"} and set(out["hookSpecificOutput"]) == {
         "hookEventName", "additionalContext"}
     assert harnesses.stores.digest() == before
+
+
+def test_the_core_decides_the_context_and_the_surface_words_it_as_the_harness_s_json(
+        harnesses: Harnesses) -> None:
+    harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto"))
+    stdin = hook_json("SessionStart", harnesses.transcript, source="compact")
+    with harnesses.store() as store:
+        decided = claude_code_hook(store, parse_payload(stdin))
+    assert decided.context is not None and RULE in decided.context
+    assert "hookSpecificOutput" not in decided.context
+    start = harnesses.hook("claude-code", stdin)
+    assert json.loads(start.stdout) == {"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                               "additionalContext": decided.context}}
 
 
 def test_a_resume_gets_the_markers_and_other_session_starts_get_nothing(harnesses: Harnesses) -> None:

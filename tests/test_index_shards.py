@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.stores import synced_transcript
+from total_recall import indexes
 from total_recall.config import demo_roots
-from total_recall.find import index
 from total_recall.find import search as search_module
 from total_recall.find.search import search
+from total_recall.indexes import words
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -45,11 +46,11 @@ def found(store: Store) -> list[set[str]]:
 def indexed(store: Store) -> dict[str, list[int]]:
     """Entry ids held by each shard (external content: the docsize table lists what the index holds)."""
     return {s.name: [r[0] for r in store.db.execute(f"SELECT id FROM {s.name}_docsize ORDER BY id")]
-            for s in index.shards(store.db)}
+            for s in words.shards(store.db)}
 
 
 def assert_each_entry_in_its_one_shard(store: Store) -> None:
-    shards = sorted(index.shards(store.db), key=lambda s: s.first)
+    shards = sorted(words.shards(store.db), key=lambda s: s.first)
     held = indexed(store)
     for shard, after in zip(shards, [*shards[1:], None], strict=True):
         ids = held[shard.name]
@@ -67,11 +68,11 @@ def test_a_record_cut_into_shards_finds_exactly_what_one_index_finds(
         monkeypatch.setattr(search_module, "SCORED", 5)
         monkeypatch.setattr(search_module, "SPARSE", 0)
     whole = synced(tmp_path / "whole")
-    assert len(index.shards(whole.db)) == 1
-    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    assert len(words.shards(whole.db)) == 1
+    monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     for harness in ("claude-code", "codex"):  # two syncs: the second opens shards past the first's
         sharded = synced(tmp_path / "sharded", harness)
-    assert len(index.shards(sharded.db)) >= 3
+    assert len(words.shards(sharded.db)) >= 3
     assert_each_entry_in_its_one_shard(sharded)
     expected = found(whole)
     assert found(sharded) == expected
@@ -81,9 +82,9 @@ def test_a_record_cut_into_shards_finds_exactly_what_one_index_finds(
 def test_every_shard_holds_16_mb_of_terms_before_writing_a_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     store = synced(tmp_path)
-    for shard in index.shards(store.db):
+    for shard in words.shards(store.db):
         size = store.db.execute(f"SELECT v FROM {shard.name}_config WHERE k = 'hashsize'").fetchone()
         assert size[0] == 16 << 20, shard
 
@@ -91,13 +92,13 @@ def test_every_shard_holds_16_mb_of_terms_before_writing_a_segment(
 def test_erase_takes_an_entry_out_of_the_shard_that_holds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     store = synced(tmp_path)
     hit = search(store, "Never restart the production database", author=["owner"], limit=1)[0]
     entry_id = store.db.execute(
         "SELECT id FROM entries WHERE session = ? AND seq = ?", (hit.session, hit.seq)
     ).fetchone()[0]
-    newest = index.shards(store.db)[0]
+    newest = words.shards(store.db)[0]
     assert entry_id < newest.first  # an older shard than the one sync writes to
     text = read(store, hit.address)[0].text
     store.erase(Address.parse(hit.address), "test")
@@ -111,22 +112,22 @@ def test_rebuild_cuts_a_record_indexed_whole_into_shards_that_find_the_same(
 ) -> None:
     store = synced(tmp_path)
     before = found(store)
-    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     for _ in range(2):  # a second rebuild replaces the shards of the first
         store.begin()
-        index.rebuild(store.db)
+        indexes.rebuild(store.db)
         store.commit()
-        assert len(index.shards(store.db)) >= 5
+        assert len(words.shards(store.db)) >= 5
         assert_each_entry_in_its_one_shard(store)
         assert found(store) == before
 
 
 def _months_apart(tmp_path: Path) -> Store:
     """One Claude Code session of 90 turns spread over July to November 2026, synced."""
-    words = ["deploy the certificate", "rollback failed again", "certificate renewal works",
-             "deploy rollback plan", "the renewal timer"]
+    said = ["deploy the certificate", "rollback failed again", "certificate renewal works",
+            "deploy rollback plan", "the renewal timer"]
     return synced_transcript(tmp_path, [
-        ("user", f"turn {i}: {words[i % 5]}", f"2026-{7 + i // 18:02d}-{1 + i % 18:02d}T10:00:00.000Z")
+        ("user", f"turn {i}: {said[i % 5]}", f"2026-{7 + i // 18:02d}-{1 + i % 18:02d}T10:00:00.000Z")
         for i in range(90)
     ], cwd="/months")
 
@@ -138,7 +139,7 @@ def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds
     if narrow:
         monkeypatch.setattr(search_module, "SCORED", 5)
         monkeypatch.setattr(search_module, "SPARSE", 0)
-    monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+    monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     store = _months_apart(tmp_path)
     tagged = store.db.execute("SELECT month FROM months ORDER BY month").fetchall()
     assert [r[0] for r in tagged] == ["2026-07", "2026-08", "2026-09", "2026-10", "2026-11"]
@@ -161,7 +162,10 @@ def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds
     assert all((ts or "") >= "2026-11-01" for _, ts in with_tags[1])
 
 
-def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(tmp_path: Path) -> None:
+@pytest.mark.parametrize("live_shard_entries", [1 << 17, SMALL], ids=["as-shipped", "live-code-changed"])
+def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live_shard_entries: int
+) -> None:
     store = synced(tmp_path)
     before = found(store)
     timed = store.db.execute("SELECT count(ts) FROM entries WHERE erased_at IS NULL").fetchone()[0]
@@ -183,8 +187,10 @@ def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(tmp_path:
     assert store.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
                             ).fetchone()[0] == 0
     store.close()
+    # The migration runs its own frozen copy of the rebuild: what the live index code says since is not it.
+    monkeypatch.setattr(words, "SHARD_ENTRIES", live_shard_entries)
     again = Store(tmp_path / "record.sqlite3")
-    assert [s.name for s in index.shards(again.db)] == ["entries_fts"]
+    assert [s.name for s in words.shards(again.db)] == ["entries_fts"]
     assert again.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
                             ).fetchone()[0] == timed > 100
     assert again.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : d_2026_11_16'"
@@ -202,7 +208,7 @@ def test_the_tags_sync_writes_are_exactly_those_the_content_view_gives_erase_and
         "JOIN sessions s ON s.id = e.session JOIN entries_fts_content v ON v.id = e.id"
     ).fetchall()
     assert len(rows) == 148 and any(r[4] is None for r in rows)
-    assert [index.tag(*r[:5]) for r in rows] == [r[5] for r in rows]
+    assert [words.tag(*r[:5]) for r in rows] == [r[5] for r in rows]
     timed = next(r[5] for r in rows if r[4] is not None)
     assert " m_2026_11 d_2026_11_16" in timed
 
@@ -213,20 +219,20 @@ def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
     store = synced(tmp_path)
     expected = [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)]
     other = Store(tmp_path / "record.sqlite3")
-    real = index.shards
+    real = words.shards
     rebuilt: list[bool] = []
 
-    def shards_then_rebuild(db: object) -> list[index.Shard]:
+    def shards_then_rebuild(db: object) -> list[words.Shard]:
         found = real(db)  # type: ignore[arg-type]
         if not rebuilt:  # another connection cuts the index into new shards mid-search
             rebuilt.append(True)
-            monkeypatch.setattr(index, "SHARD_ENTRIES", SMALL)
+            monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
             other.begin()
-            index.rebuild(other.db)
+            indexes.rebuild(other.db)
             other.commit()
         return found
 
-    monkeypatch.setattr(index, "shards", shards_then_rebuild)
+    monkeypatch.setattr(words, "shards", shards_then_rebuild)
     assert [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)] == expected
     assert rebuilt and len(real(other.db)) >= 5
 
@@ -237,7 +243,7 @@ def test_passing_over_what_lies_outside_the_named_sessions_ids_changes_nothing_f
 ) -> None:
     # The sessions a filter names are looked up as entry-id ranges, to skip shards and exact strings
     # outside them; ranges spanning every id must find the same.
-    monkeypatch.setattr(index, "SHARD_ENTRIES", shard_entries)
+    monkeypatch.setattr(words, "SHARD_ENTRIES", shard_entries)
     store = synced(tmp_path)
     asks = [(q, f) for q in ("/etc/ssl/private", "3f9c2e", "certbot renewal failed", "conf/tls.yaml")
             for f in ({"session": 1}, {"session": 2}, {"session": 3}, {"project": "webshop"},

@@ -23,10 +23,10 @@ import pytest
 from tests.conftest import REPO
 from tests.stores import fixture_stores
 from tests.test_mcp import WRITING_TOOLS
+from total_recall.ops.replies import entry_json
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
-from total_recall.surfaces.wire import entry_json
 
 # Keep in step with the inspector step of .ci/run.
 NODE_VERSION = "22.23.5"
@@ -142,8 +142,8 @@ def test_the_inspector_lists_every_tool_with_honest_annotations_and_portable_sch
     done = run(inspector, record, "--method", "tools/list", "--strict")
     assert done.returncode == 0, done.stderr  # --strict exits 6 on any error-severity portability problem
     tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
-    assert {"harness", "list_sessions", "read", "search"} <= set(tools)
-    assert {"compact", "cue", "summarise_from"} <= set(tools)
+    assert {"status", "harness", "list_sessions", "read", "search"} <= set(tools)
+    assert {"compact", "cue", "summarise_from", "sync", "erase", "quarantine", "index"} <= set(tools)
     assert all(t["annotations"]["readOnlyHint"] is (name not in WRITING_TOOLS) for name, t in tools.items())
     limit = tools["search"]["inputSchema"]["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (1, 1000)

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from tests.conftest import SESSIONS
 from tests.keeping_sessions import ClaudeSession
+from total_recall import indexes
 from total_recall.config import RECORD_FILE, demo_roots, record_home
 from total_recall.errors import AddressError, MarkerError
-from total_recall.find import index
 from total_recall.keeping.marker import Marker, build_marker, markers_for, save_marker
 from total_recall.keeping.tail import evictable_range
 from total_recall.keeping.tokens import estimate_tokens, number_and_comma_weight, weight
@@ -449,7 +449,7 @@ def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_pat
     assert failures[:2] == [f"s{number}#83", f"s{number}#85"]
     store.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
     assert build_marker(store, Address(number), budget=1200) == digested
-    index.rebuild(store.db)
+    indexes.rebuild(store.db)
     assert store.execute("SELECT from_entry FROM digests").fetchone()[0] == 1
     assert build_marker(store, Address(number), budget=1200) == digested
 

@@ -23,17 +23,21 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from tests.stores import fixture_stores
-from total_recall.find import vectors
+from total_recall.find.search import search
+from total_recall.indexes import vectors
 from total_recall.model import HARNESSES, Address
+from total_recall.ops.replies import entry_json
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
-from total_recall.surfaces.wire import entry_json
 
 EXE = Path(sys.executable).parent / "total-recall"
-# The tools that add to the record's derived tables (summary blocks, markers, receipts, cues) or call an
-# LLM endpoint; every other tool only reads.
-WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue"}
+# The tools that sync, erase or hide entries, build indexes, add to the record's derived tables (summary
+# blocks, markers, receipts, cues) or call an LLM endpoint; every other tool only reads.
+WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue", "sync",
+                 "erase", "quarantine", "index", "index_sessions"}
+# Of the record's tools, these change what a read shows (a client asks before calling them).
+DESTRUCTIVE_TOOLS = {"erase", "quarantine"}
 T = TypeVar("T")
 
 
@@ -108,7 +112,12 @@ def test_tools_list_has_every_tool_read_only_with_bounds_stated_as_min_and_max(s
         return (await session.list_tools()).tools
 
     tools = {t.name: t for t in run_client(served, talk, "--no-sync")}
-    assert {"harness", "list_sessions", "read", "search"} <= set(tools)
+    assert {"status", "harness", "list_sessions", "read", "search"} <= set(tools)
+    assert {"sync", "sessions", "erase", "quarantine", "index"} <= set(tools)
+    for name in ("sync", "index", *DESTRUCTIVE_TOOLS):
+        annotations = tools[name].annotations
+        assert annotations is not None
+        assert annotations.destructive_hint is (name in DESTRUCTIVE_TOOLS), name
     for tool in tools.values():
         assert tool.description, tool.name
         assert tool.annotations is not None
@@ -124,7 +133,7 @@ def test_tools_list_has_every_tool_read_only_with_bounds_stated_as_min_and_max(s
     assert tools["read"].input_schema["required"] == ["address"]
     search_props = tools["search"].input_schema["properties"]
     assert (search_props["limit"]["minimum"], search_props["limit"]["maximum"]) == (1, 1000)
-    assert set(search_props) == {"query", "limit", "harness", "session", "project", "author", "since",
+    assert set(search_props) == {"query", "limit", "harness", "session_id", "directory", "author", "since",
                                  "group", "max_bytes"}
     assert (search_props["max_bytes"]["minimum"], search_props["max_bytes"]["maximum"]) == (1024, 8_388_608)
     assert search_props["harness"]["items"]["enum"] == ["claude-code", "codex", "opencode", "vibe",
@@ -183,7 +192,8 @@ def test_one_entry_larger_than_max_bytes_is_refused_naming_it_and_the_ceiling(se
     result = call(served, "read", {"address": longest.address, "max_bytes": 1024})
     assert result.is_error
     assert text(result).startswith(f"read: {longest.address} (")
-    assert "does not fit max_bytes=1024 with its envelope: raise max_bytes (ceiling 8388608)" in text(result)
+    said = text(result)
+    assert "does not fit max_bytes=1024 with its envelope: raise `max_bytes` (ceiling 8388608)" in said
 
 
 def test_search_finds_a_fixture_word_and_every_hit_is_an_address_read_opens(served: Served) -> None:
@@ -198,13 +208,45 @@ def test_search_finds_a_fixture_word_and_every_hit_is_an_address_read_opens(serv
 
 
 def test_search_takes_the_cli_filters(served: Served) -> None:
-    filtered, grouped_result = calls(served, [
+    with served.store() as store:
+        held = [store.session(Address.parse(h.address).session) for h in search(store, "fixture", limit=50)]
+        session = next(s for s in held if s.cwd)
+    assert session.cwd is not None
+    filtered, grouped_result, one, where = calls(served, [
         ("search", {"query": "fixture", "limit": 50, "harness": ["codex"], "author": ["owner"]}),
-        ("search", {"query": "fixture", "group": True})])
+        ("search", {"query": "fixture", "group": True}),
+        ("search", {"query": "fixture", "limit": 50, "session_id": session.native_id}),
+        ("search", {"query": "fixture", "limit": 50, "directory": session.cwd})])
     got = payload(filtered)
     assert got["hits"] and {(h["harness"], h["author"]) for h in got["hits"]} == {("codex", "owner")}
     grouped = payload(grouped_result)
     assert grouped["groups"] and all("range" in g for g in grouped["groups"])
+    assert {h["session"] for h in payload(one)["hits"]} == {session.address}
+    with served.store() as store:
+        folders = {store.session(Address.parse(h["address"]).session).cwd for h in payload(where)["hits"]}
+    assert folders and all(session.cwd in (f or "") for f in folders)
+
+
+def test_erase_and_quarantine_over_mcp_change_what_read_and_search_show(served: Served) -> None:
+    with served.store() as store:
+        hit = search(store, "fixture", limit=1)[0]
+        other = next(f"{s.address}#1" for s in store.sessions() if s.entries and s.number != hit.session)
+    erased, after, found, hidden, again, released, page = calls(served, [
+        ("erase", {"address": hit.address, "reason": "pasted a key"}),
+        ("read", {"address": hit.address}),
+        ("search", {"query": "fixture", "limit": 1000}),
+        ("quarantine", {"address": other, "reason": "wrong project"}),
+        ("quarantine", {"address": other, "reason": "wrong project"}),
+        ("quarantine", {"address": other, "undo": True}),
+        ("read", {"address": other})])
+    assert payload(erased) == {"erased": [hit.address], "reason": "pasted a key", "overflow_files_removed": 0}
+    [entry] = payload(after)["entries"]
+    assert entry["erased"] is not None and entry["text"].startswith("[erased ")
+    assert hit.address not in [h["address"] for h in payload(found)["hits"]]
+    assert payload(hidden) == {"quarantined": [other], "reason": "wrong project"}
+    assert payload(again) == {"quarantined": [], "reason": "wrong project"}  # each change reported once
+    assert payload(released) == {"released": [other], "reason": None}
+    assert payload(page)["entries"][0]["quarantined"] is None
 
 
 def test_an_unknown_parameter_is_rejected_by_name_with_the_accepted_list(served: Served) -> None:
@@ -222,14 +264,15 @@ def test_an_out_of_bounds_value_is_rejected_naming_the_parameter_and_its_bound(s
     def out(name: str, given: int, bound: str) -> str:
         return f"`{name}` is out of range: {given} — it must be {bound}"
 
-    cases = [("search", {"query": "fixture", "limit": 1001}, out("limit", 1001, "at most 1000")),
-             ("search", {"query": "fixture", "limit": 0}, out("limit", 0, "at least 1")),
-             ("read", {"address": "s1", "limit": 1001}, out("limit", 1001, "at most 1000")),
-             ("read", {"address": "s1", "max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
-             ("read", {"address": "s1", "max_bytes": 1023}, out("max_bytes", 1023, "at least 1024")),
-             ("read", {"address": "s1", "offset": -1}, out("offset", -1, "at least 0")),
-             ("list_sessions", {"max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
-             ("read", {}, "`address`: field required")]
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("search", {"query": "fixture", "limit": 1001}, out("limit", 1001, "at most 1000")),
+        ("search", {"query": "fixture", "limit": 0}, out("limit", 0, "at least 1")),
+        ("read", {"address": "s1", "limit": 1001}, out("limit", 1001, "at most 1000")),
+        ("read", {"address": "s1", "max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
+        ("read", {"address": "s1", "max_bytes": 1023}, out("max_bytes", 1023, "at least 1024")),
+        ("read", {"address": "s1", "offset": -1}, out("offset", -1, "at least 0")),
+        ("list_sessions", {"max_bytes": 8388609}, out("max_bytes", 8388609, "at most 8388608")),
+        ("read", {}, "`address` is required")]
     results = calls(served, [(tool, arguments) for tool, arguments, _ in cases])
     for (tool, _, message), result in zip(cases, results, strict=True):
         assert result.is_error
@@ -240,12 +283,16 @@ def test_a_core_error_reaches_the_client_as_a_tool_error_with_the_core_message(s
     missing, malformed, empty = calls(served, [("read", {"address": "s9999"}),
                                                ("read", {"address": "banana"}), ("search", {"query": "  "})])
     assert missing.is_error and text(missing) == "read: s9999: no such session"
-    assert malformed.is_error and text(malformed).startswith("read: not an address: 'banana'")
+    # Not an address, so read takes it for a session's own id, which it names none of.
+    assert malformed.is_error
+    assert text(malformed).startswith("read: 'banana' names no session: not an address")
     assert empty.is_error and text(empty).startswith("search: empty query")
 
 
-def test_the_harness_tool_reports_sessions_and_entries_per_harness_and_the_record(served: Served) -> None:
-    got = payload(call(served, "harness", {}))
+def test_the_status_tool_reports_sessions_and_entries_per_harness_and_the_record(served: Served) -> None:
+    status, alias = calls(served, [("status", {}), ("harness", {})])
+    got = payload(status)
+    assert payload(alias) == got  # `harness`, seed 004's name, is the same tool
     with served.store() as store:
         sessions = store.sessions()
     assert got["server"] == "total-recall" and got["record"] == str(served.record)
@@ -276,10 +323,14 @@ def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
         other = next(s for s in store.sessions() if s.harness != "codex")
 
     async def talk(session: ClientSession) -> list[CallToolResult]:
-        calls = [("list_sessions", {"all": True, "max_bytes": 8_388_608}),
+        calls: list[tuple[str, dict[str, Any]]] = [("list_sessions", {"all": True, "max_bytes": 8_388_608}),
                  ("search", {"query": "fixture", "limit": 50}),
                  ("harness", {}), ("read", {"address": other.address}),
-                 ("search", {"query": "fixture", "harness": ["vibe"]})]
+                 ("search", {"query": "fixture", "harness": ["vibe"]}),
+                 ("sessions", {"max_bytes": 8_388_608}), ("sessions", {"harness": ["vibe"]}),
+                 ("erase", {"address": f"{other.address}#1", "reason": "not ours"}),
+                 ("quarantine", {"address": f"{other.address}#1", "reason": "not ours"}),
+                 ("search", {"query": "fixture", "session_id": other.native_id})]
         out = []
         for name, arguments in calls:
             result = await session.call_tool(name, arguments)
@@ -287,7 +338,8 @@ def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
             out.append(result)
         return out
 
-    listing, found, status, refused, refused_filter = run_client(served, talk, "--harness", "codex")
+    (listing, found, status, refused, refused_filter, sessions, refused_sessions, refused_erase,
+     refused_quarantine, refused_session) = run_client(served, talk, "--harness", "codex")
     assert {s["harness"] for s in payload(listing)["sessions"]} == {"codex"}
     assert payload(found)["hits"] and {h["harness"] for h in payload(found)["hits"]} == {"codex"}
     assert payload(status)["bound_harness"] == "codex"
@@ -296,6 +348,15 @@ def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
     assert text(refused) == (f"read: {other.address} is a {other.harness} session; "
                              "this server is bound to codex")
     assert refused_filter.is_error and "bound to codex" in text(refused_filter)
+    assert {s["harness"] for s in payload(sessions)["sessions"]} == {"codex"}
+    assert refused_sessions.is_error and "bound to codex" in text(refused_sessions)
+    for tool, result in (("erase", refused_erase), ("quarantine", refused_quarantine)):
+        assert result.is_error and text(result) == (f"{tool}: {other.address} is a {other.harness} session; "
+                                                    "this server is bound to codex")
+    assert refused_session.is_error and "bound to codex" in text(refused_session)
+    with served.store() as store:  # the refused erase and quarantine changed nothing
+        [entry] = read(store, f"{other.address}#1")
+        assert entry.erased is None and entry.quarantined is None
 
 
 def test_the_harness_variable_binds_the_server_and_the_flag_wins(served: Served) -> None:
@@ -322,7 +383,7 @@ def test_an_unknown_harness_exits_2_with_a_message_before_serving(served: Served
 
 
 def test_stdout_carries_nothing_but_the_protocol_and_logs_go_to_stderr(served: Served) -> None:
-    requests = [
+    requests: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "raw-test", "version": "0"}}},

@@ -59,15 +59,25 @@ def test_a_cue_replaces_the_mechanical_lines_and_the_owners_words_stay(demo: Ser
     assert marker["cue"]["text"] == line and any(RULE in q["text"] for q in marker["instructions"])
 
 
-def test_bad_compactions_are_refused_with_the_reason(demo: Served) -> None:
-    small, outside, multi = calls(demo, [
+def test_bad_compactions_are_refused_with_the_reason_naming_the_parameter(demo: Served) -> None:
+    small, outside, multi, huge, bo, many, entries, tiny = calls(demo, [
         ("compact", {"session_id": "s1", "budget": 5}),
         ("compact", {"session_id": "s1", "budget": 800, "range": "s2#1-3"}),
         ("cue", {"session_id": "s1", "text": "two\nlines"}),
+        ("compact", {"session_id": "s1", "budget": 100_001}),
+        ("compact", {"session_id": "s1", "budget": 500, "bo": 900}),
+        ("compact", {"session_id": "s1", "budget": 500, "keep_exchanges": 1001}),
+        ("cue", {"session_id": "s1#4", "text": "one line"}),
+        ("markers", {"session_id": "s1", "max_bytes": 10}),
     ])
     assert small.is_error and "too small" in text(small)
     assert outside.is_error and "not inside s1" in text(outside)
     assert multi.is_error and "one line" in text(multi)
+    assert huge.is_error and "`budget` is out of range: 100001 — it must be at most 100000" in text(huge)
+    assert bo.is_error and text(bo).startswith("compact: `bo` must be between 0 and the budget (500 tokens)")
+    assert many.is_error and "`keep_exchanges` is out of range: 1001 — it must be at most 1000" in text(many)
+    assert entries.is_error and "`session_id` must name a session (s1), not entries" in text(entries)
+    assert tiny.is_error and "`max_bytes` is out of range: 10 — it must be at least 1024" in text(tiny)
 
 
 def test_a_server_bound_to_a_harness_accounts_only_for_its_sessions(demo: Served) -> None:
@@ -77,3 +87,14 @@ def test_a_server_bound_to_a_harness_accounts_only_for_its_sessions(demo: Served
     assert [r["session"] for r in everything["receipts"]] == ["s1"]
     bound = payload(calls(demo, [("receipts", {})], "--harness", "codex")[0])
     assert bound["receipts"] == [] and all(u["harness"] == "codex" for u in bound["unreceipted"])
+
+
+def test_a_server_bound_to_a_harness_refuses_to_compact_another_harness_s_session(demo: Served) -> None:
+    with Store(demo.record) as store:
+        codex = next(s.address for s in store.sessions() if s.harness == "codex")
+    refused, empty = calls(demo, [("compact", {"session_id": "s1", "budget": 800}),
+                                  ("markers", {"session_id": codex})], "--harness", "codex")
+    assert refused.is_error and "s1 is a claude-code session" in text(refused)
+    assert "bound to codex" in text(refused)
+    listed = payload(empty)
+    assert listed == {"session": codex, "markers": [], "max_bytes": 16384, "bytes": listed["bytes"]}

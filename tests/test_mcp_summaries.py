@@ -21,8 +21,10 @@ def test_the_summary_tools_say_what_they_do_in_their_annotations(served: Served)
         return {t.name: t for t in (await session.list_tools()).tools}
 
     tools = run_client(served, talk, "--no-sync")
-    assert {"summary_cache", *WRITING} <= set(tools)
+    assert {"summary_cache", "llm_status", *WRITING} <= set(tools)
     assert tools["summary_cache"].annotations.read_only_hint is True
+    assert tools["llm_status"].annotations.read_only_hint is True
+    assert tools["llm_status"].annotations.open_world_hint is False
     assert tools["summarise_from"].annotations.open_world_hint is True
     assert tools["prior_period_summary"].annotations.open_world_hint is True
     assert tools["cache_delete_latest"].annotations.destructive_hint is True
@@ -66,3 +68,29 @@ def test_without_a_key_the_llm_tools_name_what_to_set_and_the_rest_still_works(s
                                         ("summary_cache", {"session_id": "s1"})])
     assert summarised.is_error and "INCEPTION_API_KEY" in text(summarised)
     assert payload(listed)["session"] == "s1"
+
+
+def test_llm_status_says_what_is_configured_and_today_s_usage_but_never_the_key(served: Served) -> None:
+    (bare,) = calls(served, [("llm_status", {})])
+    assert payload(bare)["configured"] is False and "no API key" in payload(bare)["problem"]
+    with running_stub() as stub:
+        served.env.update(stub.env())
+        made, status = calls(served, [("summarise_from", {"target": "s1"}), ("llm_status", {})])
+    assert not made.is_error
+    got = payload(status)
+    assert got["configured"] is True and got["key_set"] is True
+    assert got["key_source"] == "TOTAL_RECALL_LLM_API_KEY" and got["today"]["calls"] == 1
+    assert KEY not in text(status)
+
+
+def test_a_refusal_names_the_parameter_and_a_bound_server_refuses_another_harness_s_target(
+        served: Served) -> None:
+    with served.store() as store:
+        other = next(s for s in store.sessions() if s.harness != "codex")
+    (through,) = calls(served, [("summarise_from", {"target": "s1", "through": 1_000_000})])
+    assert through.is_error and "summarise_from: through=1000000 is outside s1#1-" in text(through)
+    ranged, cached = calls(served, [("summarise_from", {"target": f"{other.address}#1-2"}),
+                                    ("summary_cache", {"session_id": other.address})], "--harness", "codex")
+    for refused in (ranged, cached):
+        assert refused.is_error and f"{other.address} is a {other.harness} session" in text(refused)
+        assert "bound to codex" in text(refused)

@@ -103,7 +103,7 @@ def test_a_precompact_receipt_accounts_for_the_compaction_claude_code_writes_nex
         t.owner(f"Step {n}: keep the DNS-01 challenge.")
         t.agent(f"Done with step {n}.")
     reply = claude_code_hook(record.store, parse_payload(hook_json("PreCompact", t, trigger="auto")))
-    assert reply.stdout == ""
+    assert reply.context is None
     t.compacted("auto", "This session is being continued from a previous conversation.")
     t.owner("Go on.")
     t.compacted("auto", "This session is being continued again, and no hook ran this time.")
@@ -149,6 +149,8 @@ def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Record
 
 def test_receipts_of_a_session_the_record_does_not_hold_is_an_error(record: Record) -> None:
     bad = record.cli("receipts", "--session", "s999")
-    assert bad.exit_code == 2 and "no such session" in bad.stderr
+    assert bad.exit_code == 2 and "receipts: no session s999 — the record holds s1–" in bad.stderr
     worse = record.cli("receipts", "--session", "3#4")
-    assert worse.exit_code == 2 and "not an address" in worse.stderr
+    assert worse.exit_code == 2 and "'3#4' matches no session — tried it as an address (s7)" in worse.stderr
+    entries = record.cli("receipts", "--session", "s3#4")
+    assert entries.exit_code == 2 and "must name a session (s3), not entries" in entries.stderr

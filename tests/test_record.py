@@ -152,14 +152,17 @@ def test_the_cli_prints_the_read_contract_keys(tmp_path: Path) -> None:
     assert runner.invoke(cli, ["--home", str(home), "sync", "--harness", "vibe"]).exit_code == 0
     out = runner.invoke(cli, ["--home", str(home), "read", "s1#1-2", "--json"])
     assert out.exit_code == 0
-    entries = json.loads(out.stdout)
+    page = json.loads(out.stdout)
+    assert (page["address"], page["harness"]) == ("s1#1-2", "vibe")
+    assert page["bounds"]["total_records"] == 2 and page["bounds"]["next_offset"] is None
+    entries = page["entries"]
     assert [e["address"] for e in entries] == ["s1#1", "s1#2"]
     for key in ("address", "author", "kind", "text", "timestamp", "source", "spans"):
         assert all(key in e for e in entries)
     assert entries[0]["source"]["path"].endswith("messages.jsonl") and entries[0]["source"]["line"] == 1
-    listed = json.loads(runner.invoke(cli, ["--home", str(home), "sessions", "--json"]).stdout)
+    listed = json.loads(runner.invoke(cli, ["--home", str(home), "sessions", "--json"]).stdout)["sessions"]
     for key in ("session", "harness", "native_id", "title", "cwd", "parent", "entries", "started", "ended",
-                "read_error"):
+                "read_error", "last_active"):
         assert all(key in s for s in listed)
     by_address = {s["session"]: s for s in listed}  # listed most recently active first
     assert sorted(by_address) == ["s1", "s2"] and by_address["s2"]["parent"] == "s1"
@@ -169,7 +172,7 @@ def test_the_cli_answers_an_unknown_address_with_exit_2_and_a_message(tmp_path: 
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "s42#7"])
     assert result.exit_code == 2
     # After the note that the record was created (the home held none).
-    assert result.stderr.strip().splitlines()[-1] == "total-recall: s42: no such session"
+    assert result.stderr.strip().splitlines()[-1] == "total-recall: read: s42: no such session"
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "seven"])
     assert result.exit_code == 2 and "not an address" in result.stderr
 

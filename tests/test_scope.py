@@ -10,20 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from tests.mining_stores import RECENT, Mined, mined_record
+from tests.mining_stores import RECENT, Mined, mine, mined_record
 from total_recall.errors import ScopeError
 from total_recall.mining import scope
-from total_recall.mining.dialogue import extract_qa_pairs, she_said_he_said_action
-from total_recall.mining.extraction import extract_messages
-from total_recall.mining.listing import list_sessions
-from total_recall.mining.profile import profile_session
 from total_recall.mining.scope import (
     LIMIT_MAX,
     LIMIT_MIN,
     LISTING_ROW_CAP,
     MAX_BYTES_CEILING,
     MAX_BYTES_MIN,
+    WINDOW_HOURS,
     check_limit,
     check_max_bytes,
     check_max_record_bytes,
@@ -33,6 +31,7 @@ from total_recall.mining.scope import (
     resolve_session,
     sessions_by_activity,
 )
+from total_recall.ops import OPERATIONS, Call, by_name, params
 
 CHEAP = ("hours_back=24", "directory=", "all=true")
 
@@ -128,7 +127,7 @@ def test_a_session_id_together_with_a_window_is_rejected() -> None:
         kwargs: dict[str, Any] = {"hours_back": None, "all": None, "directory": None, **extra}
         rejected(
             lambda kw=kwargs: check_window("t", default_hours=48, session_id="s3", takes_session=True, **kw),
-            "session_id picks one session",
+            "`session_id` picks one session",
             "pass one, not both",
         )
 
@@ -182,7 +181,8 @@ def test_a_max_record_bytes_out_of_range_is_rejected_and_omitted_means_no_clamp(
 
 def test_every_numeric_is_checked_before_the_session_is_resolved(mined: Mined) -> None:
     # The session does not exist, but the bound is what the caller hears about first.
-    rejected(lambda: extract_messages(mined.store, session_id="no-such-session", limit=0), "`limit`")
+    with pytest.raises(ValidationError, match="limit"):
+        mine(mined.store, "extract_messages", session_id="no-such-session", limit=0)
 
 
 def test_an_omitted_session_id_is_the_most_recently_active_session(mined: Mined) -> None:
@@ -245,36 +245,52 @@ def test_an_empty_record_says_to_sync_first(tmp_path: Path) -> None:
 
 
 def test_the_default_window_holds_the_recent_sessions_and_not_the_months_old_fixtures(mined: Mined) -> None:
-    listed = list_sessions(mined.store)
+    listed = mine(mined.store, "list_sessions")
     assert listed["window"] == "the last 240 h (the default window)"
     assert {r["native_id"] for r in listed["sessions"]} == set(RECENT.values())
     assert listed["window_count"] == len(RECENT)
 
 
 def test_hours_back_counts_back_from_now(mined: Mined) -> None:
-    assert list_sessions(mined.store, hours_back=1)["window_count"] == 0  # the recent ones are 2 h old
+    # The recent sessions are 2 h old.
+    assert mine(mined.store, "list_sessions", hours_back=1)["window_count"] == 0
     hours = (datetime.now(UTC) - datetime(2026, 9, 30, tzinfo=UTC)).total_seconds() / 3600
-    wider = list_sessions(mined.store, hours_back=hours, max_bytes=MAX_BYTES_CEILING)
+    wider = mine(mined.store, "list_sessions", hours_back=hours, max_bytes=MAX_BYTES_CEILING)
     assert {r["cwd"] for r in wider["sessions"]} >= {"/work/proj", "/work/tr-mining"}
-    assert wider["window_count"] < list_sessions(mined.store, all=True)["window_count"]
+    assert wider["window_count"] < mine(mined.store, "list_sessions", all=True)["window_count"]
 
 
 def test_directory_is_a_case_insensitive_piece_of_the_sessions_folder(mined: Mined) -> None:
-    listed = list_sessions(mined.store, all=True, directory="WORK/PROJ")
+    listed = mine(mined.store, "list_sessions", all=True, directory="WORK/PROJ")
     assert listed["sessions"] and all("/work/proj" in r["cwd"] for r in listed["sessions"])
 
 
+WINDOW_TOOLS = {"list_sessions": {}, "extract_qa_pairs": {}, "she_said_he_said_action": {"words": ["git"]},
+                "index_sessions": {"budget_seconds": 0},
+                "do_android_dream_of_electric_sheep": {"query": "git"}}
+
+
 def test_every_window_tool_rejects_an_unscoped_contradiction_naming_the_cheap_forms(mined: Mined) -> None:
-    rejected(lambda: list_sessions(mined.store, hours_back=-1), "list_sessions", *CHEAP)
-    rejected(
-        lambda: she_said_he_said_action(mined.store, words="git", all=True, hours_back=2),
-        "she_said_he_said_action",
-        "session_id=",
-        *CHEAP,
-    )
-    rejected(lambda: extract_qa_pairs(mined.store, hours_back=math.nan), "extract_qa_pairs", *CHEAP)
-    rejected(
-        lambda: profile_session(mined.store, max_bytes=MAX_BYTES_CEILING * 2),
-        "profile_session",
-        "`max_bytes` is out of range",
-    )
+    for tool, extra in WINDOW_TOOLS.items():
+        forms = ("session_id=",) if tool != "list_sessions" else ()
+        rejected(lambda t=tool, e=extra: mine(mined.store, t, all=True, hours_back=2, **e), tool, *forms,
+                 *CHEAP)
+    with pytest.raises(ValidationError, match="hours_back"):
+        mine(mined.store, "extract_qa_pairs", hours_back=math.nan)
+    with pytest.raises(ValidationError, match="max_bytes"):
+        mine(mined.store, "profile_session", max_bytes=MAX_BYTES_CEILING * 2)
+
+
+def test_every_window_tool_has_the_same_default_window_and_says_so(mined: Mined) -> None:
+    assert params.WINDOW_HOURS == WINDOW_HOURS == 240
+    default = f"the last {WINDOW_HOURS} h (the default window)"
+    assert mine(mined.store, "list_sessions")["window"] == default
+    assert mine(mined.store, "index_sessions", budget_seconds=0)["scope"] == default
+    counts = {"extract_qa_pairs": "sessions_scanned", "she_said_he_said_action": "sessions_scanned",
+              "do_android_dream_of_electric_sheep": "sessions_searched"}
+    for tool, counted in counts.items():
+        reply = by_name(tool)(Call(mined.store.path, "mcp"), **WINDOW_TOOLS[tool])
+        assert (reply["scope"], reply[counted]) == (default, len(RECENT)), tool
+    windowed = [op for op in OPERATIONS if "hours_back" in op.params.model_fields]
+    assert {op.name for op in windowed} >= set(WINDOW_TOOLS)
+    assert all(f"the last {WINDOW_HOURS} hours" in op.doc for op in windowed)

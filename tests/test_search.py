@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from tests.stores import synced_transcript
+from total_recall import indexes
 from total_recall.config import demo_roots
 from total_recall.errors import SearchError
-from total_recall.find import index
 from total_recall.find import search as search_module
-from total_recall.find.exact import extract, looks_exact
 from total_recall.find.hits import snippet
 from total_recall.find.search import Filters, search
+from total_recall.indexes.strings import extract, looks_exact
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
@@ -95,7 +95,7 @@ def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Store) -> Non
 def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(store: Store) -> None:
     hit = search(store, RULE, author=["owner"], limit=1)[0]
     store.erase(Address.parse(hit.address), "test")
-    index.rebuild(store.db)
+    indexes.rebuild(store.db)
     for query in ("restart production database", "erased", "test"):
         assert hit.address not in [h.address for h in search(store, query, limit=1000)], query
 
@@ -149,7 +149,9 @@ def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) ->
     runner = CliRunner()
     out = runner.invoke(cli, ["--home", home, "search", "certbot", "--limit", "3", "--json"])
     assert out.exit_code == 0, out.output
-    hits = json.loads(out.stdout)
+    reply = json.loads(out.stdout)
+    assert reply["query"] == "certbot" and reply["bytes"] <= reply["max_bytes"] and "held_back" not in reply
+    hits = reply["hits"]
     assert len(hits) == 3
     for key in ("address", "session", "harness", "author", "timestamp", "score", "snippet"):
         assert all(key in h for h in hits)
@@ -159,7 +161,7 @@ def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) ->
     assert out.exit_code == 0
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert [line["query"] for line in lines] == ["certbot", "3f9c2e1", "?"]
-    assert len(lines[0]["hits"]) == 2 and "error" in lines[2]
+    assert len(lines[0]["hits"]) == 2 and "error" in lines[2] and "hits" not in lines[2]
     bad = runner.invoke(cli, ["--home", home, "search", "  "])
     assert bad.exit_code == 2 and "empty query" in bad.stderr and "Traceback" not in bad.output
 
@@ -170,7 +172,9 @@ def test_grouped_hits_are_ranges_that_read_opens(store: Store, tmp_path: Path) -
     args = ["--home", home, "search", "certbot renew", "--group", "--json", "--limit", "12"]
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 0, out.output
-    groups = json.loads(out.stdout)
+    reply = json.loads(out.stdout)
+    assert "hits" not in reply
+    groups = reply["groups"]
     assert groups and sum(len(g["hits"]) for g in groups) == 12
     scores = [g["score"] for g in groups]
     assert scores == sorted(scores, reverse=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ from tests.mining_stores import RECENT, mined_record
 from total_recall.config import demo_roots
 from total_recall.errors import ConfigError, LLMNotConfigured, ScopeError, SummaryCacheError
 from total_recall.llm.provider import Provider
-from total_recall.mining import ledger, summaries
+from total_recall.mining import summaries
 from total_recall.mining.summaries import (
     cache_delete_latest,
     prior_period_summary,
@@ -25,6 +26,7 @@ from total_recall.mining.summaries import (
     summary_cache,
 )
 from total_recall.model import Address
+from total_recall.record import summary_blocks as ledger
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
@@ -422,3 +424,46 @@ def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Sto
     assert result.exit_code == 0 and "configured: no — no API key" in result.stdout
     result = runner.invoke(cli, ["--home", str(home), "summary-cache", "s1", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["tail"]["count"] == 90
+
+
+def test_the_cli_takes_a_range_by_the_session_s_own_id_shows_block_text_and_keeps_the_reason(
+        store: Store, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in stub.env().items():
+        monkeypatch.setenv(name, value)
+    stub.script(said("- Done: found the cause (s1#23)\n- Open: the rollback"))
+    runner = CliRunner()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        result = runner.invoke(cli, ["--home", str(home), *args])
+        return result.exit_code, result.stdout, result.stderr
+
+    code, out, _ = run("summarise-from", f"{CLAUDE_SESSION[:8]}#1-40", "--json")
+    assert code == 0 and json.loads(out)["block"]["range"] == "s1#1-40"
+    code, out, _ = run("summary-cache", "s1", "--text")
+    assert code == 0 and "  block s1#1-40" in out
+    assert "\n    - Done: found the cause (s1#23)\n    - Open: the rollback\n" in out
+    assert "  tail  s1#41-90: 50 entries" in out
+    code, out, _ = run("cache-delete-latest", "s1", "--json")
+    deleted = json.loads(out)
+    assert code == 0 and deleted["deleted"]["range"] == "s1#1-40"
+    assert deleted["reason"] == "deleted on request"
+    code, _, err = run("summarise-from", "s1#x")
+    assert code == 2 and "summarise-from: `TARGET` not an address: 's1#x'" in err
+
+
+def test_the_cli_words_a_refusal_with_its_flags(store: Store, home: Path) -> None:
+    result = CliRunner().invoke(cli, ["--home", str(home), "summarise-from", "s1", "--through", "95"])
+    assert result.exit_code == 2
+    assert "summarise-from: --through 95 is outside s1#1-90 (s1 has 90 entries)" in result.stderr
+    result = CliRunner().invoke(cli, ["--home", str(home), "prior-period-summary", "--all", "--hours", "5"])
+    assert result.exit_code == 2 and "--all is the whole record and --hours 5 is a window" in result.stderr
+
+
+def test_prior_period_summary_s_default_window_is_the_last_240_hours(store: Store, home: Path) -> None:
+    result = CliRunner().invoke(cli, ["--home", str(home), "prior-period-summary", "--directory", "/nowhere"])
+    assert result.exit_code == 2
+    window = re.search(r"no entries between (\S+) and (\S+) in folders", result.stderr)
+    assert window is not None, result.stderr
+    since, until = (datetime.fromisoformat(t) for t in window.groups())
+    assert until - since == timedelta(hours=240)
+    assert "240 hours" in CliRunner().invoke(cli, ["prior-period-summary", "--help"]).stdout

@@ -16,6 +16,7 @@ import zstandard
 from click.testing import CliRunner
 
 from tests.conftest import SESSIONS
+from tests.keeping_helpers import Transcript
 from tests.stores import Stores, fixture_stores
 from total_recall.surfaces.cli import cli
 
@@ -305,7 +306,7 @@ def test_an_unreadable_payload_is_an_error_naming_its_path_and_exit_2(stores: St
     assert result.exit_code == 2
     report = json.loads(result.stdout)
     assert any(str(broken) in e for e in report["errors"])
-    listed = run("sessions", "--json")
+    listed = run("sessions", "--json")["sessions"]
     damaged = [s for s in listed if s["read_error"]]
     assert damaged and str(broken) in damaged[0]["read_error"]
 
@@ -377,3 +378,26 @@ def test_an_unchanged_sync_reports_every_count_and_a_harness_whose_override_brok
     assert any("moved away" in e for e in broken["errors"])
     assert broken["harnesses"]["vibe"] == {**first["harnesses"]["vibe"], "sessions_added": 0,
                                            "entries_added": 0}
+
+
+def test_a_sync_reply_keeps_the_warnings_that_fit_max_bytes_and_puts_the_whole_report_in_a_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = tmp_path / "claude"
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(root))
+    t = Transcript(root / "-work-shop" / "5f0e1d2c-3b4a.jsonl", "/work/shop")
+    t.owner("Keep the staging certificate.")
+    with t.path.open("a", encoding="utf-8") as fh:
+        fh.writelines("{not json\n" for _ in range(300))
+    t.agent("Kept.")
+    report = run("sync", "--harness", "claude-code", "--max-bytes", "4096", "--json")
+    assert report["max_bytes"] == 4096 and report["bytes"] <= 4096
+    kept = report["warnings"]
+    assert kept and report["held_back"] == 300 - len(kept) and "held back" in report["notice"]
+    assert report["entries_added"] == 2 and report["errors"] == []
+    whole = json.loads(Path(report["overflow"]["file"]).read_text(encoding="utf-8"))
+    assert len(whole["warnings"]) == 300 and whole["warnings"][:len(kept)] == kept
+    assert whole["warnings"][0].startswith(f"{t.path}:2: not JSON")
+    # Without --json, the count names every skipped line, those held back included.
+    shown = run("--home", str(tmp_path / "other"), "sync", "--harness", "claude-code")
+    assert "300 warnings (lines skipped):" in shown.stderr and "… 280 more" in shown.stderr

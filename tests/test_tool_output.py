@@ -75,10 +75,13 @@ def synced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     return runner
 
 
-def entries(runner: CliRunner) -> list[dict[str, Any]]:
-    done: Result = runner.invoke(cli, ["read", "s1", "--json"])
+def entries(runner: CliRunner, address: str = "s1") -> list[dict[str, Any]]:
+    """`read ADDRESS --json`'s entries: the whole address, in one page."""
+    done: Result = runner.invoke(cli, ["read", address, "--json"])
     assert done.exit_code == 0, done.output
-    return list(json.loads(done.output))
+    page = json.loads(done.stdout)
+    assert page["bounds"]["next_offset"] is None
+    return list(page["entries"])
 
 
 def results(runner: CliRunner) -> list[str]:
@@ -205,9 +208,7 @@ def test_an_output_erased_before_the_unwrapping_stays_erased_when_its_file_is_re
     path.write_text(lines[0].replace("/work/proj", "/work/prj2") + "".join(lines[1:]))  # same size
     assert runner.invoke(cli, ["sync", "--harness", "codex"]).exit_code == 0
 
-    again = runner.invoke(cli, ["read", "s2", "--json"])
-    assert again.exit_code == 0, again.output
-    texts = [e["text"] for e in json.loads(again.output)]
+    texts = [e["text"] for e in entries(runner, "s2")]
     assert not any("feature/envelopes" in t for t in texts)
     assert sum(t.startswith("[erased ") and "a private branch name" in t for t in texts) == 1
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from total_recall.config import demo_roots
-from total_recall.find import vectors
 from total_recall.find.search import search
+from total_recall.indexes import vectors
 from total_recall.model import Address
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
@@ -78,7 +78,7 @@ def test_a_budget_of_nothing_leaves_the_rest_for_the_index_command(tmp_path: Pat
 
 def test_a_thread_count_that_is_not_a_number_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     from total_recall.errors import ConfigError
-    from total_recall.find import vectors
+    from total_recall.indexes import vectors
 
     monkeypatch.setenv("TOTAL_RECALL_ONNX_THREADS", "two")
     with pytest.raises(ConfigError, match="TOTAL_RECALL_ONNX_THREADS"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from total_recall.keeping.compaction import receipt_compactions
 from total_recall.model import SyncReport
@@ -21,6 +22,7 @@ from total_recall.record.sync import Progress
 from total_recall.record.sync import sync as record_sync
 
 WARNINGS_KEPT = 200
+HARNESS_COUNTS = ("sessions", "entries", "sessions_added", "entries_added")
 
 
 def sync(
@@ -51,3 +53,25 @@ def settle(store: Store, report: SyncReport) -> None:
         receipt_compactions(store, after=seen)
     if report.sources_read or report.warnings or newest > seen:
         store.log_sync(report.sources_read, report.entries_added, report.warnings, WARNINGS_KEPT, newest)
+
+
+def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
+    """The JSON form of a sync's report (`sync --json`, the MCP sync, `index_sessions`): scripts read it."""
+    return {
+        "record": record,
+        "demo": demo,
+        "sessions_added": r.sessions_added,
+        "sessions_updated": r.sessions_updated,
+        "entries_added": r.entries_added,
+        "sources_read": r.sources_read,
+        "sources_unchanged": r.sources_skipped,
+        "generations": r.generations,
+        # Every key present for every harness, zero included: scripts read them without a default.
+        "harnesses": {name: {key: counts.get(key, 0) for key in HARNESS_COUNTS}
+                      for name, counts in r.per_harness.items()},
+        "warnings": [str(w) for w in r.warnings],
+        "errors": r.errors,
+        "notices": r.notices,
+        "vectors": r.vectors,
+        "processes": r.processes,
+    }

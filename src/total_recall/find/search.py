@@ -16,14 +16,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
+from total_recall import indexes
 from total_recall.errors import SearchError
 from total_recall.find import fact_cache as facts
-from total_recall.find import index, vectors, verbatim
-from total_recall.find.exact import looks_exact
+from total_recall.find import verbatim
 from total_recall.find.hits import snippet
-from total_recall.find.index import Shard
+from total_recall.find.meaning import ready as meaning_ready
+from total_recall.find.meaning import similarity
 from total_recall.find.when import since as since_moment
 from total_recall.find.when import window
+from total_recall.indexes.strings import looks_exact
+from total_recall.indexes.words import Shard
 from total_recall.model import Hit, echoed
 from total_recall.record.store import Store
 
@@ -170,9 +173,7 @@ def _months(db: sqlite3.Connection, start: str, end: str | None = None) -> list[
     """The month tags of entries timed from `start` (ISO, inclusive) to `end` (ISO date, exclusive):
     a time filter narrowed inside the index (the exact bounds stay in SQL); None past MAX_MONTHS."""
     last = (date.fromisoformat(end[:10]) - timedelta(days=1)).isoformat()[:7] if end else "9999-12"
-    months = [r[0] for r in db.execute(
-        "SELECT month FROM months WHERE month >= ? AND month <= ? LIMIT ?", (start[:7], last, MAX_MONTHS + 1)
-    )]
+    months = indexes.words.months(db, start[:7], last, MAX_MONTHS + 1)
     if len(months) > MAX_MONTHS:
         return None
     return [f"m_{m.replace('-', '_')}" for m in months] or ["m_none"]  # m_none: no entry from then
@@ -300,17 +301,12 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    with_meaning = meaning and bool(ranked) and _meaning_ready(store)
+    with_meaning = meaning and bool(ranked) and meaning_ready(store.db)
     if ranked and (fts or with_meaning):
         ranked = _rerank(store, query, ranked, fused, fts, with_meaning)
     if wanted:
         ranked = verbatim.first(store.db, ranked, aimed, wanted, fused)
     return _hits(store.db, ranked[:limit], fused, fts, wanted)
-
-
-def _meaning_ready(store: Store) -> bool:
-    has_vectors = store.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
-    return has_vectors and vectors.available()  # the model loads only when there is something to use
 
 
 def _rerank(
@@ -325,7 +321,7 @@ def _rerank(
         for entry_id, bonus in _text_features(store.db, fts, head).items():
             score[entry_id] += bonus
     if meaning:
-        close = vectors.similarity(store.db, query, head)
+        close = similarity(store.db, query, head)
         if len(close) > 1:
             mean = sum(close.values()) / len(close)
             spread = (sum((c - mean) ** 2 for c in close.values()) / len(close)) ** 0.5 or 1.0
@@ -509,7 +505,7 @@ def _walk(
     passing `where` when given), newest first, each with the oldest rowid of them it holds (0: all its
     matches) and their count. Walking a match list by rowid needs no scoring."""
     found: list[tuple[Shard, int, int]] = []
-    for shard in index.shards(db):
+    for shard in indexes.words.shards(db):
         if need <= 0:
             break
         if scope is not None and scope.skips(shard):
@@ -610,7 +606,7 @@ def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope, known: facts.Fa
     plain = _plain(db)
     if scope.pinpoint or (not scope.groups and scope.sessions is None):
         # bm25 runs over what is walked: one pass, newest first, scoring only the SCORED kept.
-        for shard in index.shards(db):
+        for shard in indexes.words.shards(db):
             if len(ranked) >= SCORED:
                 break
             if not scope.skips(shard):
@@ -675,15 +671,8 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
     words = {w.strip('"') for w in fts.split(" OR ")}
     if not head or len(words) < 2:
         return []  # one word ("failed") does not yet ask for a particular line
-    rows = db.execute(
-        f"""
-        SELECT st.entry, st.key FROM strings st JOIN entry_facts e ON e.id = st.entry
-        WHERE st.kind = 'error' AND e.kind = 'tool_result' AND st.entry IN ({','.join('?' * len(head))})
-        """,
-        head,
-    ).fetchall()
     found: dict[int, int] = {}
-    for entry_id, line in rows:
+    for entry_id, line in indexes.strings.error_lines(db, head):
         lower = line.lower()
         found[entry_id] = max(found.get(entry_id, 0), sum(w in lower for w in words))
     position = {entry_id: n for n, entry_id in enumerate(head)}
@@ -769,7 +758,7 @@ def _phrases(
         return []
     terms = list(dict.fromkeys(terms))
     found: list[int] = []
-    for shard in index.shards(db):
+    for shard in indexes.words.shards(db):
         if scope.skips(shard):
             continue
         query = scope.matched(" OR ".join(terms), shard)

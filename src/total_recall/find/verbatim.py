@@ -12,7 +12,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from total_recall.find.exact import looks_exact
+from total_recall.indexes.strings import looks_exact
 
 # How many of the best candidates, and of each list aimed at the exact string, are read and checked.
 DEPTH = 30

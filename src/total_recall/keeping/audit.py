@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from total_recall.keeping.receipts import Receipt, list_receipts
 from total_recall.model import Address
+from total_recall.record import queries
 from total_recall.record.store import Store
 
 HOOK_TRIGGERS = ("manual", "auto")
@@ -55,15 +56,9 @@ class HarnessCompaction:
 
 def harness_compactions(store: Store, session: int | None = None) -> list[HarnessCompaction]:
     """Every compaction the harnesses recorded, in record order (one session when given)."""
-    sql = ("SELECT e.session, e.seq, e.text, e.ts, s.harness FROM entries e "
-           "JOIN sessions s ON s.id = e.session WHERE e.kind = 'compaction'")
-    params: tuple[int, ...] = ()
-    if session is not None:
-        sql += " AND e.session = ?"
-        params = (session,)
     per_session: dict[int, list[tuple[int, str, str | None, str]]] = defaultdict(list)
-    for row in store.execute(sql + " ORDER BY e.session, e.seq", params):
-        per_session[row[0]].append((row[1], row[2], row[3], row[4]))
+    for c in queries.compactions(store, session):
+        per_session[c.session].append((c.seq, c.text, c.timestamp, c.harness))
     out: list[HarnessCompaction] = []
     for number, rows in per_session.items():
         harness = rows[0][3]
@@ -111,8 +106,7 @@ def _codex_events(store: Store, session: int,
                   rows: list[tuple[int, str, str | None, str]]) -> list[HarnessCompaction]:
     records = [r for r in rows if r[1].startswith(CODEX_RECORD)]
     others = [r for r in rows if not r[1].startswith(CODEX_RECORD)]
-    owners = [r[0] for r in store.execute(
-        "SELECT seq FROM entries WHERE session = ? AND author = 'owner' ORDER BY seq", (session,))]
+    owners = queries.owner_seqs(store, session)
     echoes: dict[int, list[str]] = defaultdict(list)
     alone: list[tuple[int, str, str | None, str]] = []
     for seq, text, ts, harness in others:

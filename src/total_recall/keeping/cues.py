@@ -11,27 +11,15 @@ stored marker showing it is blanked in the same transaction.
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass
-
 from total_recall.errors import CueError
-from total_recall.record.store import TOMBSTONE, Store, now
+from total_recall.record import cues
+from total_recall.record.cues import Cue
+from total_recall.record.store import Store, now
+
+__all__ = ["MAX_CUE_CHARS", "Cue", "cue_by_id", "cues_for", "erase_cue", "leave_cue"]
 
 # A cue is a pointer back, not a summary: long enough for a topic and its open state, no more.
 MAX_CUE_CHARS = 300
-
-
-@dataclass(frozen=True, slots=True)
-class Cue:
-    """A cue as stored; `covers` is the range it speaks for (`s3#1-120`); `erased` ("<when>: <why>") is
-    set when `text` is a tombstone."""
-
-    id: int
-    session: int
-    text: str
-    covers: str
-    created: str
-    erased: str | None = None
 
 
 def leave_cue(store: Store, session: int, text: str) -> Cue:
@@ -54,28 +42,13 @@ def leave_cue(store: Store, session: int, text: str) -> Cue:
     if info.entries == 0:
         raise CueError(f"s{session} holds no entries yet: there is nothing for a cue to cover")
     covers = f"s{session}#1-{info.entries}" if info.entries > 1 else f"s{session}#1"
-    created = now()
-    store.begin()
-    try:
-        cur = store.db.execute(
-            "INSERT INTO cues(session, text, covers, created) VALUES (?, ?, ?, ?)",
-            (session, line, covers, created),
-        )
-        store.commit()
-    except BaseException:
-        store.rollback()
-        raise
-    return Cue(int(cur.lastrowid or 0), session, line, covers, created)
+    return cues.add(store, session, line, covers, now())
 
 
 def cues_for(store: Store, session: int, include_erased: bool = False) -> list[Cue]:
     """The session's cues, oldest first (the newest is last); erased ones (tombstones) only when asked:
     a marker never stands an erased cue in for the items it covered."""
-    rows = store.db.execute(
-        "SELECT c.id, c.session, c.text, c.covers, c.created, x.at, x.reason FROM cues c "
-        "LEFT JOIN cue_erasures x ON x.cue = c.id WHERE c.session = ? ORDER BY c.id", (session,)
-    ).fetchall()
-    return [_cue(r) for r in rows if include_erased or r["at"] is None]
+    return [c for c in cues.of_session(store, session) if include_erased or c.erased is None]
 
 
 def erase_cue(store: Store, cue_id: int, reason: str) -> Cue:
@@ -88,29 +61,10 @@ def erase_cue(store: Store, cue_id: int, reason: str) -> Cue:
     """
     if not reason.strip():
         raise CueError("an erase needs a reason (kept with the tombstone)")
-    row = store.db.execute("SELECT id, session, text FROM cues WHERE id = ?", (cue_id,)).fetchone()
-    if row is None:
+    cue = cues.by_id(store, cue_id)
+    if cue is None:
         raise CueError(f"cue:{cue_id}: no such cue")
-    at = now()
-    with store.secure_delete():
-        store.begin()
-        try:
-            done = store.db.execute("SELECT 1 FROM cue_erasures WHERE cue = ?", (cue_id,)).fetchone()
-            if done is None:
-                store.db.execute("INSERT INTO cue_erasures(cue, at, reason) VALUES (?, ?, ?)",
-                                 (cue_id, at, reason))
-                store.db.execute(
-                    "UPDATE markers SET body = '', erased_at = ? WHERE session = ? AND erased_at IS NULL "
-                    "AND CASE WHEN json_valid(body) THEN json_extract(body, '$.cue.text') END = ?",
-                    (at, row["session"], row["text"]),
-                )
-                store.db.execute("UPDATE cues SET text = ? WHERE id = ?",
-                                 (TOMBSTONE.format(at=at, reason=reason), cue_id))
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
-    store.checkpoint()
+    cues.erase(store, cue, now(), reason)
     return cue_by_id(store, cue_id)
 
 
@@ -120,15 +74,7 @@ def cue_by_id(store: Store, cue_id: int) -> Cue:
     Raises:
         CueError: there is no such cue.
     """
-    r = store.db.execute(
-        "SELECT c.id, c.session, c.text, c.covers, c.created, x.at, x.reason FROM cues c "
-        "LEFT JOIN cue_erasures x ON x.cue = c.id WHERE c.id = ?", (cue_id,)
-    ).fetchone()
-    if r is None:
+    cue = cues.by_id(store, cue_id)
+    if cue is None:
         raise CueError(f"cue:{cue_id}: no such cue")
-    return _cue(r)
-
-
-def _cue(r: sqlite3.Row) -> Cue:
-    erased = None if r["at"] is None else f"{r['at']}: {r['reason']}"
-    return Cue(r["id"], r["session"], r["text"], r["covers"], r["created"], erased)
+    return cue

@@ -1,10 +1,10 @@
 """The evicted range as the marker builder reads it: the entries that may be mined, lean.
 
-A handful of queries (entries, the quarantine log, the digested tool failures, the text of the tool output
-the builder uses, spans, the parents outside the range; the tree only when the session forks) and no
-per-entry work in SQL. Of a long tool output only the head and tail are kept, as `find/exact.py` scans
-them. A marker Total Recall injected into a transcript is masked (blanked, offsets kept), so no marker is
-built from an older one.
+A handful of queries (`record/queries.py`: entries, the quarantine log, the digested tool failures, the
+text of the tool output the builder uses, spans, the parents outside the range; the tree only when the
+session forks) and no per-entry work in SQL. Of a long tool output only the head and tail are kept, as
+`indexes/strings.py` scans them. A marker Total Recall injected into a transcript is masked (blanked, offsets
+kept), so no marker is built from an older one.
 """
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from total_recall.errors import AddressError, MarkerError
-from total_recall.find.exact import TOOL_HEAD, TOOL_TAIL, failed
+from total_recall.indexes.failures import failed
+from total_recall.indexes.strings import TOOL_HEAD, TOOL_TAIL
 from total_recall.keeping.exact_strings import TOOL_OUTPUT_CHARS
 from total_recall.keeping.items import error_lines
 from total_recall.model import Address, Span
+from total_recall.record import queries
 from total_recall.record.branches import active_branch
+from total_recall.record.queries import LeanRow
 from total_recall.record.store import Store
 
 # A marker Total Recall handed back to a harness, from its header line to its end line.
@@ -72,30 +74,18 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
     if last > info.entries:
         raise AddressError(f"{address}: outside s{address.session} (it has {info.entries} entries)")
     span = Address(address.session, first, last)
-    cur = store.db.cursor()
-    cur.row_factory = None
     # Tool results recorded since the failures digest are read without their text (a 10k-entry range
     # holds ~7 MB of it): only the failed ones and the newest, which the strings read, are loaded below.
     # The rest of the text comes back whole and long tool output is clipped here: clipping in SQL (substr
     # counts characters) costs more than reading all of it.
-    digested = _digested_from(store)
-    rows = cur.execute(
-        "SELECT id, seq, author, kind, CASE WHEN kind = 'tool_result' AND id >= ? THEN NULL ELSE text END, "
-        "tool, native_id, native_parent, erased_at FROM entries "
-        "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-        (digested, address.session, first, last),
-    ).fetchall()
+    digested = queries.failures_digested_from(store)
+    rows = queries.lean_rows(store, address.session, first, last, digested)
     if not rows:
         return span, []
     ids = [r[0] for r in rows]
     low, high = min(ids), max(ids)
-    state: dict[int, str] = {}
-    for entry_id, action in cur.execute(
-        "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
-    ):
-        state[entry_id] = action
-    failures = {r[0] for r in cur.execute(
-        "SELECT entry FROM tool_failures WHERE entry BETWEEN ? AND ?", (max(low, digested), high))}
+    state = queries.quarantine_actions(store, low, high)
+    failures = queries.failed_outputs(store, max(low, digested), high)
     side: set[str] = set()
     if any(r[7] for r in rows) and _forks(store, address.session, rows, first, last):
         active = active_branch(store.tree_links(address.session))
@@ -112,12 +102,9 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
             unread.append(placeholder)
         else:
             kept[entry_id] = _mined(entry_id, seq, author, kind, text, tool, None)
-    _load(cur, unread, failures, kept)
+    _load(store, unread, failures, kept)
     spans: dict[int, list[Span]] = {}
-    for entry_id, start, end, tag in cur.execute(
-        "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
-        (low, high),
-    ):
+    for entry_id, start, end, tag in queries.spans_between(store, low, high):
         e = kept.get(entry_id)
         if e is None or e.author != "owner" or (e.masks and any(s < end and start < t for s, t in e.masks)):
             continue
@@ -135,7 +122,7 @@ def _mined(entry_id: int, seq: int, author: str, kind: str, text: str, tool: str
     """The entry as the builder reads it: a long tool output clipped, injected markers masked, a tool
     output's failure (`failed_known`, or worked out here for one recorded before the digest)."""
     if kind == "tool_result" and len(text) > TOOL_HEAD + TOOL_TAIL:
-        # Of a long tool output only the head and tail are ever read, as find/exact.py scans them.
+        # Of a long tool output only the head and tail are ever read, as indexes/strings.py scans them.
         text = text[:TOOL_HEAD] + "\n" + text[-TOOL_TAIL:]
     if "[total-recall marker " in text:
         masks = tuple(_injected(text))
@@ -148,7 +135,8 @@ def _mined(entry_id: int, seq: int, author: str, kind: str, text: str, tool: str
     return e
 
 
-def _load(cur: Any, unread: Sequence[MinedEntry], failures: set[int], kept: dict[int, MinedEntry]) -> None:
+def _load(store: Store, unread: Sequence[MinedEntry], failures: set[int],
+          kept: dict[int, MinedEntry]) -> None:
     """Read the text of the digested tool outputs the builder uses: every failed one, and the newest of
     the others until they hold more than the strings ever read of them (TOOL_OUTPUT_CHARS)."""
     wanted = [e for e in unread if e.id in failures]
@@ -156,43 +144,31 @@ def _load(cur: Any, unread: Sequence[MinedEntry], failures: set[int], kept: dict
     chars, batch = 0, 16
     while newest and chars <= TOOL_OUTPUT_CHARS:
         chunk, newest = newest[:batch], newest[batch:]
-        for e in _texts(cur, chunk):
+        for e in _texts(store, chunk):
             kept[e.id] = e
             if chars <= TOOL_OUTPUT_CHARS:
                 chars += len(e.text)
         batch *= 2
-    for e in _texts(cur, wanted, failed=True):
+    for e in _texts(store, wanted, failed=True):
         kept[e.id] = e
 
 
-def _texts(cur: Any, entries: Sequence[MinedEntry], failed: bool = False) -> list[MinedEntry]:
-    if not entries:
-        return []
+def _texts(store: Store, entries: Sequence[MinedEntry], failed: bool = False) -> list[MinedEntry]:
     by_id = {e.id: e for e in entries}
-    marks = ",".join("?" * len(by_id))
-    rows = cur.execute(f"SELECT id, text FROM entries WHERE id IN ({marks})", list(by_id))
     out = []
-    for entry_id, text in rows:
+    for entry_id, text in queries.entry_texts(store, list(by_id)):
         e = by_id[entry_id]
         out.append(_mined(e.id, e.seq, e.author, e.kind, text, e.tool, failed))
     return out
 
 
-def _digested_from(store: Store) -> int:
-    """The first entry whose tool-failure digest the record keeps (entries before it are worked out)."""
-    row = store.db.execute("SELECT from_entry FROM digests WHERE name = 'tool_failures'").fetchone()
-    return int(row[0]) if row is not None else 1 << 62
-
-
-def _forks(store: Store, session: int, rows: Sequence[tuple[Any, ...]], first: int, last: int) -> bool:
+def _forks(store: Store, session: int, rows: Sequence[LeanRow], first: int, last: int) -> bool:
     """Whether any entry of the session has two children: only then can an entry be on a side branch
     (working out the active branch of a 10k-entry session costs a fifth of the builder's time). The range's
     own parents are in `rows`; only the rest of the session's are read (a later rewind to a point inside
     the range puts part of it on a side branch)."""
     parents = [r[7] for r in rows if r[7] is not None]
-    parents += [r[0] for r in store.db.execute(
-        "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
-        "AND native_parent IS NOT NULL", (session, first, last))]
+    parents += queries.parents_outside(store, session, first, last)
     return len(parents) != len(set(parents))
 
 

@@ -2,10 +2,10 @@
 found fast enough for a 10k-entry range, each once at its first entry, scored by how often a person asks
 for its kind.
 
-Why not `find/exact.extract` per entry or the `strings` index: extract costs ~40 µs per entry even on a
+Why not `indexes/strings.extract` per entry or the `strings` index: extract costs ~40 µs per entry even on a
 short message, and reading the index back costs several µs per row (a grep-heavy 10k range holds ~400k
 keys), either of which alone spends the builder's 200 ms. So the candidate tokens of all the texts are
-found in one regex pass over them joined, and classified by `find/exact.classify` (the same kinds the
+found in one regex pass over them joined, and classified by `indexes/strings.classify` (the same kinds the
 index holds). What the owner wrote and the error lines of failed calls are always read; the agent's
 messages, thinking and tool calls newest first up to AGENT_TEXT_CHARS; tool output (which a person rarely
 asks for string by string) newest first up to TOOL_OUTPUT_CHARS, a failed call's output before the rest.
@@ -24,7 +24,7 @@ from typing import Protocol
 
 import orjson
 
-from total_recall.find.exact import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
+from total_recall.indexes.strings import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
 from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD, error_lines
 from total_recall.model import Span
 
@@ -32,7 +32,7 @@ from total_recall.model import Span
 # AGENT_TEXT_CHARS): a person asks for the strings in output far less than for the ones the agent used.
 TOOL_OUTPUT_CHARS = 30_000
 
-# A token worth classifying starts after white space, a quote or an opening bracket (as in find/exact.py),
+# A token worth classifying starts after white space, a quote or an opening bracket (as in indexes/strings),
 # and either holds / : . (paths, URLs, hosts, versions, times) or is a run of hex digits (a hash). The
 # character before it is matched, not looked behind at, so the search skips ahead to those characters in C
 # (a quarter faster over a 10k-entry range); group 1 is the token.

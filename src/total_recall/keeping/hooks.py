@@ -15,9 +15,9 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
   on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose stdout
   looks like JSON but is not its schema.
 - **SessionStart** with `source` `compact` or `resume` — the session's markers in force, newest first,
-  up to `CONTEXT_CAP` characters, as `hookSpecificOutput.additionalContext` (both harnesses accept this
-  shape; Claude Code replaces a value over 10,000 characters with a file path and a preview). Other
-  sources (`startup`, `clear`, `fork`) — nothing.
+  up to `CONTEXT_CAP` characters, as the context to hand back (`HookReply.context`; the surface puts it in
+  `hookSpecificOutput.additionalContext`, which both harnesses accept; Claude Code replaces a value over
+  10,000 characters with a file path and a preview). Other sources (`startup`, `clear`, `fork`) — nothing.
 - **UserPromptSubmit** — the slot for the later per-turn push: for now an empty stdout and exit 0, which
   both harnesses take as "no decision, no context".
 
@@ -37,8 +37,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,9 +65,10 @@ SYNC_WAIT = 1.0  # for another sync's lock, then again for the write lock: else 
 
 @dataclass(frozen=True, slots=True)
 class HookReply:
-    """What the hook prints: `stdout` exactly ("" prints nothing), `log` lines to stderr."""
+    """What a hook call decided: the `context` to hand back to the harness (None: nothing; the surface
+    words it as the harness's JSON), the `log` lines for stderr, the receipt it wrote."""
 
-    stdout: str = ""
+    context: str | None = None
     log: tuple[str, ...] = ()
     receipt_id: int | None = None
 
@@ -114,7 +114,7 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
     log: list[str] = []
     notes = []
     try:
-        with _waiting(store, SYNC_WAIT):
+        with store.waiting(SYNC_WAIT):
             # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
             report = sync(store, [controller.name], wait=SYNC_WAIT,
                           env={**(os.environ if env is None else env), VECTOR_BUDGET_ENV: "0"})
@@ -141,7 +141,7 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
     # The marker and the receipt are two transactions: each may wait half of what is left.
     left = max(deadline - time.monotonic(), 0.0)
     try:
-        with _waiting(store, left / 2):
+        with store.waiting(left / 2):
             receipt = controller.on_compaction(store, CompactionEvent(session, trigger, note=note))
     except sqlite3.OperationalError as exc:
         if not busy(exc):
@@ -149,8 +149,8 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
         store.rollback()
         log.append(f"the record stayed busy (another process holds its write lock): no marker or receipt "
                    f"written after waiting {WAIT_BOUND:g} s at most; the harness compacts without one")
-        return HookReply("", tuple(log), None)
-    return HookReply("", tuple(log), receipt.id)
+        return HookReply(None, tuple(log), None)
+    return HookReply(None, tuple(log), receipt.id)
 
 
 def busy(exc: Exception) -> bool:
@@ -165,17 +165,6 @@ def _reason(exc: Exception) -> str:
     return "another sync is running" if isinstance(exc, RecordBusy) else "another process is writing it"
 
 
-@contextmanager
-def _waiting(store: Store, seconds: float) -> Iterator[None]:
-    """Let the record's connection wait at most `seconds` for a lock within the block."""
-    before = int(store.db.execute("PRAGMA busy_timeout").fetchone()[0])
-    store.db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
-    try:
-        yield
-    finally:
-        store.db.execute(f"PRAGMA busy_timeout = {before}")
-
-
 def session_start(store: Store, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
     """The session's markers as additional context after a compaction or a resume; else nothing."""
     if payload.get("source") not in CONTEXT_SOURCES:
@@ -184,11 +173,7 @@ def session_start(store: Store, controller: HarnessController, payload: Mapping[
     session = session_for(store, controller.name, native, payload.get("transcript_path"))
     if session is None:
         return HookReply(log=(f"{controller.name} session {native} is not in the record; no markers",))
-    text = markers_context(store, session)
-    if text is None:
-        return HookReply()
-    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    return HookReply(orjson.dumps(out).decode())
+    return HookReply(markers_context(store, session))
 
 
 def session_for(store: Store, harness: str, native_id: str, transcript: object = None) -> int | None:

@@ -1,7 +1,7 @@
 """Decisions, failed attempts and open items, found mechanically in a range: no model, no narrative.
 
 Each item is one line cut verbatim from its entry (shortened with … at a word), so a verifier can find it:
-- failure: a tool result that failed (`find.exact.failed`: a non-zero exit, a traceback, a refused call), as
+- failure: a tool result that failed (`indexes.failures.failed`: a non-zero exit, a traceback, a refusal), as
   its telling error line; the agent or the owner saying something failed or broke;
 - decision: the agent choosing ("let's go with", "I'll use", "decided", "Fix:", "Proposal:"), the owner
   approving ("yes, go ahead");

@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
-import orjson
-
 from total_recall.errors import MarkerError
 from total_recall.keeping.cues import Cue, cues_for
 from total_recall.keeping.evicted import MinedEntry, read_range
@@ -36,7 +34,8 @@ from total_recall.keeping.exact_strings import find_strings
 from total_recall.keeping.items import Item, ItemKind, find_items
 from total_recall.keeping.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
 from total_recall.model import Address, SpanTag
-from total_recall.record.store import Store, now
+from total_recall.record import markers, queries
+from total_recall.record.store import Store
 
 __all__ = [
     "BO_SHARE", "Item", "ItemKind", "Marker", "Quote", "StoredMarker", "build_marker", "marker_dict",
@@ -275,14 +274,7 @@ def _holding_strings(store: Store, session: int, seqs: Sequence[int]) -> list[in
     for: the marker points at these, and not at the many outputs that hold none."""
     if len(seqs) > _HOLDING_CHECK_MOST:
         return list(seqs)  # more than any overflow line lists one by one: not worth the lookups
-    holding: set[int] = set()
-    for i in range(0, len(seqs), 900):  # SQLite's bound on parameters per statement
-        chunk = list(seqs[i:i + 900])
-        marks = ",".join("?" * len(chunk))
-        rows = store.execute(
-            f"SELECT e.seq FROM entries e WHERE e.session = ? AND e.seq IN ({marks}) "
-            "AND EXISTS (SELECT 1 FROM strings s WHERE s.entry = e.id)", [session, *chunk])
-        holding.update(int(r[0]) for r in rows)
+    holding = queries.holding_strings(store, session, seqs)
     return [q for q in seqs if q in holding]
 
 
@@ -674,10 +666,7 @@ def range_tokens(store: Store, address: Address) -> int:
     info = store.session(address.session)
     first = address.first or 1
     last = address.last if address.last is not None else info.entries
-    rows = store.db.execute(
-        "SELECT text FROM entries WHERE session = ? AND seq BETWEEN ? AND ?", (address.session, first, last)
-    )
-    return sum(estimate_tokens(r[0]) for r in rows)
+    return sum(estimate_tokens(text) for text in queries.texts(store, address.session, first, last))
 
 
 # -- storing --
@@ -696,18 +685,8 @@ def save_marker(store: Store, marker: Marker) -> int:
     store.begin()
     try:
         verify(store, marker)
-        cur = store.db.execute(
-            "INSERT INTO markers(session, range, body, tokens, created) VALUES (?, ?, ?, ?, ?)",
-            (marker.session, marker.range, orjson.dumps(marker_dict(marker)).decode(), marker.tokens, now()),
-        )
-        marker_id = int(cur.lastrowid or 0)
-        seqs = sorted(_quoted_seqs(marker))
-        if seqs:
-            store.db.execute(
-                f"INSERT INTO marker_entries(marker, entry) SELECT ?, id FROM entries WHERE session = ? "
-                f"AND seq IN ({','.join('?' * len(seqs))})",
-                (marker_id, marker.session, *seqs),
-            )
+        marker_id = markers.add(store, marker.session, marker.range, marker_dict(marker), marker.tokens,
+                                _quoted_seqs(marker))
         store.commit()
     except BaseException:
         store.rollback()
@@ -729,31 +708,22 @@ def markers_for(store: Store, session: int, include_withdrawn: bool = False) -> 
     A marker that quotes an entry erased or quarantined since is withdrawn: left out, or with
     `include_withdrawn` returned with a placeholder text and the reason, never with the words.
     """
-    rows = store.db.execute(
-        "SELECT id, range, body, tokens, created, erased_at FROM markers WHERE session = ? ORDER BY id",
-        (session,),
-    ).fetchall()
+    rows = markers.of_session(store, session)
     if not rows:
         return []
-    hidden: dict[int, str] = {}
-    for marker_id, seq in store.db.execute(
-        "SELECT me.marker, e.seq FROM marker_entries me JOIN markers m ON m.id = me.marker "
-        "JOIN entries e ON e.id = me.entry WHERE m.session = ? AND (SELECT q.action FROM quarantine q "
-        "WHERE q.entry = me.entry ORDER BY q.id DESC LIMIT 1) = 'quarantine'",
-        (session,),
-    ):
-        hidden.setdefault(marker_id, f"it quotes s{session}#{seq}, which is quarantined")
+    hidden = {marker_id: f"it quotes s{session}#{seq}, which is quarantined"
+              for marker_id, seq in markers.quarantined_quotes(store, session).items()}
     out = []
     for r in rows:
-        why = f"an entry it quoted was erased at {r['erased_at']}" if r["erased_at"] else hidden.get(r["id"])
+        why = f"an entry it quoted was erased at {r.erased_at}" if r.erased_at else hidden.get(r.id)
         if why is not None and not include_withdrawn:
             continue
-        if why is None:
-            marker = marker_from_dict(orjson.loads(r["body"]))
+        if why is None and r.body is not None:
+            marker = marker_from_dict(r.body)
         else:
-            text = f"[total-recall marker {r['range']} withdrawn: {why}]"
-            marker = Marker(session, r["range"], (), (), (), (), None, (), estimate_tokens(text), text)
-        out.append(StoredMarker(r["id"], r["created"], marker, why))
+            text = f"[total-recall marker {r.range} withdrawn: {why}]"
+            marker = Marker(session, r.range, (), (), (), (), None, (), estimate_tokens(text), text)
+        out.append(StoredMarker(r.id, r.created, marker, why))
     return out
 
 

@@ -9,36 +9,20 @@ erasing that note (`erase_note`), which leaves a tombstone and the rest of the r
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import get_args
 
 from total_recall.errors import ReceiptError
-from total_recall.record.store import TOMBSTONE, Store, now
+from total_recall.record import receipts
+from total_recall.record.receipts import Decision, Knowledge, Receipt
+from total_recall.record.store import Store, now
 
-Decision = Literal["compacted", "kept"]
-Knowledge = Literal["known input", "sent, unconfirmed"]
+__all__ = [
+    "CONTROLLERS", "TRIGGERS", "Decision", "Knowledge", "Receipt", "erase_note", "list_receipts",
+    "receipt_by_id", "write_receipt",
+]
+
 CONTROLLERS = ("runtime", "claude-code", "codex", "provider-api", "cli", "mcp")
 TRIGGERS = ("forced", "elective", "manual", "auto", "harness")
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """What one compaction decision was; `source` is the address of the harness's own compaction entry."""
-
-    controller: str
-    trigger: str
-    decision: Decision
-    knowledge: Knowledge
-    session: int | None
-    range: str | None
-    tokens_before: int | None
-    tokens_after: int | None
-    marker_id: int | None
-    source: str | None
-    note: str | None
-    id: int | None = None
-    created: str | None = None
 
 
 def write_receipt(store: Store, receipt: Receipt) -> int:
@@ -48,25 +32,7 @@ def write_receipt(store: Store, receipt: Receipt) -> int:
         ReceiptError: a field is outside its allowed values (the message names it).
     """
     _check(receipt)
-    store.begin()
-    try:
-        cur = store.db.execute(
-            "INSERT INTO receipts(controller, trigger, decision, knowledge, session, range, tokens_before, "
-            "tokens_after, marker, source, note, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge, receipt.session,
-             receipt.range, receipt.tokens_before, receipt.tokens_after, receipt.marker_id, receipt.source,
-             receipt.note, receipt.created or now()),
-        )
-        store.commit()
-    except sqlite3.IntegrityError as exc:
-        store.rollback()
-        raise ReceiptError(
-            f"receipt refused by the record: {exc} (does the session or marker exist?)"
-        ) from exc
-    except BaseException:
-        store.rollback()
-        raise
-    return int(cur.lastrowid or 0)
+    return receipts.add(store, receipt)
 
 
 def erase_note(store: Store, receipt_id: int, reason: str) -> Receipt:
@@ -78,25 +44,9 @@ def erase_note(store: Store, receipt_id: int, reason: str) -> Receipt:
     """
     if not reason.strip():
         raise ReceiptError("an erase needs a reason (kept with the tombstone)")
-    if store.db.execute("SELECT 1 FROM receipts WHERE id = ?", (receipt_id,)).fetchone() is None:
+    if receipts.by_id(store, receipt_id) is None:
         raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
-    at = now()
-    with store.secure_delete():
-        store.begin()
-        try:
-            row = store.db.execute(
-                "SELECT r.note, x.at FROM receipts r LEFT JOIN receipt_erasures x ON x.receipt = r.id "
-                "WHERE r.id = ?", (receipt_id,)).fetchone()
-            if row["note"] is not None and row["at"] is None:
-                store.db.execute("INSERT INTO receipt_erasures(receipt, at, reason) VALUES (?, ?, ?)",
-                                 (receipt_id, at, reason))
-                store.db.execute("UPDATE receipts SET note = ? WHERE id = ?",
-                                 (TOMBSTONE.format(at=at, reason=reason), receipt_id))
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
-    store.checkpoint()
+    receipts.erase_note(store, receipt_id, now(), reason)
     return receipt_by_id(store, receipt_id)
 
 
@@ -106,20 +56,15 @@ def receipt_by_id(store: Store, receipt_id: int) -> Receipt:
     Raises:
         ReceiptError: there is no such receipt.
     """
-    row = store.db.execute("SELECT * FROM receipts WHERE id = ?", (receipt_id,)).fetchone()
-    if row is None:
+    found = receipts.by_id(store, receipt_id)
+    if found is None:
         raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
-    return _receipt(row)
+    return found
 
 
 def list_receipts(store: Store, session: int | None = None) -> list[Receipt]:
     """Every receipt (or one session's), oldest first: the newest is last."""
-    sql = "SELECT * FROM receipts"
-    params: tuple[int, ...] = ()
-    if session is not None:
-        sql += " WHERE session = ?"
-        params = (session,)
-    return [_receipt(r) for r in store.db.execute(sql + " ORDER BY id", params)]
+    return receipts.listed(store, session)
 
 
 def _check(r: Receipt) -> None:
@@ -135,21 +80,3 @@ def _check(r: Receipt) -> None:
         value = getattr(r, name)
         if value is not None and value < 0:
             raise ReceiptError(f"receipt {name} is negative ({value})")
-
-
-def _receipt(r: sqlite3.Row) -> Receipt:
-    return Receipt(
-        controller=r["controller"],
-        trigger=r["trigger"],
-        decision=cast(Decision, r["decision"]),
-        knowledge=cast(Knowledge, r["knowledge"]),
-        session=r["session"],
-        range=r["range"],
-        tokens_before=r["tokens_before"],
-        tokens_after=r["tokens_after"],
-        marker_id=r["marker"],
-        source=r["source"],
-        note=r["note"],
-        id=r["id"],
-        created=r["created"],
-    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from total_recall.errors import MarkerError
 from total_recall.model import Address
+from total_recall.record import queries
 from total_recall.record.store import Store
 
 # Two exchanges: the one in progress and the one before it, so the latest answer keeps its question.
@@ -31,14 +32,10 @@ def tail_start(store: Store, session: int, keep_exchanges: int = DEFAULT_KEEP_EX
     info = store.session(session)
     if keep_exchanges == 0:
         return info.entries + 1
-    rows = store.db.execute(
-        "SELECT seq FROM entries WHERE session = ? AND author = 'owner' AND kind = 'message' "
-        "ORDER BY seq DESC LIMIT ?",
-        (session, keep_exchanges),
-    ).fetchall()
-    if len(rows) < keep_exchanges:
+    starts = queries.newest_owner_messages(store, session, keep_exchanges)
+    if len(starts) < keep_exchanges:
         return None
-    return int(rows[-1][0])
+    return starts[-1]
 
 
 def evictable_range(

@@ -28,6 +28,7 @@ from total_recall.keeping.marker import (
 )
 from total_recall.keeping.tokens import estimate_tokens
 from total_recall.model import Address, Entry, SpanTag
+from total_recall.record import cues
 from total_recall.record.store import Store
 
 
@@ -66,14 +67,9 @@ def verify(store: Store, marker: Marker) -> None:
                                  "that entry")
     for pointer in marker.pointers:
         _check_pointer(pointer, span, entries)
-    if marker.cue is not None:
-        row = store.db.execute(
-            "SELECT 1 FROM cues WHERE session = ? AND covers = ? AND text = ?",
-            (marker.session, marker.cue.address, marker.cue.text),
-        ).fetchone()
-        if row is None:
-            raise MarkerRejected(f"{marker.cue.address}: no cue with the text {_clip(marker.cue.text)!r} "
-                                 f"was left for s{marker.session}")
+    if marker.cue is not None and not cues.left(store, marker.session, marker.cue.address, marker.cue.text):
+        raise MarkerRejected(f"{marker.cue.address}: no cue with the text {_clip(marker.cue.text)!r} "
+                             f"was left for s{marker.session}")
     expected = render(marker.range, marker.instructions, marker.strings, marker.items, marker.pointers,
                       marker.cue, marker.notices)
     if marker.text != expected:

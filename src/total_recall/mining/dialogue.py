@@ -17,21 +17,14 @@ import orjson
 
 from total_recall.errors import ScopeError
 from total_recall.mining.flood import cap_text
-from total_recall.mining.queries import matching_seqs
-from total_recall.mining.scope import (
-    DIALOGUE_HOURS_DEFAULT,
-    QA_HOURS_DEFAULT,
-    REPORT_MAX_BYTES,
-    Scoped,
-    check_harness,
-    check_max_bytes,
-    iso,
-    select_sessions,
-)
+from total_recall.mining.scope import REPORT_MAX_BYTES, Scoped, Selection, check_max_bytes, iso
 from total_recall.mining.timeline import load, one_line, owner_words, snip
 from total_recall.model import Address, Entry, echoed
+from total_recall.record.queries import matching_seqs
 from total_recall.record.store import Store
 
+SAID_TOOL = "she_said_he_said_action"
+QA_TOOL = "extract_qa_pairs"
 HIT_CHARS = 1500
 ANSWER_CHARS = 1500
 PAIRS_PER_SESSION = 100
@@ -40,7 +33,7 @@ MAX_WORDS = 50
 MAX_WORD_CHARS = 200
 QUESTION_TOOLS = ("askuserquestion", "ask_user_question", "question", "request_user_input", "ask_user",
                   "askuser")
-_LABELS = {"owner": "HE SAID ", "agent": "SHE SAID"}
+_LABELS = {"owner": "HE SAID", "agent": "SHE SAID"}
 _QUOTED_ANSWER = re.compile(r'"([^"]+)"\s*=\s*"([^"]*)"')
 _A_LINE = re.compile(r"^A:\s*(.*)$", re.M)
 _CANCELLED = re.compile(r"cancel+ed|dismissed|declined|did not answer|without answering", re.I)
@@ -84,41 +77,34 @@ def _around(text: str, needles: list[str], width: int) -> str:
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _session_heading(c: Scoped, marker: str) -> str:
+def _session(c: Scoped) -> dict[str, Any]:
     s = c.session
-    title = f" · {s.title!r}" if s.title else ""
-    cwd = f" · {s.cwd}" if s.cwd else ""
-    return f"{marker} {s.address} · {s.harness}{title}{cwd} · last active {iso(c.last_active) or 'unknown'}"
+    return {"session": s.address, "harness": s.harness, "title": s.title, "cwd": s.cwd,
+            "last_active": iso(c.last_active)}
 
 
-def she_said_he_said_action(
-    store: Store,
-    *,
-    words: Sequence[str] | str | None = None,
-    session_id: str | None = None,
-    hours_back: float | None = None,
-    all: bool | None = None,
-    directory: str | None = None,
-    harness: str | None = None,
-    max_bytes: int | None = None,
-) -> str:
-    """What was said and done about some words: per session, most recently active first, HE SAID (the
-    owner's messages), SHE SAID (the agent's messages) and THEY DID (tool calls, by name or input) that
-    mention any of `words` (case-insensitive), each with its address and time. Works one session
-    (`session_id`) or a window (`hours_back`, default 48; `directory`; or `all=true`). Harness-injected
-    text is never matched; quarantined entries are skipped. Flood-capped at max_bytes (default 16384).
+def _heading(s: dict[str, Any], marker: str) -> str:
+    title = f" · {s['title']!r}" if s["title"] else ""
+    cwd = f" · {s['cwd']}" if s["cwd"] else ""
+    when = s["last_active"] or "unknown"
+    return f"{marker} {s['session']} · {s['harness']}{title}{cwd} · last active {when}"
+
+
+def she_said_he_said_action(store: Store, words: Sequence[str] | str, scope: Selection, *,
+                            max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
+    """What was said and done about some words: per session of `scope`, most recently active first, HE
+    SAID (the owner's messages), SHE SAID (the agent's messages) and THEY DID (tool calls, by name or
+    input) that mention any of `words` (case-insensitive), each with its address, time and the words it
+    matched. Harness-injected text is never matched; quarantined entries are skipped (`withheld` counts
+    them). `said_text` writes it as seed 004's report.
 
     Raises:
-        ScopeError: no words, a window outside the scope contract, a bound out of range, or a session_id
-            that matches no session or several.
+        ScopeError: no words, or a bound out of range.
     """
-    tool = "she_said_he_said_action"
+    tool = SAID_TOOL
     picked = check_words(tool, words)
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    sessions, described = select_sessions(
-        store, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
-        harness=check_harness(tool, harness), default_hours=DIALOGUE_HOURS_DEFAULT,
-    )
+    sessions = scope.sessions
     needles = [w.casefold() for w in picked]
     by_number = {c.session.number: c for c in sessions}
     hits: dict[int, list[Entry]] = {}
@@ -136,41 +122,66 @@ def she_said_he_said_action(
                 withheld += 1
             else:
                 hits.setdefault(number, []).append(e)
-    body: list[str] = []
+    rows = []
     for c in sessions:
         found = hits.get(c.session.number)
         if not found:
             continue
-        body.append("")
-        body.append(_session_heading(c, "##"))
+        said = []
         for e in found:
-            said = f"{e.tool}: {e.text}" if e.kind == "tool_call" else e.text
+            text = f"{e.tool}: {e.text}" if e.kind == "tool_call" else e.text
             where = f"{e.tool or ''}\n{e.text}".casefold()
-            matched = [w for w, n in zip(picked, needles, strict=True) if n in where]
-            label = "THEY DID" if e.kind == "tool_call" else _LABELS[e.author]
-            text = one_line(_around(said, needles, HIT_CHARS))
-            body.append(f"{label} {e.address} {e.timestamp or 'no time'} [{', '.join(matched)}] {text}")
-    total = sum(len(v) for v in hits.values())
-    head = (f"# she said, he said, they did — words: {', '.join(picked)} · scope: {described} · sessions: "
-            f"{len(sessions)} scanned, {len(hits)} with matches · hits: {total}")
-    if withheld:
-        head += f" · {withheld} quarantined hits withheld"
+            said.append({
+                "said": "THEY DID" if e.kind == "tool_call" else _LABELS[e.author], "address": e.address,
+                "author": e.author, "kind": e.kind, "tool": e.tool, "timestamp": e.timestamp,
+                "matched": [w for w, n in zip(picked, needles, strict=True) if n in where],
+                "text": one_line(_around(text, needles, HIT_CHARS)),
+            })
+        rows.append({**_session(c), "hits": said})
+    return {"words": picked, "scope": scope.described, "sessions_scanned": len(sessions),
+            "sessions_matched": len(rows), "hit_count": sum(len(r["hits"]) for r in rows),
+            "withheld": withheld, "sessions": rows, "max_bytes": budget}
+
+
+def said_text(reply: dict[str, Any]) -> str:
+    """`she_said_he_said_action`'s report: a header line, then per session a heading and one line per hit
+    (`HE SAID s7#12 <time> [words] text`); flood-capped at its max_bytes."""
+    body: list[str] = []
+    for s in reply["sessions"]:
+        body.append("")
+        body.append(_heading(s, "##"))
+        for h in s["hits"]:
+            body.append(f"{h['said']:<8} {h['address']} {h['timestamp'] or 'no time'} "
+                        f"[{', '.join(h['matched'])}] {h['text']}")
+    total = reply["hit_count"]
+    head = (f"# she said, he said, they did — words: {', '.join(reply['words'])} · scope: {reply['scope']} · "
+            f"sessions: {reply['sessions_scanned']} scanned, {reply['sessions_matched']} with matches · "
+            f"hits: {total}")
+    if reply["withheld"]:
+        head += f" · {reply['withheld']} quarantined hits withheld"
     if not total:
         head += "\nno matches"
-        if not sessions:
+        if not reply["sessions_scanned"]:
             head += " — no sessions in this scope; widen with hours_back=N or all=true"
     report = head + "\n" + "\n".join(body) + ("\n" if body else "")
-    return cap_text(tool, "-".join(picked)[:40], report, budget)
+    return cap_text(SAID_TOOL, "-".join(reply["words"])[:40], report, reply["max_bytes"])
 
 
 @dataclass(frozen=True, slots=True)
 class Pair:
-    """A question and its answer, both with their addresses."""
+    """A question and its answer, both with their addresses: the questions asked (one for an owner's
+    question; a question tool may ask several, each with a header and options) and the answers."""
 
     asked: Entry
     answered: Entry
-    lines: tuple[str, ...]
-    how: str
+    questions: tuple[dict[str, Any], ...]
+    answers: tuple[str, ...]
+    tool: str | None  # the question tool the agent asked through; None: the owner asked
+
+    def as_json(self, n: int) -> dict[str, Any]:
+        return {"n": n, "asked": self.asked.address, "answered": self.answered.address,
+                "timestamp": self.asked.timestamp, "tool": self.tool, "questions": list(self.questions),
+                "answers": list(self.answers)}
 
 
 def _question_items(args: Any) -> list[dict[str, Any]]:
@@ -245,18 +256,9 @@ def _tool_pairs(entries: list[Entry]) -> list[Pair]:
         picked = _answers(answer.text)
         if not questions or picked is None:
             continue  # never answered, or cancelled: no pair
-        lines: list[str] = []
-        for q in questions:
-            if q.get("header"):
-                lines.append(f"HEADER: {q['header']}")
-            lines.append(f"QUESTION: {q.get('question', '')}")
-            options = _options(q)
-            if options:
-                lines.append("OPTIONS:")
-                lines.extend(f"  - {o}" for o in options)
-        lines.append("ANSWERS:")
-        lines.extend(f"  - {a}" for a in picked)
-        pairs.append(Pair(e, answer, tuple(lines), f"the agent asked ({e.tool})"))
+        asked = tuple({"header": q.get("header") or None, "question": str(q.get("question", "")),
+                       "options": _options(q)} for q in questions)
+        pairs.append(Pair(e, answer, asked, tuple(picked), e.tool))
     return pairs
 
 
@@ -277,60 +279,72 @@ def _owner_pairs(entries: list[Entry]) -> list[Pair]:
         if reply is None or reply.quarantined is not None:
             continue
         question, _ = owner_words(e)
-        lines = (f"Q: {snip(question.strip(), ANSWER_CHARS, e.address)}",
-                 f"A: {snip(reply.text.strip(), ANSWER_CHARS, reply.address)}")
-        pairs.append(Pair(e, reply, lines, "the owner asked"))
+        asked: dict[str, Any] = {"header": None, "question": snip(question.strip(), ANSWER_CHARS, e.address),
+                                 "options": []}
+        answer = snip(reply.text.strip(), ANSWER_CHARS, reply.address)
+        pairs.append(Pair(e, reply, (asked,), (answer,), None))
     return pairs
 
 
-def extract_qa_pairs(
-    store: Store,
-    *,
-    session_id: str | None = None,
-    hours_back: float | None = None,
-    all: bool | None = None,
-    directory: str | None = None,
-    harness: str | None = None,
-    max_bytes: int | None = None,
-) -> str:
-    """Questions and their answers, per session, most recently active first: the owner's questions with
-    the agent's reply in words, and the questions an agent put through a question tool (AskUserQuestion,
-    question, ask_user_question, request_user_input) with what the owner picked or typed — both
-    addresses on every pair. At most the 100 most recent pairs per session (the rest counted). Works one
-    session (`session_id`) or a window (`hours_back`, default 48; `directory`; or `all=true`).
-    Flood-capped at max_bytes (default 16384).
+def extract_qa_pairs(store: Store, scope: Selection, *, max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
+    """Questions and their answers, per session of `scope`, most recently active first: the owner's
+    questions with the agent's reply in words, and the questions an agent put through a question tool
+    (AskUserQuestion, question, ask_user_question, request_user_input) with what the owner picked or
+    typed — both addresses on every pair. At most the 100 most recent pairs per session (`held_back`
+    counts the rest). `qa_text` writes it as seed 004's report.
 
     Raises:
-        ScopeError: a window outside the scope contract, a bound out of range, or a session_id that
-            matches no session or several.
+        ScopeError: a bound out of range.
     """
-    tool = "extract_qa_pairs"
-    budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    sessions, described = select_sessions(
-        store, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
-        harness=check_harness(tool, harness), default_hours=QA_HOURS_DEFAULT,
-    )
-    body: list[str] = []
-    with_pairs = 0
-    total = 0
-    for c in sessions:
+    budget = check_max_bytes(QA_TOOL, max_bytes, REPORT_MAX_BYTES)
+    rows = []
+    for c in scope.sessions:
         entries = load(store, c.session.number)
         pairs = sorted(_tool_pairs(entries) + _owner_pairs(entries), key=lambda p: p.asked.seq)
         if not pairs:
             continue
-        with_pairs += 1
         held = max(len(pairs) - PAIRS_PER_SESSION, 0)
-        pairs = pairs[held:]
-        total += len(pairs)
+        rows.append({**_session(c), "held_back": held,
+                     "pairs": [p.as_json(n) for n, p in enumerate(pairs[held:], start=held + 1)]})
+    return {"scope": scope.described, "sessions_scanned": len(scope.sessions),
+            "sessions_with_pairs": len(rows), "pair_count": sum(len(r["pairs"]) for r in rows),
+            "sessions": rows, "max_bytes": budget}
+
+
+def qa_text(reply: dict[str, Any]) -> str:
+    """`extract_qa_pairs`' report: a header line, then per session a heading and each pair (`--- QA n`,
+    then `Q:`/`A:` for the owner's questions, `QUESTION:`/`OPTIONS:`/`ANSWERS:` for a question tool's);
+    flood-capped at its max_bytes."""
+    body: list[str] = []
+    for s in reply["sessions"]:
+        held = s["held_back"]
         body.append("")
-        body.append(_session_heading(c, "===") + (f" · {held} earlier pairs held back" if held else ""))
-        for n, p in enumerate(pairs, start=held + 1):
-            when = p.asked.timestamp or "no time"
-            body.append(f"--- QA {n} ({when}) · {p.how} {p.asked.address} → answered {p.answered.address}")
-            body.extend(p.lines)
-    head = (f"# QA pairs — scope: {described} · sessions: {len(sessions)} scanned, {with_pairs} with pairs · "
-            f"pairs: {total}")
+        body.append(_heading(s, "===") + (f" · {held} earlier pairs held back" if held else ""))
+        for p in s["pairs"]:
+            how = f"the agent asked ({p['tool']})" if p["tool"] is not None else "the owner asked"
+            body.append(f"--- QA {p['n']} ({p['timestamp'] or 'no time'}) · {how} {p['asked']} → answered "
+                        f"{p['answered']}")
+            body.extend(_pair_lines(p))
+    total = reply["pair_count"]
+    head = (f"# QA pairs — scope: {reply['scope']} · sessions: {reply['sessions_scanned']} scanned, "
+            f"{reply['sessions_with_pairs']} with pairs · pairs: {total}")
     if not total:
         head += "\nno question was asked and answered in this scope"
     report = head + "\n" + "\n".join(body) + ("\n" if body else "")
-    return cap_text(tool, "qa", report, budget)
+    return cap_text(QA_TOOL, "qa", report, reply["max_bytes"])
+
+
+def _pair_lines(p: dict[str, Any]) -> list[str]:
+    if p["tool"] is None:
+        return [f"Q: {p['questions'][0]['question']}", f"A: {p['answers'][0]}"]
+    lines: list[str] = []
+    for q in p["questions"]:
+        if q["header"]:
+            lines.append(f"HEADER: {q['header']}")
+        lines.append(f"QUESTION: {q['question']}")
+        if q["options"]:
+            lines.append("OPTIONS:")
+            lines.extend(f"  - {o}" for o in q["options"])
+    lines.append("ANSWERS:")
+    lines.extend(f"  - {a}" for a in p["answers"])
+    return lines

@@ -1,8 +1,8 @@
 """Extraction: a session's messages, its owner's words, or its entries by type — always one bounded page.
 
-Each tool takes the session scope (`session_id`, default the most recent session) and the page bounds
-(`limit`, `offset`, `max_bytes`, `max_record_bytes`), and returns an envelope whose `bounds` say what was
-returned, what was cut and why, and where the next page starts. Every record carries its address.
+Each takes one session (resolved by the caller) and the page bounds (`limit`, `offset`, `max_bytes`,
+`max_record_bytes`), and returns an envelope whose `bounds` say what was returned, what was cut and why,
+and where the next page starts. Every record carries its address.
 """
 
 from __future__ import annotations
@@ -14,21 +14,18 @@ import orjson
 
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import clamp_text, dump, paginate
-from total_recall.mining.queries import raw_ids, raw_records
 from total_recall.mining.scope import (
     EXTRACT_MAX_BYTES,
-    Scoped,
-    check_flag,
-    check_harness,
+    LIMIT_DEFAULT,
     check_limit,
     check_max_bytes,
     check_max_record_bytes,
     check_offset,
     parse_time,
-    resolve_session,
 )
 from total_recall.mining.timeline import is_injected, load, owner_words, record, since_last_compaction
-from total_recall.model import Entry, echoed
+from total_recall.model import Entry, Session, echoed
+from total_recall.record.queries import raw_ids, raw_records
 from total_recall.record.store import Store
 
 ENTRY_TYPES = ("user", "assistant", "tool", "thinking", "meta")
@@ -51,68 +48,62 @@ def _page(tool: str, records: list[dict[str, Any]], head: dict[str, Any], key: s
     )
 
 
-def _head(scoped: Scoped, **extra: Any) -> dict[str, Any]:
-    s = scoped.session
+def _head(s: Session, **extra: Any) -> dict[str, Any]:
     return {"session": s.address, "native_id": s.native_id, "harness": s.harness, **extra}
 
 
 def extract_messages(
     store: Store,
+    session: Session,
     *,
-    session_id: str | None = None,
-    full: bool | None = None,
-    limit: int | None = None,
+    full: bool = False,
+    limit: int = LIMIT_DEFAULT,
     offset: int | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int = EXTRACT_MAX_BYTES,
     max_record_bytes: int | None = None,
-    harness: str | None = None,
 ) -> dict[str, Any]:
     """The conversation of one session — what the owner, the agent, its tools and the harness said —
     from its last compaction on (`full=true`: from its start), as one bounded page.
 
     Raises:
-        ScopeError: a bound out of range, or a session_id that matches no session or several.
+        ScopeError: a bound out of range, or a record that cannot fit the budget.
     """
     tool = "extract_messages"
-    whole = check_flag(tool, "full", full)
     n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
-    scoped = resolve_session(store, tool, session_id, check_harness(tool, harness))
-    entries = load(store, scoped.session.number)
+    entries = load(store, session.number)
     compaction = None
-    if not whole:
+    if not full:
         entries, compaction = since_last_compaction(entries)
     records = [record(e) for e in entries if e.kind != "meta"]
-    head = _head(scoped, full=whole, since=compaction.address if compaction else None)
+    head = _head(session, full=full, since=compaction.address if compaction else None)
     return _page(tool, records, head, "messages", limit=n, offset=at, max_bytes=budget,
                  max_record_bytes=clamp)
 
 
 def extract_user_messages(
     store: Store,
+    session: Session,
     *,
-    session_id: str | None = None,
-    limit: int | None = None,
+    limit: int = LIMIT_DEFAULT,
     offset: int | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int = EXTRACT_MAX_BYTES,
     max_record_bytes: int | None = None,
-    harness: str | None = None,
 ) -> dict[str, Any]:
     """The owner's own messages in one session, from its start, as one bounded page. Harness-injected
     messages are skipped, and wrappers a harness put inside an owner message are cut out (`wrapped`
     says so; `read` the address for the verbatim entry).
 
     Raises:
-        ScopeError: a bound out of range, or a session_id that matches no session or several.
+        ScopeError: a bound out of range, or a record that cannot fit the budget.
     """
     tool = "extract_user_messages"
     n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
-    scoped = resolve_session(store, tool, session_id, check_harness(tool, harness))
     records = []
-    for e in load(store, scoped.session.number):
+    for e in load(store, session.number):
         if e.author != "owner" or e.kind != "message":
             continue
         words, wrapped = owner_words(e)
@@ -120,7 +111,7 @@ def extract_user_messages(
         if wrapped:
             r["wrapped"] = True
         records.append(r)
-    return _page(tool, records, _head(scoped), "user_messages", limit=n, offset=at, max_bytes=budget,
+    return _page(tool, records, _head(session), "user_messages", limit=n, offset=at, max_bytes=budget,
                  max_record_bytes=clamp)
 
 
@@ -136,7 +127,7 @@ def entry_type(e: Entry) -> str:
 
 
 def _check_types(tool: str, types: Sequence[str] | str | None) -> tuple[str, ...]:
-    if types is None or types == "" or types == []:
+    if not types:
         return ENTRY_TYPES
     chosen = [types] if isinstance(types, str) else list(types)
     out: list[str] = []
@@ -167,21 +158,20 @@ def _source(raw: bytes | None) -> Any:
 
 def extract_by_type(
     store: Store,
+    session: Session,
     *,
-    session_id: str | None = None,
-    types: Sequence[str] | str | None = None,
-    full: bool | None = None,
-    include_injected: bool | None = None,
-    raw: bool | None = None,
-    limit: int | None = None,
+    types: Sequence[str] = (),
+    full: bool = True,
+    include_injected: bool = False,
+    raw: bool = False,
+    limit: int = LIMIT_DEFAULT,
     offset: int | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int = EXTRACT_MAX_BYTES,
     max_record_bytes: int | None = None,
-    harness: str | None = None,
-) -> str:
-    """One session's entries as `type,timestamp,json` lines, for recovering data by type with awk, jq and
-    sort: a `# {header}` line carrying the bounds, one line per record (its JSON compact, so one record is
-    always one line), and a `# TRUNCATED: …` line when the page was cut.
+) -> dict[str, Any]:
+    """One session's entries by type, one bounded page: the header (the session and what was asked), its
+    `bounds` and the `records`, each `{type, ts, record}`. `by_type_text` writes it as the
+    `type,timestamp,json` lines for awk, jq and sort that the page is measured on.
 
     `types`: user, assistant, tool, thinking, meta, or all (default all). `full` (default true): the whole
     session; false: from its last compaction on. `include_injected` (default false): also harness-injected
@@ -190,61 +180,67 @@ def extract_by_type(
     where it also holds quarantined text.
 
     Raises:
-        ScopeError: an unknown type, a bound out of range, or a session_id that matches no session or several.
+        ScopeError: an unknown type, a bound out of range, or a record that cannot fit the budget.
     """
     tool = "extract_by_type"
     chosen = _check_types(tool, types)
-    whole = True if full is None else check_flag(tool, "full", full)
-    injected = check_flag(tool, "include_injected", include_injected)
-    with_raw = check_flag(tool, "raw", raw)
     n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
-    scoped = resolve_session(store, tool, session_id, check_harness(tool, harness))
-    number = scoped.session.number
+    number = session.number
     every = load(store, number)
-    entries = every if whole else since_last_compaction(every)[0]
-    picked = [e for e in entries if entry_type(e) in chosen and (injected or not is_injected(e))]
+    entries = every if full else since_last_compaction(every)[0]
+    picked = [e for e in entries if entry_type(e) in chosen and (include_injected or not is_injected(e))]
     sources: dict[int, tuple[int | None, bytes | None]] = {}
     hidden: set[int] = set()
-    if with_raw and picked:
+    if raw and picked:
         sources = raw_records(store, number, picked[0].seq, picked[-1].seq)
         # A source line shared with a quarantined entry holds its text: it is withheld for every entry.
         hidden = raw_ids(store, number, [e.seq for e in every if e.quarantined is not None])
     records: list[dict[str, Any]] = []
     for e in picked:
         obj = record(e, injected_flag=True)
-        if with_raw:
+        if raw:
             raw_id, blob = sources.get(e.seq, (None, None))
             obj["source"] = None if raw_id in hidden else _source(blob)
             if raw_id in hidden:
                 obj["source_withheld"] = "its source line also holds quarantined text"
-        records.append({"type": entry_type(e), "ts": _timestamp_column(e.timestamp), "json": obj})
-
-    def encode(r: dict[str, Any]) -> bytes:
-        return f"{r['type']},{r['ts']},".encode() + dump(r["json"]) + b"\n"
+        records.append({"type": entry_type(e), "ts": _timestamp_column(e.timestamp), "record": obj})
 
     def clamp_line(r: dict[str, Any], limit_bytes: int) -> dict[str, Any]:
         prefix = len(f"{r['type']},{r['ts']},".encode()) + 1
-        small = clamp_text(r["json"], max(limit_bytes - prefix, 1), dump, droppable=("source",))
-        return {**r, "json": small}
+        small = clamp_text(r["record"], max(limit_bytes - prefix, 1), dump, droppable=("source",))
+        return {**r, "record": small}
 
-    header = {**_head(scoped), "full": whole, "types": list(chosen), "include_injected": injected,
-              "raw": with_raw}
+    header = {**_head(session), "full": full, "types": list(chosen), "include_injected": include_injected,
+              "raw": raw}
 
-    def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> str:
-        lines = ["# " + dump({**header, "bounds": bounds}).decode() + "\n"]
-        lines.extend(encode(r).decode() for r in kept)
-        if bounds["truncated"]:
-            # The header carries the whole notice; this line only has to be seen by `tail`.
-            first, n = bounds["offset"], bounds["returned_records"]
-            more = f"; next_offset={bounds['next_offset']}" if bounds["next_offset"] is not None else ""
-            lines.append(f"# TRUNCATED ({bounds['truncation_reason']}): records {first}..{first + n} of "
-                         f"{bounds['total_records']}{more}\n")
-        return "".join(lines)
+    def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
+        return {**header, "bounds": bounds, "records": kept}
 
     return paginate(
-        tool, records, limit=n, offset=at, max_bytes=budget, max_record_bytes=clamp, encode=encode,
-        clamp=clamp_line, address=lambda r: str(r["json"]["address"]), render=render,
-        measure=lambda text: len(text.encode()),
+        tool, records, limit=n, offset=at, max_bytes=budget, max_record_bytes=clamp, encode=_line,
+        clamp=clamp_line, address=lambda r: str(r["record"]["address"]), render=render,
+        measure=lambda reply: len(by_type_text(reply).encode()),
     )
+
+
+def _line(r: dict[str, Any]) -> bytes:
+    return f"{r['type']},{r['ts']},".encode() + dump(r["record"]) + b"\n"
+
+
+def by_type_text(reply: dict[str, Any]) -> str:
+    """An `extract_by_type` page as lines: a `# {header}` line carrying the bounds, one `type,timestamp,json`
+    line per record (its JSON compact, so one record is always one line), and a `# TRUNCATED: …` line when
+    the page was cut. Its `bounds.bytes` is the size of this text."""
+    head = {k: v for k, v in reply.items() if k != "records"}
+    lines = ["# " + dump(head).decode() + "\n"]
+    lines.extend(_line(r).decode() for r in reply["records"])
+    bounds = reply["bounds"]
+    if bounds["truncated"]:
+        # The header carries the whole notice; this line only has to be seen by `tail`.
+        first, n = bounds["offset"], bounds["returned_records"]
+        more = f"; next_offset={bounds['next_offset']}" if bounds["next_offset"] is not None else ""
+        lines.append(f"# TRUNCATED ({bounds['truncation_reason']}): records {first}..{first + n} of "
+                     f"{bounds['total_records']}{more}\n")
+    return "".join(lines)

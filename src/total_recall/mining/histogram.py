@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from total_recall.errors import ScopeError
 from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes
@@ -162,24 +163,25 @@ def check_selectors(mode: str | None, line: int | None, start: int | None, end: 
     return chosen
 
 
-def extract_lines(path: Path, first: int, last: int) -> str:
-    """Lines `first`..`last` (1-based, inclusive) of a file, as text (invalid UTF-8 replaced).
+def extract_lines(path: Path, first: int, last: int) -> list[dict[str, int | str]]:
+    """Lines `first`..`last` (1-based, inclusive) of a file, each `{line, text}` with its newline (invalid
+    UTF-8 replaced).
 
     Raises:
         ScopeError: the range runs past the file's last line.
     """
-    out: list[bytes] = []
+    out: list[dict[str, int | str]] = []
     count = 0
     with open(path, "rb") as fh:
         for count, raw in enumerate(fh, start=1):  # count is read after the loop
             if count > last:
                 break
             if count >= first:
-                out.append(raw)
+                out.append({"line": count, "text": raw.decode("utf-8", errors="replace")})
     if count < last:
         wanted = f"line {first}" if first == last else f"lines {first}-{last}"
         raise ScopeError(f"line_histogram: {wanted} of {path} asked for, but it has {count} lines")
-    return b"".join(out).decode("utf-8", errors="replace")
+    return out
 
 
 def line_histogram(
@@ -189,28 +191,49 @@ def line_histogram(
     line: int | None = None,
     start: int | None = None,
     end: int | None = None,
-    max_bytes: int | None = None,
-) -> str:
-    """Profile an overflow file by where its bytes are (mode='histogram', the default), or return some of
-    its lines (mode='extract' with line=N, or start=A and end=B; 1-based, inclusive). Only the regular
-    files of this record's overflow folder are read (`overflow_file`).
+    max_bytes: int = REPORT_MAX_BYTES,
+) -> dict[str, Any]:
+    """Profile an overflow file by where its bytes are (mode='histogram', the default: its size, lines,
+    longest line and ten `buckets`), or some of its `lines` (mode='extract' with line=N, or start=A and
+    end=B; 1-based, inclusive). Only the regular files of this record's overflow folder are read
+    (`overflow_file`). `histogram_text` writes the reply as text.
 
     Raises:
         ScopeError: a path outside the overflow folder or not a regular file, selectors that do not form a
             set, a range past the end.
     """
-    # flood imports this module for the histogram; the tool itself is capped like every report.
-    from total_recall.mining.flood import cap_text
-
     tool = "line_histogram"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
     chosen = check_selectors(mode, line, start, end)
     path = overflow_file(file_path)
     if chosen == "histogram":
         h = of_file(path)
-        body = f"File: {path}\n{h.summary()}\n"
-        body += ("\nEmpty file\n" if not h.total_lines else f"\nBytes by line range:\n\n{h.render()}\n")
-        return cap_text(tool, path.name, body, budget)
+        longest = {"line": h.longest_line, "bytes": h.longest_bytes}
+        return {"file": str(path), "mode": chosen, "total_bytes": h.total_bytes,
+                "total_lines": h.total_lines, "longest_line": longest,
+                "buckets": [{"first": a, "last": b, "bytes": n} for a, b, n in h.buckets],
+                "max_bytes": budget}
     first, last = (line, line) if line is not None else (start, end)
     assert first is not None and last is not None
-    return cap_text(tool, f"{path.name}-{first}-{last}", extract_lines(path, first, last), budget)
+    return {"file": str(path), "mode": chosen, "first": first, "last": last,
+            "lines": extract_lines(path, first, last), "max_bytes": budget}
+
+
+def histogram_text(reply: dict[str, Any]) -> str:
+    """A `line_histogram` reply as text: the histogram table, or the lines extracted as they are in the
+    file; flood-capped at its max_bytes like every report."""
+    # flood imports this module for the histogram.
+    from total_recall.mining.flood import cap_text
+
+    path = Path(reply["file"])
+    if reply["mode"] == "extract":
+        text = "".join(str(n["text"]) for n in reply["lines"])
+        return cap_text("line_histogram", f"{path.name}-{reply['first']}-{reply['last']}", text,
+                        reply["max_bytes"])
+    longest = reply["longest_line"]
+    h = Histogram(reply["total_bytes"], reply["total_lines"],
+                  tuple((b["first"], b["last"], b["bytes"]) for b in reply["buckets"]), longest["line"],
+                  longest["bytes"])
+    body = f"File: {path}\n{h.summary()}\n"
+    body += "\nEmpty file\n" if not h.total_lines else f"\nBytes by line range:\n\n{h.render()}\n"
+    return cap_text("line_histogram", path.name, body, reply["max_bytes"])

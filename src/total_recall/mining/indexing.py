@@ -8,12 +8,12 @@ reported per session of the scope (the scope contract of `mining/scope.py`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from total_recall.errors import ScopeError
-from total_recall.find import vectors
+from total_recall.indexes import vectors
 from total_recall.mining.flood import fit_json
 from total_recall.mining.scope import (
     REPORT_MAX_BYTES,
@@ -25,14 +25,13 @@ from total_recall.mining.scope import (
     select_sessions,
 )
 from total_recall.model import echoed
+from total_recall.record.queries import vector_coverage
 from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
-from total_recall.surfaces.wire import sync_json
 from total_recall.syncing import sync as run_sync
+from total_recall.syncing import sync_json
 
 INDEX_TOOL = "index_sessions"
-# Seed 004: the natural index call covers the last day.
-INDEX_HOURS_DEFAULT = 24
 INDEX_BUDGET_MAX = 600.0
 
 
@@ -65,8 +64,8 @@ def index_scope(
     seconds = _check_seconds(tool, budget_seconds)
     only = check_harness(tool, harness)
     # Checked before the sync: a rejected call does no work.
-    check_window(tool, hours_back=hours_back, all=all, directory=directory, default_hours=INDEX_HOURS_DEFAULT,
-                 session_id=session_id, takes_session=True)
+    check_window(tool, hours_back=hours_back, all=all, directory=directory, session_id=session_id,
+                 takes_session=True)
     harnesses = [only] if only else (list(roots) if roots else None)
     # The vectors are made below, within this call's budget, not the sync's own.
     report = run_sync(store, harnesses, env={**os.environ, VECTOR_BUDGET_ENV: "0"}, roots=roots)
@@ -75,15 +74,15 @@ def index_scope(
     del synced["record"], synced["demo"], synced["vectors"]
     sessions, described = select_sessions(
         store, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
-        harness=only, default_hours=INDEX_HOURS_DEFAULT)
-    waiting = bool(vectors.pending(store.db, 1))
+        harness=only)
+    waiting = store.vectors_waiting()
     # `done`: no entry of the record waits for a vector; `available` is asked only when one would be made.
     made: dict[str, Any] = {"available": None, "embedded": 0, "done": not waiting, "budget_seconds": seconds}
     if seconds > 0 and waiting:
         made["available"] = vectors.available()
         if made["available"]:
-            made["embedded"], made["done"] = vectors.index_pending(store.db, seconds)
-    counts = _vector_counts(store, [c.session.number for c in sessions])
+            made["embedded"], made["done"] = store.make_vectors(seconds)
+    counts = vector_coverage(store, [c.session.number for c in sessions])
     rows = [_index_row(c, *counts.get(c.session.number, (0, 0))) for c in sessions]
     totals = {"sessions": len(rows), "entries": sum(r["entries"] for r in rows),
               "embeddable": sum(r["embeddable"] for r in rows), "vectors": sum(r["vectors"] for r in rows),
@@ -101,21 +100,6 @@ def _check_seconds(tool: str, seconds: float | None) -> float:
         raise ScopeError(f"{tool}: `budget_seconds` is out of range: {echoed(seconds)} — it runs 0–"
                          f"{INDEX_BUDGET_MAX:g} (0: report only); omit it for {DEFAULT_VECTOR_BUDGET:g}")
     return float(seconds)
-
-
-def _vector_counts(store: Store, numbers: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """Per session: (entries that should have a meaning vector, entries that have one)."""
-    if not numbers:
-        return {}
-    kinds, authors = vectors.EMBEDDED_KINDS, vectors.EMBEDDED_AUTHORS
-    rows = store.execute(
-        f"""SELECT e.session, COUNT(*), COUNT(v.entry) FROM entries e LEFT JOIN vectors v ON v.entry = e.id
-        WHERE e.session IN ({",".join("?" * len(numbers))}) AND e.erased_at IS NULL
-          AND e.kind IN ({",".join("?" * len(kinds))}) AND e.author IN ({",".join("?" * len(authors))})
-        GROUP BY e.session""",
-        (*numbers, *kinds, *authors),
-    )
-    return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
 
 
 def _index_row(c: Scoped, embeddable: int, embedded: int) -> dict[str, Any]:

@@ -16,9 +16,7 @@ from typing import Any
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump, seal
 from total_recall.mining.flood import fit_json, largest_fit
-from total_recall.mining.queries import harness_counts, kind_counts, last_entry_times
 from total_recall.mining.scope import (
-    LIST_HOURS_DEFAULT,
     LISTING_ROW_CAP,
     REPORT_MAX_BYTES,
     Scoped,
@@ -31,6 +29,7 @@ from total_recall.mining.scope import (
     sessions_in_window,
 )
 from total_recall.model import HARNESSES, Session
+from total_recall.record.queries import harness_counts, kind_counts, last_entry_times
 from total_recall.record.store import Store
 
 # A row names at most this many children and older generations; the counts beside them are the truth.
@@ -190,8 +189,7 @@ def list_sessions(
     """
     tool = "list_sessions"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    window = check_window(tool, hours_back=hours_back, all=all, directory=directory,
-                          default_hours=LIST_HOURS_DEFAULT)
+    window = check_window(tool, hours_back=hours_back, all=all, directory=directory)
     assert window is not None  # list_sessions takes no session_id
     only = check_harness(tool, harness)
     ranked = sessions_by_activity(store)

@@ -12,17 +12,10 @@ from typing import Any
 import orjson
 
 from total_recall.mining.flood import fit_json
-from total_recall.mining.scope import (
-    REPORT_MAX_BYTES,
-    check_harness,
-    check_max_bytes,
-    iso,
-    parse_time,
-    resolve_session,
-)
+from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes, iso, parse_time, scoped
 from total_recall.mining.timeline import load, one_line, owner_words, snip
 from total_recall.mining.todos import todo_calls
-from total_recall.model import Entry
+from total_recall.model import Entry, Session
 from total_recall.record.store import Store
 
 EVENT_TYPES = ("Compaction", "TodoCreate", "TodoUpdate", "TodoDelete", "GitCommit", "GitPush", "GitTag",
@@ -112,25 +105,18 @@ def events_of(entries: list[Entry]) -> list[Event]:
     return found
 
 
-def profile_session(
-    store: Store,
-    *,
-    session_id: str | None = None,
-    max_bytes: int | None = None,
-    harness: str | None = None,
-) -> dict[str, Any]:
+def profile_session(store: Store, session: Session, *, max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
     """One session's profile: who said how much, when it ran, and its interesting events — compactions,
     todo edits, git commit/push/tag, owner messages — each with its address and the entries since the one
     before (`gap_entries`). Flood-capped at max_bytes (default 16384): the most recent events that fit
     are kept.
 
     Raises:
-        ScopeError: max_bytes out of range, or a session_id that matches no session or several.
+        ScopeError: max_bytes out of range.
     """
     tool = "profile_session"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    scoped = resolve_session(store, tool, session_id, check_harness(tool, harness))
-    s = scoped.session
+    s = session
     entries = load(store, s.number)
     events = events_of(entries)
     times = [t for t in (parse_time(e.timestamp) for e in entries) if t is not None]
@@ -158,7 +144,7 @@ def profile_session(
         "first_ts": iso(first),
         "last_ts": iso(last),
         "span_seconds": int((last - first).total_seconds()) if first and last else None,
-        "last_active": iso(scoped.last_active),
+        "last_active": iso(scoped(store, s).last_active),
         "role_counts": dict(Counter(e.author for e in entries)),
         "kind_counts": dict(Counter(e.kind for e in entries)),
         "event_counts": {t: n for t in EVENT_TYPES if (n := sum(ev.event_type == t for ev in events))},

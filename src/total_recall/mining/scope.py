@@ -19,8 +19,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from total_recall.errors import AddressError, ScopeError
-from total_recall.mining.queries import last_entry_times
 from total_recall.model import HARNESSES, NUMBER_MAX, Address, Session, echoed
+from total_recall.record.queries import last_entry_times
 from total_recall.record.sessions import TIERS, matching
 from total_recall.record.store import Store
 
@@ -43,9 +43,8 @@ LISTING_ROW_CAP = 200
 HOURS_MIN = 0
 # A window reaches back at most 100 years: time arithmetic past year 1 overflows, and nothing is older.
 HOURS_MAX = 876_600
-LIST_HOURS_DEFAULT = 240
-DIALOGUE_HOURS_DEFAULT = 48
-QA_HOURS_DEFAULT = 48
+# Every window tool's default window: what a call that names no window works on.
+WINDOW_HOURS = 240
 
 _WINDOW_FORMS = (
     "hours_back=24 (a window in hours; 0 or omitted = the tool's default window), "
@@ -172,7 +171,7 @@ def check_window(
     hours_back: float | None,
     all: bool | None,
     directory: str | None,
-    default_hours: int,
+    default_hours: float = WINDOW_HOURS,
     session_id: str | None = None,
     takes_session: bool = False,
 ) -> Window | None:
@@ -212,8 +211,8 @@ def check_window(
     if takes_session and session_id:
         if everything or hours is not None or folder:
             raise ScopeError(
-                f"{tool}: session_id picks one session and hours_back/directory/all pick a window — pass "
-                "one, not both"
+                f"{tool}: `session_id` picks one session and `hours_back`/`directory`/`all` pick a window — "
+                "pass one, not both"
             )
         return None
     if everything:
@@ -389,7 +388,7 @@ def select_sessions(
     all: bool | None,
     directory: str | None,
     harness: str | None,
-    default_hours: int,
+    default_hours: float = WINDOW_HOURS,
 ) -> tuple[list[Scoped], str]:
     """The sessions a window tool that also takes `session_id` works on, and a sentence saying which."""
     window = check_window(
@@ -400,3 +399,27 @@ def select_sessions(
         one = resolve_session(store, tool, session_id, harness)
         return [one], f"session {one.address} (session_id={echoed(session_id)})"
     return sessions_in_window(store, window, harness), window.describe()
+
+
+def scoped(store: Store, session: Session) -> Scoped:
+    """`session` (resolved already) with the time it was last active."""
+    return Scoped(session, _last_active(session, last_entry_times(store).get(session.number)))
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What a window tool that also takes `session_id` works on: one session, or the sessions of a window
+    (most recently active first), and a sentence saying which."""
+
+    sessions: list[Scoped]
+    described: str
+    window: Window | None  # None: the one session it was given
+
+    @classmethod
+    def one(cls, store: Store, session: Session, named: str) -> Selection:
+        """The session `named` (what the caller typed) resolved to."""
+        return cls([scoped(store, session)], f"session {session.address} (session_id={echoed(named)})", None)
+
+    @classmethod
+    def of(cls, store: Store, window: Window, harness: str | None = None) -> Selection:
+        return cls(sessions_in_window(store, window, harness), window.describe(), window)

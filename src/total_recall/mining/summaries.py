@@ -30,9 +30,7 @@ from total_recall.errors import AddressError, ConfigError, ScopeError, SummaryCa
 from total_recall.llm.prompt import Fitted, Piece, clip, fit
 from total_recall.llm.provider import Completion, Message, Provider
 from total_recall.llm.redaction import redact
-from total_recall.mining import ledger
-from total_recall.mining.ledger import Block, BlockDraft
-from total_recall.mining.scope import check_window, iso, parse_time, resolve_session, sessions_by_activity
+from total_recall.mining.scope import iso, parse_time, sessions_by_activity
 from total_recall.mining.todos import (
     SNAPSHOT_TOOLS,
     TASK_CREATE_TOOLS,
@@ -42,8 +40,10 @@ from total_recall.mining.todos import (
     todo_calls,
 )
 from total_recall.model import Address, Entry, Session, echoed
+from total_recall.record import queries, summary_blocks
 from total_recall.record.reading import read
 from total_recall.record.store import Store
+from total_recall.record.summary_blocks import Block, BlockDraft, Tally
 
 # Characters of one entry a prompt shows: tool traffic is snipped hardest (the Rust tool's 500), the
 # owner's words least — they are what a summary most needs word for word.
@@ -115,7 +115,7 @@ def summary_cache(store: Store, *, session: int, with_text: bool = False) -> dic
         AddressError: there is no such session.
     """
     s = store.session(session)
-    blocks = ledger.blocks(store, session)
+    blocks = summary_blocks.blocks(store, session)
     return _status(store, s, blocks, with_text)
 
 
@@ -123,12 +123,12 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
     rows = []
     for b in blocks:
         row = _block_json(b)
-        row["erased_since"] = ledger.erased_since(store, b)
+        row["erased_since"] = summary_blocks.erased_since(store, b)
         if with_text:
             row["text"] = None if row["erased_since"] else b.draft.text
         rows.append(row)
     start = blocks[-1].draft.last_seq + 1 if blocks else 1
-    tail = ledger.tally(store, s.number, start)
+    tail = summary_blocks.tally(store, s.number, start)
     return {
         "session": s.address,
         "harness": s.harness,
@@ -143,7 +143,7 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
             "chars": tail.chars, "tokens_est": tail.tokens_est,
         },
         "next": f"{s.address}#{start}" if tail is not None else None,
-        "deletions": len(ledger.deletions(store, s.number)),
+        "deletions": len(summary_blocks.deletions(store, s.number)),
     }
 
 
@@ -173,8 +173,8 @@ def cache_delete_latest(store: Store, *, session: int, reason: str = "deleted on
     s = store.session(session)
     if not reason.strip():
         raise SummaryCacheError("cache_delete_latest: give a reason (it is kept in the deletion log)")
-    gone = ledger.delete_latest(store, session, reason.strip())
-    status = _status(store, s, ledger.blocks(store, session), with_text=False)
+    gone = summary_blocks.delete_latest(store, session, reason.strip())
+    status = _status(store, s, summary_blocks.blocks(store, session), with_text=False)
     status["deleted"] = _block_json(gone)
     return status
 
@@ -193,7 +193,7 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
         LLMNotConfigured, LLMError, LLMBudgetExceeded: from the provider.
     """
     s = store.session(session)
-    expected = ledger.next_seq(store, session)
+    expected = summary_blocks.next_seq(store, session)
     first = expected if from_seq is None else from_seq
     if first != expected:
         chain = (f"the cache of {s.address} ends at {s.address}#{expected - 1}" if expected > 1
@@ -207,7 +207,7 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
             f"summarise_from: through={through} is outside {s.address}#{first}-{s.entries} "
             f"({s.address} has {s.entries} entries)"
         )
-    tally = ledger.tally(store, session, first, through)
+    tally = summary_blocks.tally(store, session, first, through)
     if tally is None:
         raise SummaryCacheError(
             f"summarise_from: nothing to summarise — every entry of {s.address} ({s.entries}) is covered "
@@ -220,17 +220,18 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
             "nothing to summarise; it joins the block of the entries that follow it"
         )
     provider = provider or Provider.from_env(home=store.path.parent)
-    earlier = [b.draft for b in ledger.blocks(store, session) if not ledger.erased_since(store, b)]
+    earlier = [b.draft for b in summary_blocks.blocks(store, session)
+               if not summary_blocks.erased_since(store, b)]
     prompt = _summary_prompt(s, tally, earlier, entries, provider.settings.prompt_bytes)
     answer = provider.complete(prompt.messages)
     unverified = _check_citations(store, answer.text, prompt.shown)
-    block = ledger.add(store, BlockDraft(
+    block = summary_blocks.add(store, BlockDraft(
         session=session, tally=tally, provider=provider.name, model=answer.model,
         prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens,
         usage_reported=answer.usage_reported, prompt_bytes=prompt.size, dropped_entries=prompt.dropped,
         dropped_bytes=prompt.dropped_bytes, unverified=tuple(unverified), text=answer.text.strip(),
     ))
-    status = _status(store, s, ledger.blocks(store, session), with_text=False)
+    status = _status(store, s, summary_blocks.blocks(store, session), with_text=False)
     notices = []
     if prompt.dropped:
         notices.append(
@@ -289,7 +290,7 @@ class _Shown:
         return any(s == session and a <= last and first <= b for s, a, b in self.ranges)
 
 
-def _summary_prompt(s: Session, tally: ledger.Tally, earlier: list[BlockDraft], entries: list[Entry],
+def _summary_prompt(s: Session, tally: Tally, earlier: list[BlockDraft], entries: list[Entry],
                     budget: int) -> _Prompt:
     head = (f"Session {s.address} · {s.harness} · {s.title or 'untitled'} · {s.cwd or 'no folder'}\n"
             f"Summarise entries {s.address}#{tally.first_seq}-{tally.last_seq} "
@@ -362,10 +363,10 @@ def _check_citations(store: Store, text: str, shown: _Shown) -> list[dict[str, s
 def _compose(store: Store, s: Session, status: dict[str, Any]) -> str:
     """Every cached part of the session in order, then the cache footer."""
     out = []
-    for n, b in enumerate(ledger.blocks(store, s.number), 1):
+    for n, b in enumerate(summary_blocks.blocks(store, s.number), 1):
         d = b.draft
         out.append(f"### part {n}: {d.tally.first_ts or '?'} → {d.tally.last_ts or '?'} ({d.range})")
-        erased = ledger.erased_since(store, b)
+        erased = summary_blocks.erased_since(store, b)
         if erased:
             out.append(f"[summary withheld: {', '.join(erased)} was erased after this part was written; "
                        "roll back with cache_delete_latest and summarise again]")
@@ -498,12 +499,12 @@ def _window_entries(store: Store, sessions: Sequence[Session], since: datetime |
     out: list[tuple[datetime, int, int, Entry]] = []
     held = 0
     for s in sessions:
-        first, last, count = store.execute(
-            "SELECT MIN(seq), MAX(seq), COUNT(*) FROM entries WHERE session = ? "
-            "AND ts GLOB '[0-9][0-9][0-9][0-9]-*' AND ts >= ? AND ts <= ?", (s.number, lo, hi)).fetchone()
+        timed = queries.timed_span(store, s.number, lo, hi)
         room = MAX_WINDOW_ENTRIES - len(out)
         undated: datetime | None = None
-        if first is None:
+        if timed is not None:
+            first, last, count = timed
+        else:
             # A session whose entries carry no time (Vibe writes none) is placed by its own start and end.
             undated = _undated_start(store, s, since, until)
             if undated is None:
@@ -528,11 +529,10 @@ def _window_entries(store: Store, sessions: Sequence[Session], since: datetime |
 
 def _undated_start(store: Store, s: Session, since: datetime | None, until: datetime) -> datetime | None:
     """When a session with no timed entries started, if its span meets the window; else None."""
-    timed = store.execute("SELECT 1 FROM entries WHERE session = ? AND ts GLOB '[0-9][0-9][0-9][0-9]-*' "
-                          "LIMIT 1", (s.number,)).fetchone()
+    timed = queries.holds_timed_entries(store, s.number)
     start = parse_time(s.started)
     end = parse_time(s.ended) or start
-    if timed is not None or start is None or end is None or s.entries == 0:
+    if timed or start is None or end is None or s.entries == 0:
         return None
     if start > until or (since is not None and end < since):
         return None
@@ -606,7 +606,6 @@ def _todo_log(store: Store, sessions: dict[int, Session], order: list[int], wind
     """The period's todo edits, replayed from each session's start so an item opened before the period
     and closed in it reads as closed, not as new; with open/close timings and a churn note."""
     names = (*SNAPSHOT_TOOLS, *TASK_CREATE_TOOLS, *TASK_UPDATE_TOOLS)
-    marks = ",".join("?" * len(names))
     edits: list[tuple[datetime, TodoEdit]] = []
     opened_at: dict[str, datetime] = {}
     # Sessions whose entries carry no time are in the window as a whole (see _undated_start).
@@ -615,11 +614,7 @@ def _todo_log(store: Store, sessions: dict[int, Session], order: list[int], wind
     took: list[tuple[TodoEdit, float]] = []
     for number in order:
         last_seq = max(e.seq for e in window if e.session == number)
-        seqs = [r[0] for r in store.execute(
-            f"SELECT seq FROM entries WHERE session = ? AND seq <= ? AND ((kind = 'tool_call' AND "
-            f"lower(tool) IN ({marks})) OR (kind = 'tool_result' AND grp IN (SELECT grp FROM entries WHERE "
-            f"session = ? AND kind = 'tool_call' AND lower(tool) IN ({marks})))) ORDER BY seq",
-            (number, last_seq, *names, number, *names))]
+        seqs = queries.tool_seqs(store, number, last_seq, names)
         entries = [e for seq in seqs for e in store.entries(Address(number, seq, seq), with_spans=False)]
         for call in todo_calls(entries):
             for edit in call.edits:
@@ -676,42 +671,3 @@ def _fitted_note(body: Fitted) -> str:
     return (f"\n> note: {body.dropped} entries ({body.dropped_bytes:,} bytes: {ranges}) did not fit the "
             "prompt and were not read by the model\n")
 
-
-# -- the scope contract in front of the tools (the CLI and the MCP tools both come in through these) --
-
-PERIOD_TOOL = "prior_period_summary"
-PERIOD_HOURS_DEFAULT = 24
-
-
-def resolve_target(store: Store, tool: str, target: str | None,
-                   harness: str | None = None) -> tuple[int, int | None, int | None]:
-    """The session a SESSION or ADDRESS names (a native id or a piece of one works too; empty: the most
-    recently active session), and the entries an address starts and ends at.
-
-    Raises:
-        ScopeError: no session matches, or several do.
-        AddressError: a malformed address.
-    """
-    number = resolve_session(store, tool, target, harness).session.number
-    if target and target.strip().startswith("s") and "#" in target:
-        address = Address.parse(target)
-        return number, address.first, address.last
-    return number, None, None
-
-
-def prior_period(store: Store, *, hours_back: float | None = None, all: bool | None = None,
-                 directory: str | None = None, harness: str | None = None, provider: Provider | None = None,
-                 now: datetime | None = None) -> dict[str, Any]:
-    """`prior_period_summary` over a window of the scope contract: the last `hours_back` hours (0 or
-    omitted: 24), the sessions of a `directory`, or `all=true` on purpose.
-
-    Raises:
-        ScopeError: a window outside the scope contract (naming the cheap forms), or an empty one.
-        LLMNotConfigured, LLMError, LLMBudgetExceeded: from the provider.
-    """
-    window = check_window(PERIOD_TOOL, hours_back=hours_back, all=all, directory=directory,
-                          default_hours=PERIOD_HOURS_DEFAULT)
-    assert window is not None  # no session_id is taken, so there is always a window
-    until = now or datetime.now(UTC)
-    return prior_period_summary(store, since=window.cutoff(until), until=until, directory=window.directory,
-                                harness=harness, provider=provider)

@@ -17,17 +17,12 @@ from typing import Any
 import orjson
 
 from total_recall.mining.flood import cap_text
-from total_recall.mining.scope import (
-    REPORT_MAX_BYTES,
-    check_flag,
-    check_harness,
-    check_max_bytes,
-    resolve_session,
-)
+from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes
 from total_recall.mining.timeline import load, since_last_compaction
-from total_recall.model import Entry
+from total_recall.model import Entry, Session
 from total_recall.record.store import Store
 
+TODO_TOOL = "todo_history"
 # Tool names compared case-insensitively. Snapshot tools carry the whole list.
 SNAPSHOT_TOOLS = ("todowrite", "todo_write", "update_plan", "todo", "write_todos", "todo-write")
 TASK_CREATE_TOOLS = ("taskcreate",)
@@ -192,40 +187,36 @@ def _task_call(e: Entry, tool: str, name: str, args: dict[str, Any], result: Ent
     return TodoCall(e, ())
 
 
-def todo_history(
-    store: Store,
-    *,
-    session_id: str | None = None,
-    full: bool | None = None,
-    max_bytes: int | None = None,
-    harness: str | None = None,
-) -> str:
-    """A session's todo-list edits, one compact JSON object per line in order (`action`: added, updated,
-    removed, or the new status), after a `# {header}` line; `full` (default true) reads the whole
-    session, false only from its last compaction. Flood-capped at max_bytes (default 16384).
+def todo_history(store: Store, session: Session, *, full: bool = True, max_bytes: int = REPORT_MAX_BYTES
+                 ) -> dict[str, Any]:
+    """A session's todo-list edits in order (`action`: added, updated, removed, or the new status), with
+    what was read: the calls, the tools, the calls skipped and why. `full` (default true) reads the whole
+    session, false only from its last compaction. `todo_text` writes it as seed 004's lines.
 
     Raises:
-        ScopeError: a bound out of range, or a session_id that matches no session or several.
+        ScopeError: max_bytes out of range.
     """
-    tool = "todo_history"
-    whole = True if full is None else check_flag(tool, "full", full)
-    budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    scoped = resolve_session(store, tool, session_id, check_harness(tool, harness))
-    entries = load(store, scoped.session.number)
-    if not whole:
+    budget = check_max_bytes(TODO_TOOL, max_bytes, REPORT_MAX_BYTES)
+    entries = load(store, session.number)
+    if not full:
         entries, _ = since_last_compaction(entries)
     calls = todo_calls(entries)
     edits = [edit for call in calls for edit in call.edits]
-    s = scoped.session
-    header: dict[str, Any] = {
-        "session": s.address, "native_id": s.native_id, "harness": s.harness, "full": whole,
+    s = session
+    return {
+        "session": s.address, "native_id": s.native_id, "harness": s.harness, "full": full,
         "calls": len(calls), "events": len(edits), "tools": sorted({c.entry.tool or "" for c in calls}),
         "skipped": [{"address": c.entry.address, "why": c.skipped} for c in calls if c.skipped],
         "max_bytes": budget,
+        "notice": None if calls else f"no todo tool calls in this session (looked for {TOOL_SPELLINGS})",
+        "edits": [edit.as_json() for edit in edits],
     }
-    if not calls:
-        header["notice"] = f"no todo tool calls in this session (looked for {TOOL_SPELLINGS})"
-    lines = ["# " + orjson.dumps(header).decode()]
-    lines.extend(orjson.dumps(edit.as_json()).decode() for edit in edits)
-    return cap_text(tool, s.address, "\n".join(lines) + "\n", budget)
 
+
+def todo_text(reply: dict[str, Any]) -> str:
+    """A todo history as lines: a `# {header}` line, then one compact JSON object per edit; flood-capped
+    at its max_bytes (the whole in an overflow file)."""
+    header = {k: v for k, v in reply.items() if k != "edits" and not (k == "notice" and v is None)}
+    lines = ["# " + orjson.dumps(header).decode()]
+    lines.extend(orjson.dumps(edit).decode() for edit in reply["edits"])
+    return cap_text(TODO_TOOL, reply["session"], "\n".join(lines) + "\n", reply["max_bytes"])

@@ -13,7 +13,7 @@ from total_recall.mining.flood import fit_json
 from total_recall.model import Author, Harness
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import REPORT_MAX_BYTES, Directory, ReplyBytes, Since
-from total_recall.surfaces.wire import group_json, hit_json
+from total_recall.ops.replies import group_json, hit_json
 
 SEARCH_LIMIT = 10
 
@@ -23,13 +23,14 @@ class SearchParams(Params):
         "Words, an exact string (path, hash, URL, error line) or a question; a time named in it ('last "
         "week') favours entries from then."))]
     limit: Annotated[int, Field(ge=1, le=1000, description="How many hits at most (1-1000).")] = SEARCH_LIMIT
-    harness: Annotated[list[Harness], Field(description="Only these harnesses; empty: every one.")] = []
+    harness: Annotated[tuple[Harness, ...], Field(description="Only these harnesses; empty: every one.")] = ()
     session_id: Annotated[str, Field(max_length=500, description=(
         "Only this session: s7, its own id, or a unique prefix of it."))] = ""
     directory: Directory = ""
-    author: Annotated[list[Author], Field(description="Only entries by these authors.")] = []
+    author: Annotated[tuple[Author, ...], Field(description="Only entries by these authors.")] = ()
     since: Since = ""
-    group: Annotated[bool, Field(description="Gather the hits per session into ranges to read whole.")] = False
+    group: Annotated[bool, Field(description="Gather the hits per session into ranges to read whole.")] = (
+        False)
     max_bytes: ReplyBytes = REPORT_MAX_BYTES
 
 

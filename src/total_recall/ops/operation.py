@@ -38,7 +38,8 @@ class Effect(Enum):
     """What calling an operation does, as MCP clients are told (tool annotations)."""
 
     READS = "reads"  # reads the record only
-    ADDS = "adds"  # adds derived rows (markers, receipts, cues, summary blocks) or syncs; never changes an entry
+    # Adds derived rows (markers, receipts, cues, summary blocks) or syncs; never changes an entry.
+    ADDS = "adds"
     CALLS_OUT = "calls out"  # adds, and calls the configured LLM endpoint
     DROPS = "drops"  # erases or hides what the record holds, or drops a cached block
 
@@ -142,8 +143,8 @@ class Call:
         except ScopeError:
             return
         if found.session.harness != self.harness:
-            raise OutsideBinding(f"{op}: {found.address} is a {found.session.harness} session; this server is "
-                                 f"bound to {self.harness}") from exc
+            raise OutsideBinding(f"{op}: {found.address} is a {found.session.harness} session; this server "
+                                 f"is bound to {self.harness}") from exc
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ class Operation(Generic[P]):
     batch: str = ""
     aliases: tuple[str, ...] = ()  # other MCP tool names for the same operation
     creates: bool = False  # opening a record that is not there yet is what it is for (sync)
+    # Whether a harness binding means anything to it (the CLI offers `--harness` as the binding then).
+    binds: bool = True
 
     @property
     def command(self) -> str:
@@ -179,5 +182,6 @@ class Operation(Generic[P]):
         return "--" + self.flags.get(param, param).replace("_", "-")
 
     def __call__(self, call: Call, **given: Any) -> Reply:
-        """Validate `given` against the parameter model, then run (pydantic's ValidationError on bad input)."""
+        """Validate `given` against the parameter model, then run (pydantic's ValidationError on bad
+        input)."""
         return self.run(call, self.params.model_validate(given))

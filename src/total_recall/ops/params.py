@@ -20,11 +20,13 @@ from total_recall.mining.scope import (
     MAX_RECORD_BYTES_MIN,
     OFFSET_MIN,
     REPORT_MAX_BYTES,
+    WINDOW_HOURS,
 )
 from total_recall.model import NUMBER_MAX
 
 SessionName = Annotated[str, Field(description=(
-    "s7, the session's own id, or a unique prefix or piece of it; empty: the most recently active session."))]
+    "s7, the session's own id, or a unique prefix or piece of it; empty: the most recently active "
+    "session."))]
 WindowSession = Annotated[str, Field(description=(
     "One session (s7, its own id or a piece of it) instead of a window; not with hours_back or all."))]
 # The core refuses a window out of range itself, naming the cheap forms; the schema states the bounds.
@@ -32,7 +34,8 @@ HoursBack = Annotated[float, Field(ge=0, le=HOURS_MAX, description=(
     f"Sessions active in the last N hours (at most {HOURS_MAX}, 100 years); 0 or omitted: the default "
     "window (the last 240 hours), never unbounded."))]
 Everything = Annotated[bool, Field(description="The whole record, on purpose; not with hours_back.")]
-Directory = Annotated[str, Field(description="Only sessions whose working directory contains this (case-blind).")]
+Directory = Annotated[str, Field(description=(
+    "Only sessions whose working directory contains this (case-blind)."))]
 Limit = Annotated[int, Field(ge=1, le=LIMIT_MAX, description=f"How many at most (1-{LIMIT_MAX}).")]
 ReplyBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
     f"Reply budget in bytes ({MAX_BYTES_MIN}-{MAX_BYTES_CEILING}); what does not fit goes whole to a private "
@@ -40,13 +43,12 @@ ReplyBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, descri
 PageOffset = Annotated[int | None, Field(ge=OFFSET_MIN, le=NUMBER_MAX, description=(
     "First record, from 0; omitted: the most recent `limit` records. Page with bounds.next_offset."))]
 RecordBytes = Annotated[int | None, Field(ge=MAX_RECORD_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
-    f"Clamp each record to this many bytes ({MAX_RECORD_BYTES_MIN}-{MAX_BYTES_CEILING}); omitted: no clamp."))]
+    f"Clamp each record to this many bytes ({MAX_RECORD_BYTES_MIN}-{MAX_BYTES_CEILING}); omitted: no "
+    "clamp."))]
 Since = Annotated[str, Field(max_length=200, description=(
     "Only from this time on: an ISO date or time (2026-11-01, 2026-11-01T09:00), a month or a year (May "
     "2026), N hours/days/weeks ago, yesterday, last week."))]
 
-# Every windowed operation's default window, in hours (the scope contract's list default).
-WINDOW_HOURS = 240
 
 __all__ = [
     "EXTRACT_MAX_BYTES", "REPORT_MAX_BYTES", "WINDOW_HOURS", "Directory", "Everything", "HoursBack", "Limit",

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, overload
 
 from pydantic import Field
 
-from total_recall.config import DEMO_RECORD_FILE, demo_roots, demo_when_empty, store_roots, use_demo
+from total_recall.config import (
+    DEMO_RECORD_FILE,
+    demo_roots,
+    demo_when_empty,
+    record_home,
+    store_roots,
+    use_demo,
+)
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump, paginate
 from total_recall.mining.flood import fit_json
 from total_recall.model import Address, Harness, SyncReport
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import REPORT_MAX_BYTES, Directory, Limit, ReplyBytes, Since
-from total_recall.surfaces.wire import entry_json, session_json, sync_json
+from total_recall.ops.replies import entry_json, session_json, sync_json
 from total_recall.record.reading import read as read_entries
 from total_recall.record.sessions import resolve_address
 from total_recall.record.store import Store
@@ -27,7 +36,7 @@ READ_LIMIT = 100
 # (with the count of the rest), not the 200 the record keeps (~30 KB).
 SERVED_WARNINGS = 20
 
-Harnesses = Annotated[list[Harness], Field(description="Only these harnesses; empty: every one.")]
+Harnesses = Annotated[tuple[Harness, ...], Field(description="Only these harnesses; empty: every one.")]
 Address_ = Annotated[str, Field(min_length=1, max_length=500, description=(
     "s7 (a session), s7#12 (an entry) or s7#10-20 (a range); the session's own id, or a unique prefix of it, "
     "may stand for s7."))]
@@ -38,7 +47,7 @@ Reason = Annotated[str, Field(max_length=500, description="Why (kept in the log 
 
 
 class SyncParams(Params):
-    harness: Harnesses = []
+    harness: Harnesses = ()
     max_bytes: ReplyBytes = REPORT_MAX_BYTES
 
 
@@ -99,7 +108,7 @@ def status(call: Call, p: StatusParams) -> Reply:
 
 
 class SessionsParams(Params):
-    harness: Harnesses = []
+    harness: Harnesses = ()
     directory: Directory = ""
     since: Since = ""
     limit: Limit | None = None
@@ -124,6 +133,10 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
         empty = not found and not store.holds_sessions()
     if empty:
         call.notes.append(empty_record(call))
+    elif not found:
+        given = (("harness", ",".join(p.harness)), ("directory", p.directory), ("since", p.since))
+        call.notes.append("no session matches " + " and ".join(
+            f"{_SESSIONS.flag(name)} {value}" for name, value in given if value))
     rows = [{**session_json(a.session), "last_active": iso(a.last_active)} for a in found]
     return fit_json("sessions", "record", {"sessions": rows}, "sessions", p.max_bytes)
 
@@ -131,12 +144,21 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
 def empty_record(call: Call) -> str:
     """What to say when the record holds no session yet: how to fill it, or where the demo is."""
     if call.demo:
-        return f"the demo record {call.record} holds no session yet: `total-recall --demo sync` fills it"
+        return (f"the demo record {call.record} holds no session yet: `{suggested(call, 'sync', demo=True)}` "
+                "fills it")
     demo = call.record.with_name(DEMO_RECORD_FILE)
-    where = ("the demo's sessions are in their own record: `total-recall --demo sessions`" if demo.exists()
-             else "or try the bundled demo: `total-recall --demo sync`")
-    return (f"the record {call.record} holds no session yet: `total-recall sync` reads this machine's agent "
-            f"stores into it; {where}")
+    where = (f"the demo's sessions are in their own record: `{suggested(call, 'sessions', demo=True)}`"
+             if demo.exists() else f"or try the bundled demo: `{suggested(call, 'sync', demo=True)}`")
+    return (f"the record {call.record} holds no session yet: `{suggested(call, 'sync')}` reads this "
+            f"machine's agent stores into it; {where}")
+
+
+def suggested(call: Call, *words: str, demo: bool = False) -> str:
+    """A command to suggest on the call's record: `total-recall [--home H] [--demo] WORDS`, naming the
+    record's home when it is not the one the environment gives (a `--home` the person typed)."""
+    home = call.record.parent
+    named = f" --home {home}" if home != record_home(os.environ) else ""
+    return f"total-recall{named}{' --demo' if demo else ''} {' '.join(words)}"
 
 
 # -- read --
@@ -178,7 +200,7 @@ def read(call: Call, p: ReadParams) -> Reply:
                              "8388608); read returns entries whole, never cut") from exc
 
 
-class _AddressEntries:
+class _AddressEntries(Sequence[dict[str, Any]]):
     """The entries s{session}#{first}-{last} as JSON, read from the record only for the slice asked for, so
     a page of a long session costs the page."""
 
@@ -188,7 +210,13 @@ class _AddressEntries:
     def __len__(self) -> int:
         return self.last - self.first + 1
 
-    def __getitem__(self, index: int | slice) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, int):
             return self[index:index + 1][0]
         start, stop, step = index.indices(len(self))
@@ -243,8 +271,7 @@ class IndexParams(Params):
 
 def index(call: Call, p: IndexParams) -> Reply:
     from total_recall.errors import VectorsUnavailable
-    from total_recall.find import index as indexes
-    from total_recall.find import vectors
+    from total_recall.indexes import vectors
 
     extra = vectors.available()
     if not extra and not p.rebuild:  # checked before the record is touched
@@ -254,22 +281,22 @@ def index(call: Call, p: IndexParams) -> Reply:
     embedded, total, done = 0, 0, extra
     with call.store() as store:
         if p.rebuild:
-            store.begin()
-            indexes.rebuild(store.db)
-            store.commit()
+            store.rebuild_indexes()
         if extra:
             progress = call.progress
-            embedded, done = vectors.index_pending(
-                store.db, p.budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
-            total = vectors.count(store.db)
+            embedded, done = store.make_vectors(
+                p.budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
+            total = store.vector_count()
     if not extra:
         call.notes.append("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
-    return {"embedded": embedded, "vectors": total, "done": done, "rebuilt": p.rebuild, "vectors_extra": extra}
+    return {"embedded": embedded, "vectors": total, "done": done, "rebuilt": p.rebuild,
+            "vectors_extra": extra}
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
-        "sync", "record", Effect.ADDS, SyncParams, sync, creates=True, example="total-recall sync --harness codex",
+        "sync", "record", Effect.ADDS, SyncParams, sync, creates=True,
+        example="total-recall sync --harness codex",
         doc="Read the agent stores on this machine into the record (incremental; never writes to a store). "
             "With no store on this machine, or stores that hold no session yet, the CLI syncs the bundled "
             "demo store into its own record and says so."),
@@ -307,3 +334,6 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         doc="Bring the derived indexes up to date: meaning vectors for every entry that lacks one (needs "
             "the vectors extra), and with `rebuild` the word and exact-string indexes."),
 )
+
+# Notes are said on the CLI only (MCP drops them): they name flags.
+_SESSIONS = next(op for op in OPERATIONS if op.name == "sessions")

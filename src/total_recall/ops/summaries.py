@@ -1,9 +1,173 @@
-"""The summaries operations."""
+"""The summary operations: summary_cache, summarise_from, cache_delete_latest, prior_period_summary, and
+llm_status.
+
+`summary_cache` and `llm_status` only read; `summarise_from` and `prior_period_summary` call the configured
+LLM endpoint (the provider is built per call from the environment and the record home's `llm.toml`, so
+without a key every other operation works and these name what to set); `cache_delete_latest` drops the
+newest cached block (logged), never an entry. A session is named as everywhere (`Call.session`), within the
+binding; summarise_from's `target` may also name its entries (s7#41, s7#41-80).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+import time
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from total_recall.ops.operation import Operation
+from pydantic import Field
 
-OPERATIONS: tuple[Operation[Any], ...] = ()
+from total_recall.errors import AddressError, ScopeError
+from total_recall.mining import summaries
+from total_recall.mining.scope import check_window
+from total_recall.model import NUMBER_MAX, Address
+from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
+from total_recall.ops.params import WINDOW_HOURS, Directory, Everything, HoursBack, SessionName
+from total_recall.record.store import Store
+
+# The entries part of a target: `#41` or `#41-80` after the session's name (s7, or its own id).
+_ENTRIES = re.compile(r"#\d+(?:-\d+)?\s*$")
+
+
+# -- summary_cache --
+
+
+class SummaryCacheParams(Params):
+    session_id: SessionName = ""
+    with_text: Annotated[bool, Field(description="Include each block's summary text.")] = False
+
+
+def summary_cache(call: Call, p: SummaryCacheParams) -> Reply:
+    with call.store() as store:
+        number = call.session(store, "summary_cache", p.session_id).number
+        return summaries.summary_cache(store, session=number, with_text=p.with_text)
+
+
+# -- summarise_from --
+
+
+class SummariseFromParams(Params):
+    target: Annotated[str, Field(max_length=500, description=(
+        "A session (s7, its own id or a piece of it; empty: the most recently active) to continue where its "
+        "cache ends, the entry s7#41 to start at (it must be where the cache ends), or a range s7#41-80."
+    ))] = ""
+    through: Annotated[int | None, Field(ge=1, le=NUMBER_MAX, description=(
+        "Stop at this entry number (a smaller block); omitted: the session's end."))] = None
+
+
+def summarise_from(call: Call, p: SummariseFromParams) -> Reply:
+    with call.store() as store:
+        number, first, last = _target(call, store, p.target)
+        through = p.through
+        if through is None and last is not None and last != first:
+            through = last  # a range: summarise exactly that range
+        return summaries.summarise_from(store, session=number, from_seq=first, through=through)
+
+
+def _target(call: Call, store: Store, target: str) -> tuple[int, int | None, int | None]:
+    """The session `target` names (through the one resolver, within the binding) and the entries an
+    address in it starts and ends at (None, None for a session alone).
+
+    Raises:
+        ScopeError: no session or several match, or a malformed entry part.
+        OutsideBinding: another harness's session.
+    """
+    text = target.strip()
+    entries = _ENTRIES.search(text)
+    if entries is None or not text[:entries.start()]:
+        return call.session(store, "summarise_from", text, "target").number, None, None
+    session = call.session(store, "summarise_from", text[:entries.start()], "target")
+    try:
+        address = Address.parse(f"s{session.number}{entries.group().strip()}")
+    except AddressError as exc:
+        raise ScopeError(f"summarise_from: `target` {exc}") from exc
+    return session.number, address.first, address.last
+
+
+# -- cache_delete_latest --
+
+
+class CacheDeleteLatestParams(Params):
+    session_id: SessionName = ""
+    reason: Annotated[str, Field(max_length=500, description="Why (kept in the deletion log).")] = (
+        "deleted on request")
+
+
+def cache_delete_latest(call: Call, p: CacheDeleteLatestParams) -> Reply:
+    with call.store() as store:
+        number = call.session(store, "cache_delete_latest", p.session_id).number
+        status = summaries.cache_delete_latest(store, session=number, reason=p.reason)
+    return {**status, "reason": p.reason.strip()}
+
+
+# -- prior_period_summary --
+
+
+class PriorPeriodParams(Params):
+    hours_back: HoursBack = 0
+    all: Everything = False
+    directory: Directory = ""
+
+
+def prior_period_summary(call: Call, p: PriorPeriodParams) -> Reply:
+    window = check_window("prior_period_summary", hours_back=p.hours_back or None, all=p.all or None,
+                          directory=p.directory or None, default_hours=WINDOW_HOURS)
+    assert window is not None  # it takes no session_id, so there is always a window
+    until = datetime.now(UTC)
+    with call.store() as store:
+        return summaries.prior_period_summary(store, since=window.cutoff(until), until=until,
+                                              directory=window.directory, harness=call.harness)
+
+
+# -- llm_status --
+
+
+class LLMStatusParams(Params):
+    pass
+
+
+def llm_status(call: Call, p: LLMStatusParams) -> Reply:
+    """The LLM settings in effect for the record's home and today's usage; never the key itself."""
+    from total_recall.llm.settings import load_settings
+    from total_recall.llm.usage import DailyUsage
+
+    llm = load_settings(home=call.record.parent)
+    today = DailyUsage(llm.home, llm.max_day_tokens, time.time).today()
+    return {**llm.describe(), "today": {"day": today.day, "tokens": today.tokens, "calls": today.calls,
+                                        "estimated_calls": today.estimated_calls}}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (
+    Operation(
+        "summary_cache", "mining", Effect.READS, SummaryCacheParams, summary_cache, argument=("session_id",),
+        flags={"with_text": "text"}, example="total-recall summary-cache s3 --text",
+        doc="The summary blocks cached for a session, each naming the exact entry range it summarises, and "
+            "the tail no block covers yet (what the next summarise_from would cost). Calls no LLM and writes "
+            "nothing."),
+    Operation(
+        "summarise_from", "mining", Effect.CALLS_OUT, SummariseFromParams, summarise_from,
+        argument=("target",), example="total-recall summarise-from s3#41-80",
+        doc="Summarise a session from the first entry no cached block covers, with the configured LLM, and "
+            "cache the result as the next block (every statement cites its entries; citations are checked "
+            "against the record). A session starts where its cache ends; an entry (s3#41) must be that "
+            "entry; a range (s3#41-80) summarises just that range. Needs an LLM endpoint: the error names "
+            "what to set when none is."),
+    Operation(
+        "cache_delete_latest", "mining", Effect.DROPS, CacheDeleteLatestParams, cache_delete_latest,
+        argument=("session_id",), example="total-recall cache-delete-latest s3 --reason 'missed a step'",
+        doc="Delete the newest cached summary block of a session (the deletion is logged), so summarise_from "
+            "can redo that period. The record itself is never touched."),
+    Operation(
+        "prior_period_summary", "mining", Effect.CALLS_OUT, PriorPeriodParams, prior_period_summary,
+        flags={"hours_back": "hours"}, example="total-recall prior-period-summary --hours 72 --directory api",
+        doc="Orient yourself in a past period across sessions: the sessions, the owner's instructions word "
+            "for word and the commits straight from the record, then an LLM summary of the state and the "
+            f"goals, each statement cited. The period is the last {WINDOW_HOURS} hours unless a window or "
+            "the whole record is asked for. Needs an LLM endpoint: the error names what to set when none "
+            "is."),
+    Operation(
+        "llm_status", "setup", Effect.READS, LLMStatusParams, llm_status, binds=False,
+        example="total-recall llm-status",
+        doc="Which LLM endpoint, model and key variable the LLM-backed operations use, their limits, and "
+            "today's token usage. Never shows the key."),
+)

@@ -468,7 +468,7 @@ def tool_output(text: str) -> str:
     recorded as it is, every newline and quote of the output would read `\\n` and `\\"` in snippets, exact
     strings and markers. The envelope (exactly those two keys) is unwrapped here, the source record keeps
     it. A non-zero exit code stays, as a first line `Exit code: N` the way later Codex versions write it
-    themselves: it is what says the call failed (`find.exact.failed` reads a head's exit line), and the
+    themselves: it is what says the call failed (`indexes.failures.failed` reads a head's exit line), and the
     duration is left to the source record. Migration m014 holds a frozen copy of this rule for entries
     recorded before it."""
     if text[:1] != "{" or '"metadata"' not in text or not text.rstrip().endswith("}"):

@@ -6,13 +6,13 @@ upgrades it and opening a current one does nothing.
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
 from collections.abc import Callable
 
 import orjson
 
 from total_recall.errors import RecordError
-from total_recall.find import index
 
 # A migration is SQL; it runs inside the transaction that records it.
 M001_RECORD = """
@@ -200,7 +200,7 @@ M002_FIND = """
         CREATE INDEX strings_key ON strings(key);
 """
 
-# Meaning search: one int8 vector per embedded entry (see find/vectors.py); derived, rebuildable.
+# Meaning search: one int8 vector per embedded entry (see indexes/vectors.py); derived, rebuildable.
 M003_VECTORS = """
         CREATE TABLE vectors(
             entry INTEGER PRIMARY KEY,
@@ -377,7 +377,7 @@ M006_FIND_WITHOUT_ERASED = """
             WHERE e.erased_at IS NULL;
 """
 
-# The tool results that failed (`find.exact.failed`), worked out once at sync: the marker builder then
+# The tool results that failed (`indexes.failures.failed`), worked out once at sync: the marker builder then
 # reads the text of a range's tool output only where it needs it (a 10k-entry range holds ~7 MB of it).
 # Entries recorded before this migration have no digest; `digests` says from which entry on it is kept.
 M007_TOOL_FAILURES = """
@@ -394,7 +394,7 @@ M008_FTS_HASHSIZE = """
         INSERT INTO entries_fts(entries_fts, rank) VALUES ('hashsize', 16777216);
 """
 
-# The word index in shards of consecutive entries (find/index.py): the index so far is the first, from
+# The word index in shards of consecutive entries (indexes/words.py): the index so far is the first, from
 # entry 0 on; sync opens the next as the newest fills. `index --rebuild` cuts an older record's index.
 # Each entry's tags gain the month of its time (`m_2026_11`), so a time filter narrows inside FTS5
 # instead of joining every match with its entry; `months` lists the months present. The tags change,
@@ -437,7 +437,47 @@ def _m010_day_tags(db: sqlite3.Connection) -> None:
     for statement in M010_DAY_TAGS_VIEW.split(";"):
         if statement.strip():
             db.execute(statement)
-    index.rebuild_words(db)
+    _m010_rebuild_words(db)
+
+
+# Frozen: m010's own copy of the word-index rebuild as it shipped (then `find/index.rebuild_words`, now
+# `indexes/words.py`), never imported, so a later change to the live index code cannot change what this
+# migration does to a record that upgrades through it.
+_M010_SHARD_ENTRIES = 1 << 17
+_M010_HASHSIZE = 16 << 20
+_M010_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+
+
+def _m010_rebuild_words(db: sqlite3.Connection) -> None:
+    """The word index and its month list rebuilt from the record, cut into shards afresh: `entries_fts`
+    from entry 0, and a new shard at the first id _M010_SHARD_ENTRIES or more past the newest's first."""
+    for (name,) in db.execute("SELECT name FROM fts_shards WHERE name != 'entries_fts'").fetchall():
+        db.execute(f"DROP TABLE {name}")
+    db.execute("DELETE FROM fts_shards WHERE name != 'entries_fts'")
+    db.execute("INSERT INTO entries_fts(entries_fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM months")
+    db.execute("INSERT INTO months SELECT DISTINCT substr(ts, 1, 7) FROM entries WHERE ts IS NOT NULL")
+    newest, first = "entries_fts", 0
+    after = -1
+    while rows := db.execute(
+        "SELECT id, text, tag FROM entries_fts_content WHERE id > ? ORDER BY id LIMIT 5000", (after,)
+    ).fetchall():
+        rows = [(r[0], r[1], r[2]) for r in rows]
+        start = 0
+        while start < len(rows):
+            if rows[start][0] - first >= _M010_SHARD_ENTRIES:
+                (count,) = db.execute("SELECT count(*) FROM fts_shards").fetchone()
+                newest, first = f"entries_fts_{count + 1}", rows[start][0]
+                db.execute(
+                    f"CREATE VIRTUAL TABLE {newest} USING fts5(text, tag, content='entries_fts_content', "
+                    f"content_rowid='id', tokenize=\"{_M010_TOKENIZE}\")"
+                )
+                db.execute(f"INSERT INTO {newest}({newest}, rank) VALUES ('hashsize', {_M010_HASHSIZE})")
+                db.execute("INSERT INTO fts_shards(name, first_entry) VALUES (?, ?)", (newest, first))
+            end = bisect.bisect_left(rows, first + _M010_SHARD_ENTRIES, lo=start, key=lambda r: r[0])
+            db.executemany(f"INSERT INTO {newest}(rowid, text, tag) VALUES (?, ?, ?)", rows[start:end])
+            start = end
+        after = rows[-1][0]
 
 
 # The key index holds each string's entry too, so a prefix lookup lists entries from the index alone instead
@@ -449,7 +489,7 @@ M011_STRINGS_KEY_ENTRY = """
 
 # What search ranks and filters by, apart from the text: looking up 600 candidates in `entries` reads a
 # 32 KB page for each (its rows hold the text), 4–7 ms a query on a million entries; this table is ~50
-# bytes a row and stays in the page cache (1.3–1.9 ms). Erased entries are not in it (find/index.py).
+# bytes a row and stays in the page cache (1.3–1.9 ms). Erased entries are not in it (indexes/).
 M012_ENTRY_FACTS = """
         CREATE TABLE entry_facts(
             id INTEGER PRIMARY KEY,

@@ -30,9 +30,9 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any
 
+from total_recall import indexes
 from total_recall.config import home_at, record_home
 from total_recall.errors import SourceError
-from total_recall.find import index
 from total_recall.model import EntryDraft
 from total_recall.readers import Checkpoint, Cursor, Item, Reader, Source, reader_for
 from total_recall.record.spans import owner_spans
@@ -127,7 +127,7 @@ def _reader(harness: str) -> Reader:
 
 def _derived(chunk: Chunk) -> Chunk:
     """The chunk with its exact strings and failed calls, by position."""
-    chunk.strings, failures = index.derive([
+    chunk.strings, failures = indexes.derive([
         (position, item.kind, item.text, item.tool)
         for position, item in enumerate(chunk.items) if isinstance(item, EntryDraft)
     ])

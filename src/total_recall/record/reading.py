@@ -18,8 +18,16 @@ def read(store: Store, address: Address | str) -> list[Entry]:
     addr = Address.parse(address) if isinstance(address, str) else address
     entries = store.entries(addr)
     if not any(e.native_parent for e in entries):
-        return entries
-    active = active_branch(store.tree_links(addr.session))
+        # A part of a session may hold no entry naming a parent while the session is still a tree: ask
+        # the session then, so a page reads each entry's branch as the whole address does.
+        if addr.first is None or not any(e.native_id for e in entries):
+            return entries
+        links = list(store.tree_links(addr.session))
+        if not any(parent for _, parent, _ in links):
+            return entries
+    else:
+        links = list(store.tree_links(addr.session))
+    active = active_branch(links)
     return [
         dataclasses.replace(e, branch=None if e.native_id is None else
                             ("active" if e.native_id in active else "side"))

@@ -10,7 +10,7 @@ import hashlib
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,9 +20,9 @@ from typing import Any, Literal, cast
 import orjson
 import zstandard
 
+from total_recall import indexes
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
-from total_recall.find import index
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
 from total_recall.readers.base import Cursor
 from total_recall.record.locks import held
@@ -162,19 +162,47 @@ class Store:
         analysed = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone()
         self.db.execute("PRAGMA optimize" if analysed else "ANALYZE")
 
-    def defer_string_indexes(self, incoming_bytes: int, least: int = index.BULK_BYTES) -> bool:
+    def defer_string_indexes(self, incoming_bytes: int, least: int = indexes.strings.BULK_BYTES) -> bool:
         """Drop the indexes of the exact strings for a sync reading `least` bytes or more that brings in
-        at least as many as the record holds (see index.bulk_strings); say whether it did.
+        at least as many as the record holds (see indexes.strings.bulk); say whether it did.
         `build_string_indexes` puts them back."""
-        if not index.bulk_strings(self.db, incoming_bytes, least):
+        if not indexes.strings.bulk(self.db, incoming_bytes, least):
             return False
-        index.drop_string_indexes(self.db)
+        indexes.strings.drop_indexes(self.db)
         return True
 
     def build_string_indexes(self) -> None:
         """The indexes of the exact strings, if a sync dropped them (this one, or one killed before its
         end)."""
-        index.build_string_indexes(self.db)
+        indexes.strings.build_indexes(self.db)
+
+    def vectors_waiting(self) -> bool:
+        """Whether an entry waits for a meaning vector (vectors are made after the sync's commits)."""
+        from total_recall.indexes import vectors
+
+        return bool(vectors.pending(self.db, 1))
+
+    def make_vectors(self, seconds: float | None,
+                     progress: Callable[[int, int], None] | None = None) -> tuple[int, bool]:
+        """Make the meaning vectors waiting, in entry order, for at most `seconds` (None: all of them; a
+        commit per batch); returns (vectors made, whether none waits now)."""
+        from total_recall.indexes import vectors
+
+        return vectors.index_pending(self.db, seconds, progress)
+
+    def vector_count(self) -> int:
+        from total_recall.indexes import vectors
+
+        return vectors.count(self.db)
+
+    def rebuild_indexes(self) -> None:
+        """Rebuild the word and exact-string indexes (and the tool failures, entry facts) from the record,
+        in one transaction."""
+        from total_recall import indexes
+
+        self.begin()
+        indexes.rebuild(self.db)
+        self.commit()
 
     def rollback(self) -> None:
         if self.db.in_transaction:
@@ -274,12 +302,13 @@ class Store:
         self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", rows)
 
     def append_entries(
-        self, rows: Sequence[tuple[Any, ...]], derived: index.Derived | None = None, *, key_order: bool = True
+        self, rows: Sequence[tuple[Any, ...]], derived: indexes.Derived | None = None, *,
+        key_order: bool = True,
     ) -> None:
         """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
         line, row, native_id, native_parent, grp, tool, sidechain, raw_id), and index them in the same
         transaction; `derived`: their exact strings and failed calls, already worked out (by a second
-        process, say) as index.derive would; `key_order`: see index.add_derived.
+        process, say) as indexes.derive would; `key_order`: see indexes.add_derived.
 
         Raises:
             sqlite3.IntegrityError: a number or key is taken (the caller's numbering is wrong).
@@ -290,9 +319,9 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        index.on_append(self.db, rows, derived_later=derived is not None)
+        indexes.on_append(self.db, rows, derived_later=derived is not None)
         if derived is not None:
-            index.add_derived(self.db, derived, key_order=key_order)
+            indexes.add_derived(self.db, derived, key_order=key_order)
 
     def add_spans(self, rows: Sequence[tuple[int, int, int, str]]) -> None:
         """Spans of freshly appended entries, given as (entry id, start, end, tag)."""
@@ -326,7 +355,7 @@ class Store:
                         continue
                     shards.add(self._erase_entry(entry_id, at, reason))
                     erased.append(f"s{address.session}#{seq}")
-                index.purge(self.db, shards)
+                indexes.words.purge(self.db, shards)
                 self.commit()
             except sqlite3.IntegrityError as exc:
                 self.rollback()
@@ -356,7 +385,7 @@ class Store:
             "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
             (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash),
         )
-        shard = index.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
+        shard = indexes.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
         self.db.execute(
             "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ?, key = ? WHERE id = ?",
             (TOMBSTONE.format(at=at, reason=reason), at, reason, self.erased_key(row["key"]), entry_id),
@@ -458,6 +487,16 @@ class Store:
             yield
         finally:
             self.db.execute(f"PRAGMA secure_delete={before}")
+
+    @contextmanager
+    def waiting(self, seconds: float) -> Iterator[None]:
+        """Wait at most `seconds` for another process's lock within the block (not the open's timeout)."""
+        before = int(self.db.execute("PRAGMA busy_timeout").fetchone()[0])
+        self.db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout = {before}")
 
     def quarantine(self, address: Address, reason: str | None = None, undo: bool = False) -> list[str]:
         """Hide (or, with `undo`, show again) the entries at `address` in windows and pushes; edits nothing.

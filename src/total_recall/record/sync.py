@@ -16,7 +16,7 @@ from typing import Any
 
 from total_recall.config import OVERRIDE_VARS, resolve_roots
 from total_recall.errors import ConfigError, RecordBusy
-from total_recall.find.index import BULK_BYTES
+from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
 from total_recall.record.locks import held
@@ -269,7 +269,7 @@ class Syncer:
 
     def _embed(self, env: Mapping[str, str]) -> None:
         """Meaning vectors for new entries, within a time budget; the rest wait for the next sync."""
-        from total_recall.find import vectors
+        from total_recall.indexes import vectors
 
         budget = float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
         if budget <= 0 or not vectors.pending(self.store.db, 1) or not vectors.available():

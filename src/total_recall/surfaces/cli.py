@@ -25,7 +25,6 @@ from total_recall.config import (
 )
 from total_recall.errors import TotalRecallError
 from total_recall.record.store import Store
-from total_recall.surfaces.human import counted
 
 
 @dataclass
@@ -77,7 +76,39 @@ def _dump(value: Any) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# The commands that are not operations on the record: they serve it, or set it up.
+_SURFACE_COMMANDS = {"mcp": "serving", "hook": "serving", "install": "setup"}
+_PURPOSES = {
+    "record": ("The record", "total-recall sync && total-recall sessions --limit 5"),
+    "finding": ("Finding", "total-recall search 'connection refused' --since 'last week'"),
+    "keeping": ("Keeping (markers, receipts, cues)", "total-recall compact s3 --budget 2000"),
+    "mining": ("Mining the logs (seed 004's tools)", "total-recall qa-pairs --hours 48"),
+    "serving": ("Serving an agent", "total-recall mcp --harness claude-code"),
+    "setup": ("Setting up", "total-recall install claude-code --write"),
+}
+
+
+class _Grouped(click.Group):
+    """`--help` lists the commands by purpose, each purpose with an example."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from total_recall.ops import OPERATIONS
+
+        purpose = {**{op.command: op.group for op in OPERATIONS}, **_SURFACE_COMMANDS}
+        names = self.list_commands(ctx)
+        for group, (title, example) in _PURPOSES.items():
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden and purpose.get(name, "setup") == group:
+                    rows.append((name, command.get_short_help_str(limit=formatter.width - 26)))
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+                    formatter.write_text(f"e.g. {example}")
+
+
+@click.group(cls=_Grouped, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="total-recall")
 @click.option("--home", type=click.Path(path_type=Path), default=None,
               help="Folder of the record (default: $TOTAL_RECALL_HOME, else ~/.local/share/total-recall).")
@@ -94,11 +125,8 @@ from total_recall.surfaces import cli_ops  # noqa: E402
 
 cli_ops.register(cli, lambda ctx: ctx.find_object(Settings))
 
-from total_recall.surfaces import cli_summaries  # noqa: E402, F401, I001  (registers its commands)
-from total_recall.surfaces import cli_mcp  # noqa: E402, F401  (registers its commands)
-from total_recall.surfaces import cli_mining  # noqa: E402, F401  (registers its commands)
+from total_recall.surfaces import cli_mcp  # noqa: E402, F401, I001  (registers its commands)
 from total_recall.surfaces import cli_hooks  # noqa: E402, F401  (registers its commands)
-from total_recall.surfaces import cli_keeping  # noqa: E402, F401  (registers its commands)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ server's binding: only that harness's sessions.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from typing import Any, Literal, NoReturn, TextIO, Union, get_args, get_origin
@@ -23,6 +24,7 @@ from total_recall.errors import TotalRecallError
 from total_recall.model import HARNESSES
 from total_recall.ops import OPERATIONS
 from total_recall.ops.operation import Call, Operation, Reply
+from total_recall.record.sync import processes_from
 from total_recall.surfaces.human import human, progress_bar
 from total_recall.surfaces.words import explain, in_cli_words
 
@@ -39,7 +41,7 @@ def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
     # Positional arguments first, in the operation's order, so `--help` shows them as typed.
     params.sort(key=lambda p: (not isinstance(p, click.Argument),
                                op.argument.index(p.name) if p.name in op.argument else 0))
-    if "harness" not in fields:
+    if "harness" not in fields and op.binds:
         params.append(click.Option(["--harness", "binding"], type=click.Choice(HARNESSES), default=None,
                                    help="Only this harness's sessions (as an MCP server bound to it)."))
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print the reply as JSON."))
@@ -49,9 +51,8 @@ def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
             f"One call per line of this file (- for stdin), its line as {op.flag(op.batch)}; one JSON line "
             "each.")))
 
-    @click.pass_context
-    def callback(ctx: click.Context, **given: Any) -> None:
-        settings = settings_of(ctx)
+    def callback(**given: Any) -> None:
+        settings = settings_of(click.get_current_context())
         as_json = given.pop("as_json")
         binding = given.pop("binding", None)
         batch: TextIO | None = given.pop("batch", None)
@@ -79,10 +80,8 @@ def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
         if reply.get("errors"):
             sys.exit(2)
 
-    first, _, rest = op.doc.partition("\n\n")
-    return click.Command(
-        op.command, params=params, callback=callback, help=f"{op.doc}\n\n\b\nExample:\n  {op.example}",
-        short_help=first.split(". ")[0].rstrip("."), no_args_is_help=False)
+    return click.Command(op.command, params=params, callback=callback,
+                         help=f"{op.doc}\n\n\b\nExample:\n  {op.example}")
 
 
 def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool) -> Reply:
@@ -90,10 +89,12 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     try:
         checked = op.params.model_validate(values)
     except ValidationError as exc:
-        fail(explain(op, exc, op.flag))
-    bar = progress_bar(enabled=progress and op.creates or progress and op.name == "index")
+        fail(in_cli_words(op, explain(op, exc, lambda p: f"`{op.flag(p)}`")))
+    bar = progress_bar(enabled=(progress and op.creates) or (progress and op.name == "index"))
     call.progress = bar.update if bar else None
     try:
+        # A CLI sync may read ahead in a second process (record/read_ahead.py); the server's never does.
+        call.processes = processes_from(os.environ)
         return op.run(call, checked)
     except TotalRecallError as exc:
         fail(in_cli_words(op, str(exc)))
@@ -111,7 +112,7 @@ def _batch(op: Operation[Any], call: Call, values: dict[str, Any], lines: TextIO
         try:
             reply = op.run(call, op.params.model_validate({**values, op.batch: text}))
         except ValidationError as exc:
-            reply = {op.batch: text, "error": in_cli_words(op, explain(op, exc, op.flag))}
+            reply = {op.batch: text, "error": in_cli_words(op, explain(op, exc, lambda p: f"`{op.flag(p)}`"))}
         except TotalRecallError as exc:
             reply = {op.batch: text, "error": in_cli_words(op, str(exc))}
         click.echo(orjson.dumps({op.batch: text, **reply}).decode())
@@ -124,23 +125,29 @@ def fail(message: str) -> NoReturn:
 
 def _parameter(op: Operation[Any], name: str, info: FieldInfo) -> click.Parameter:
     kind, choices, many = _shape(info.annotation)
-    click_type: click.ParamType = click.Choice(choices) if choices else {
-        int: click.INT, float: click.FLOAT, str: click.STRING, bool: click.BOOL}[kind]
+    scalars: dict[type, click.ParamType[Any, Any]] = {int: click.INT, float: click.FLOAT, str: click.STRING,
+                                            bool: click.BOOL}
+    click_type = click.Choice(choices) if choices and not many else scalars[kind]
     if name in op.argument:
         required = info.is_required() and name != op.batch  # --batch FILE may stand for it
-        return click.Argument([name], type=click_type, required=required, nargs=-1 if many else 1)
+        metavar = op.flag(name) if required else f"[{op.flag(name)}]"
+        return click.Argument([name], type=click_type, required=required, nargs=-1 if many else 1,
+                              metavar=metavar)
     flag = op.flag(name)
     help_text = info.description or ""
-    default = info.get_default()
+    default = None if info.is_required() else info.get_default()
     if kind is bool:
         flags = f"{flag}/--no-{flag[2:]}" if default else flag
         return click.Option([flags, name], is_flag=True, default=None, help=help_text)
     if default not in (None, "", (), []) and not many:
         help_text += f"  [default: {default:g}]" if isinstance(default, float) else f"  [default: {default}]"
+    metavar = name.upper().removesuffix("_ID")
     if many:
+        # Checked by the parameter model after the commas are split (click's choice would see "a,b").
         help_text += " Repeatable, or comma-separated."
+        metavar = f"[{'|'.join(choices)}]" if choices else metavar
     return click.Option([flag, name], type=click_type, multiple=many, default=None, required=False,
-                        help=help_text, metavar=None if choices else name.upper().removesuffix("_ID"))
+                        help=help_text, metavar=None if choices and not many else metavar)
 
 
 def _shape(annotation: Any) -> tuple[type, tuple[str, ...], bool]:
@@ -164,17 +171,3 @@ def _value(value: Any) -> Any:
     if isinstance(value, tuple):
         return [part.strip() for v in value for part in str(v).split(",") if part.strip()]
     return value
-
-
-def _plain(reply: Reply) -> str:
-    """A reply with no rendering of its own: scalar fields as `key: value`, lists one item a line."""
-    lines = []
-    for key, value in reply.items():
-        if isinstance(value, list):
-            lines.append(f"{key}: {len(value)}")
-            lines += [f"  {orjson.dumps(v).decode() if isinstance(v, dict | list) else v}" for v in value]
-        elif isinstance(value, dict):
-            lines.append(f"{key}: {orjson.dumps(value).decode()}")
-        else:
-            lines.append(f"{key}: {value}")
-    return "\n".join(lines)

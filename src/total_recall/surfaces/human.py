@@ -220,7 +220,8 @@ def _sync(reply: Reply, settings: Any) -> str:
         for w in warnings[:MAX_LISTED_WARNINGS]:
             click.echo(f"  {w}", err=True)
         if total > MAX_LISTED_WARNINGS:
-            click.echo(f"  … {total - MAX_LISTED_WARNINGS} more (--json lists them; so does status)", err=True)
+            click.echo(f"  … {total - MAX_LISTED_WARNINGS} more (--json lists them; so does status)",
+                       err=True)
     for error in reply["errors"]:
         click.echo(f"error: {error}", err=True)
     return out.getvalue()
@@ -232,7 +233,8 @@ def _read(reply: Reply, settings: Any) -> str:
         flags = [f for f in (e["tool"], e["branch"] == "side" and "side branch",
                              e["quarantined"] and "quarantined") if f]
         extra = f" · {' · '.join(str(f) for f in flags)}" if flags else ""
-        lines.append(f"── {e['address']} · {e['author']} · {e['kind']} · {e['timestamp'] or 'no time'}{extra} ──")
+        when = e["timestamp"] or "no time"
+        lines.append(f"── {e['address']} · {e['author']} · {e['kind']} · {when}{extra} ──")
         lines.append(e["text"])
     bounds = reply["bounds"]
     if bounds.get("next_offset") is not None:

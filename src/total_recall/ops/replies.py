@@ -10,7 +10,8 @@ from total_recall.keeping.compaction import Account, Compaction
 from total_recall.keeping.cues import Cue
 from total_recall.keeping.marker import StoredMarker, marker_dict
 from total_recall.keeping.receipts import Receipt
-from total_recall.model import Entry, Hit, Session, SyncReport
+from total_recall.model import Entry, Hit, Session
+from total_recall.syncing import sync_json as sync_json  # the sync report's JSON form lives with the sync
 
 
 def session_json(s: Session) -> dict[str, Any]:
@@ -54,30 +55,6 @@ def entry_json(e: Entry) -> dict[str, Any]:
         "sidechain": e.sidechain,
         "erased": e.erased,
         "quarantined": e.quarantined,
-    }
-
-
-HARNESS_COUNTS = ("sessions", "entries", "sessions_added", "entries_added")
-
-
-def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:
-    return {
-        "record": record,
-        "demo": demo,
-        "sessions_added": r.sessions_added,
-        "sessions_updated": r.sessions_updated,
-        "entries_added": r.entries_added,
-        "sources_read": r.sources_read,
-        "sources_unchanged": r.sources_skipped,
-        "generations": r.generations,
-        # Every key present for every harness, zero included: scripts read them without a default.
-        "harnesses": {name: {key: counts.get(key, 0) for key in HARNESS_COUNTS}
-                      for name, counts in r.per_harness.items()},
-        "warnings": [str(w) for w in r.warnings],
-        "errors": r.errors,
-        "notices": r.notices,
-        "vectors": r.vectors,
-        "processes": r.processes,
     }
 
 

@@ -1,4 +1,5 @@
-"""The summary cache's ledger: per session, a chain of blocks, each naming the entry range it summarises.
+"""The summary cache's ledger: per session, a chain of blocks, each naming the entry range it summarises
+(`mining/summaries.py` writes them with an LLM and checks their citations).
 
 Seed 004 keeps the ledger as a CSV beside the store and the text in part files; here both live in the
 record (`summary_blocks`, migration m005), where a trigger holds the chain — a block starts one past
@@ -92,7 +93,7 @@ def tally(store: Store, session: int, first_seq: int, last_seq: int | None = Non
     """The tally of entries `first_seq`..`last_seq` (default: the session's end); None when there are none."""
     last = last_seq if last_seq is not None else 2**62
     where = "session = ? AND seq >= ? AND seq <= ?"
-    row = store.execute(
+    row = store.db.execute(
         f"""SELECT MIN(seq), MAX(seq),
                    (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq LIMIT 1),
                    (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq DESC LIMIT 1),
@@ -122,21 +123,22 @@ _TALLY_SUMS = ", ".join([
 
 def blocks(store: Store, session: int) -> list[Block]:
     """The session's blocks, oldest first."""
-    rows = store.execute(
+    rows = store.db.execute(
         "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq", (session,)).fetchall()
     return [_block(r) for r in rows]
 
 
 def next_seq(store: Store, session: int) -> int:
     """The first entry no block covers: one past the last block's end, or 1."""
-    row = store.execute("SELECT MAX(last_seq) FROM summary_blocks WHERE session = ?", (session,)).fetchone()
+    row = store.db.execute("SELECT MAX(last_seq) FROM summary_blocks WHERE session = ?",
+                           (session,)).fetchone()
     return int(row[0] or 0) + 1
 
 
 def erased_since(store: Store, block: Block) -> list[str]:
     """Addresses in the block's range erased after the block was written: its text may quote them."""
     d = block.draft
-    rows = store.execute(
+    rows = store.db.execute(
         "SELECT e.seq FROM entries e JOIN erasures x ON x.entry = e.id "
         "WHERE e.session = ? AND e.seq BETWEEN ? AND ? AND x.at >= ? ORDER BY e.seq",
         (d.session, d.first_seq, d.last_seq, block.created),
@@ -145,7 +147,7 @@ def erased_since(store: Store, block: Block) -> list[str]:
 
 
 def deletions(store: Store, session: int) -> list[dict[str, Any]]:
-    rows = store.execute(
+    rows = store.db.execute(
         "SELECT * FROM summary_deletions WHERE session = ? ORDER BY id", (session,)).fetchall()
     return [{"block": r["block"], "range": f"s{session}#{r['first_seq']}-{r['last_seq']}",
              "provider": r["provider"], "model": r["model"], "created": r["created"],
@@ -156,7 +158,7 @@ def markers(store: Store, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
     """For listings: per session that has blocks, the address and time the cache covers through."""
     if not sessions:
         return {}
-    rows = store.execute(
+    rows = store.db.execute(
         "SELECT b.session, b.last_seq, b.last_ts, "
         "(SELECT COUNT(*) FROM summary_blocks c WHERE c.session = b.session) AS n FROM summary_blocks b "
         f"WHERE b.session IN ({','.join('?' * len(sessions))}) "
@@ -178,7 +180,7 @@ def add(store: Store, draft: BlockDraft) -> Block:
     t = draft.tally
     store.begin()
     try:
-        cur = store.execute(
+        cur = store.db.execute(
             "INSERT INTO summary_blocks(session, first_seq, last_seq, first_ts, last_ts, owner, agent, tool, "
             "thinking, harness, chars, tokens_est, provider, model, prompt_tokens, completion_tokens, "
             "usage_reported, prompt_bytes, dropped_entries, dropped_bytes, unverified, text, created) "
@@ -200,7 +202,7 @@ def add(store: Store, draft: BlockDraft) -> Block:
     except BaseException:
         store.rollback()
         raise
-    row = store.execute("SELECT * FROM summary_blocks WHERE id = ?", (block_id,)).fetchone()
+    row = store.db.execute("SELECT * FROM summary_blocks WHERE id = ?", (block_id,)).fetchone()
     return _block(row)
 
 
@@ -212,7 +214,7 @@ def delete_latest(store: Store, session: int, reason: str) -> Block:
     """
     store.begin()
     try:
-        row = store.execute(
+        row = store.db.execute(
             "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq DESC LIMIT 1", (session,)
         ).fetchone()
         if row is None:
@@ -220,13 +222,13 @@ def delete_latest(store: Store, session: int, reason: str) -> Block:
                 f"s{session} has no cached summary blocks: nothing to delete (summarise_from makes one)")
         block = _block(row)
         d = block.draft
-        store.execute(
+        store.db.execute(
             "INSERT INTO summary_deletions(block, session, first_seq, last_seq, provider, model, created, "
             "summary_chars, at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (block.id, session, d.first_seq, d.last_seq, d.provider, d.model, block.created, len(d.text),
              now(), reason),
         )
-        store.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
+        store.db.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
         store.commit()
     except BaseException:
         store.rollback()

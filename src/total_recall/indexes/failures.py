@@ -1,0 +1,65 @@
+"""The tool results that say their call failed, worked out at ingest and kept in `tool_failures`.
+
+The marker builder then reads the text of a range's tool output only where it needs it; `digests` says
+from which entry on the table is kept (older records are judged at read time).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+
+from total_recall.indexes.strings import TOOL_HEAD, TOOL_TAIL
+
+_FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[: ]*([1-9]\d*)", re.I | re.M)
+_JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
+_REJECTED = "The user doesn't want to proceed with this tool use"
+
+
+def failed(tool_output: str) -> bool:
+    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first.
+    Of a long output only the head and tail count (TOOL_HEAD, TOOL_TAIL), as everywhere else: the sync's
+    digest and the marker builder, which holds only those, must agree."""
+    head = tool_output[:400]
+    tail = tool_output[-600:]
+    # Plain substring tests first: this runs on every tool output of a range.
+    traceback = "Traceback (most recent call last)"
+    if len(tool_output) <= TOOL_HEAD + TOOL_TAIL:
+        traced = traceback in tool_output
+    else:
+        traced = tool_output.find(traceback, 0, TOOL_HEAD) >= 0 or traceback in tool_output[-TOOL_TAIL:]
+    return (("xit" in head and _exit_line(head))
+            or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
+            or traced or "<tool_use_error>" in head
+            or tool_output.startswith(_REJECTED)
+            or _starts_with_error(head))
+
+
+def _exit_line(head: str) -> bool:
+    """Whether a line of `head` reports a non-zero exit: only the lines that hold "xit" are tried, since a
+    case-blind search from every line start costs more than the rest of `failed` together."""
+    at = head.find("xit")
+    while at >= 0:
+        if _FAILED_EXIT.match(head, head.rfind("\n", 0, at) + 1):
+            return True
+        end = head.find("\n", at)
+        if end < 0:
+            return False
+        at = head.find("xit", end)
+    return False
+
+
+def _starts_with_error(head: str) -> bool:
+    first = head.lstrip()[:6].lower()
+    return first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum())
+
+
+def add(db: sqlite3.Connection, rows: Sequence[tuple[int]]) -> None:
+    """Write (entry,) rows of failed tool results."""
+    if rows:
+        db.executemany("INSERT INTO tool_failures(entry) VALUES (?)", rows)
+
+
+def forget(db: sqlite3.Connection, entry_id: int) -> None:
+    db.execute("DELETE FROM tool_failures WHERE entry = ?", (entry_id,))

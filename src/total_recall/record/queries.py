@@ -1,0 +1,323 @@
+"""The read-only queries over sessions and entries that keeping and mining need beyond `Store`'s reads.
+
+Every statement here reads; none writes. Each takes and returns domain values (numbers, addresses' parts,
+texts, small typed tuples), so no SQL or row leaves the record, and each is shaped to use an index the
+schema already has (`UNIQUE(session, seq)`, entry ids in order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, cast
+
+from total_recall.indexes import vectors
+from total_recall.model import SpanTag
+from total_recall.record.store import Store, unpack_raw
+
+# Entry times a reader could not make sense of ("[trimmed for fixture]") are not times.
+_ISO_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"
+# SQLite's bound on parameters per statement, with room for the others.
+_CHUNK = 900
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessCounts:
+    """What the record holds of one harness, and when it last read its stores."""
+
+    harness: str
+    sessions: int
+    entries: int
+    sources: int
+    unreadable_sources: int
+    last_sync: str | None
+
+
+class CompactionEntry(NamedTuple):
+    """An entry of kind `compaction`: where a harness says it compacted."""
+
+    session: int
+    seq: int
+    text: str
+    timestamp: str | None
+    harness: str
+
+
+# An entry as the marker builder reads it (keeping/evicted.py): id, seq, author, kind, text (None for a
+# tool output left unread), tool, native_id, native_parent, erased_at.
+LeanRow = tuple[int, int, str, str, str | None, str | None, str | None, str | None, str | None]
+
+
+# -- sessions and harnesses (mining's status and listings) --
+
+def last_entry_times(store: Store) -> dict[int, str | None]:
+    """Each session's time of its last entry that carries a real time.
+
+    One probe per session down the `(session, seq)` index from the end, so the cost is the number of
+    sessions, not the number of entries.
+    """
+    sql = (
+        "SELECT s.id, (SELECT e.ts FROM entries e WHERE e.session = s.id AND e.ts GLOB ? "
+        "ORDER BY e.seq DESC LIMIT 1) FROM sessions s"
+    )
+    return {int(r[0]): r[1] for r in store.db.execute(sql, (_ISO_GLOB,))}
+
+
+def first_entry_time(store: Store, session: int) -> str | None:
+    row = store.db.execute(
+        "SELECT ts FROM entries WHERE session = ? AND ts GLOB ? ORDER BY seq LIMIT 1", (session, _ISO_GLOB)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def kind_counts(store: Store, session: int) -> dict[tuple[str, str], int]:
+    """How many entries of each (author, kind) one session holds."""
+    rows = store.db.execute(
+        "SELECT author, kind, COUNT(*) FROM entries WHERE session = ? GROUP BY author, kind", (session,)
+    )
+    return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
+
+
+def harness_counts(store: Store) -> list[HarnessCounts]:
+    sessions = {
+        str(r[0]): (int(r[1]), int(r[2] or 0))
+        for r in store.db.execute("SELECT harness, COUNT(*), SUM(entries) FROM sessions GROUP BY harness")
+    }
+    sources = {
+        str(r[0]): (int(r[1]), int(r[2] or 0), r[3])
+        for r in store.db.execute(
+            "SELECT harness, COUNT(*), SUM(read_error IS NOT NULL), MAX(synced_at) FROM sources "
+            "GROUP BY harness"
+        )
+    }
+    out = []
+    for harness in sorted(set(sessions) | set(sources)):
+        n_sessions, n_entries = sessions.get(harness, (0, 0))
+        n_sources, unreadable, synced = sources.get(harness, (0, 0, None))
+        out.append(HarnessCounts(harness, n_sessions, n_entries, n_sources, unreadable, synced))
+    return out
+
+
+def vector_coverage(store: Store, sessions: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Per session: (entries that should have a meaning vector, entries that have one)."""
+    if not sessions:
+        return {}
+    kinds, authors = vectors.EMBEDDED_KINDS, vectors.EMBEDDED_AUTHORS
+    rows = store.db.execute(
+        f"""SELECT e.session, COUNT(*), COUNT(v.entry) FROM entries e LEFT JOIN vectors v ON v.entry = e.id
+        WHERE e.session IN ({",".join("?" * len(sessions))}) AND e.erased_at IS NULL
+          AND e.kind IN ({",".join("?" * len(kinds))}) AND e.author IN ({",".join("?" * len(authors))})
+        GROUP BY e.session""",
+        (*sessions, *kinds, *authors),
+    )
+    return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
+
+
+# -- times of entries (the prior-period summary) --
+
+def timed_span(store: Store, session: int, low: str, high: str) -> tuple[int, int, int] | None:
+    """(first seq, last seq, count) of the session's entries whose ISO time text lies in [low, high]; None
+    when there are none."""
+    first, last, count = store.db.execute(
+        "SELECT MIN(seq), MAX(seq), COUNT(*) FROM entries WHERE session = ? "
+        "AND ts GLOB '[0-9][0-9][0-9][0-9]-*' AND ts >= ? AND ts <= ?", (session, low, high)).fetchone()
+    return None if first is None else (int(first), int(last), int(count))
+
+
+def holds_timed_entries(store: Store, session: int) -> bool:
+    """Whether any entry of the session carries a time."""
+    return store.db.execute("SELECT 1 FROM entries WHERE session = ? AND ts GLOB '[0-9][0-9][0-9][0-9]-*' "
+                            "LIMIT 1", (session,)).fetchone() is not None
+
+
+# -- entries by what they hold --
+
+def _like(word: str) -> str:
+    return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def matching_seqs(store: Store, sessions: Sequence[int], words: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """(session, seq) of the owner's and the agent's messages and the tool calls whose text (or tool name)
+    holds any of `words`, case-insensitively, in session order then entry order.
+
+    The match runs inside the query, so only matching rows leave SQLite: `LIKE` (case-insensitive for
+    ASCII, in C) for ASCII words, and a scalar function on this read-only statement for the others.
+    Erased entries (their text is a tombstone) never match.
+    """
+    tests: list[str] = []
+    params: list[str] = []
+    others = [w.casefold() for w in words if not w.isascii()]
+    for word in (w for w in words if w.isascii()):
+        tests.append("text LIKE ? ESCAPE '\\' OR (kind = 'tool_call' AND tool LIKE ? ESCAPE '\\')")
+        params += [_like(word), _like(word)]
+    if others:
+        store.db.create_function(
+            "total_recall_matches", 2,
+            lambda tool, text: int(any(w in f"{tool or ''}\n{text or ''}".casefold() for w in others)),
+            deterministic=True,
+        )
+        tests.append("total_recall_matches(CASE WHEN kind = 'tool_call' THEN tool END, text)")
+    sql = (
+        "SELECT seq FROM entries WHERE session = ? AND erased_at IS NULL "
+        "AND ((author IN ('owner', 'agent') AND kind = 'message') OR kind = 'tool_call') "
+        f"AND ({' OR '.join(f'({t})' for t in tests)}) ORDER BY seq"
+    )
+    for number in sessions:
+        for row in store.db.execute(sql, (number, *params)):
+            yield number, int(row[0])
+
+
+def tool_seqs(store: Store, session: int, through: int, tools: Sequence[str]) -> list[int]:
+    """The session's calls, up to entry `through`, of any of `tools` (lower-case names, matched whatever
+    the case recorded) and the results grouped with them, in order."""
+    marks = ",".join("?" * len(tools))
+    return [int(r[0]) for r in store.db.execute(
+        f"SELECT seq FROM entries WHERE session = ? AND seq <= ? AND ((kind = 'tool_call' AND "
+        f"lower(tool) IN ({marks})) OR (kind = 'tool_result' AND grp IN (SELECT grp FROM entries WHERE "
+        f"session = ? AND kind = 'tool_call' AND lower(tool) IN ({marks})))) ORDER BY seq",
+        (session, through, *tools, session, *tools))]
+
+
+def newest_owner_messages(store: Store, session: int, count: int) -> list[int]:
+    """The numbers of the session's newest `count` owner messages, newest first."""
+    rows = store.db.execute(
+        "SELECT seq FROM entries WHERE session = ? AND author = 'owner' AND kind = 'message' "
+        "ORDER BY seq DESC LIMIT ?",
+        (session, count),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def owner_seqs(store: Store, session: int) -> list[int]:
+    """The numbers of every entry of the owner's in the session, in order."""
+    return [int(r[0]) for r in store.db.execute(
+        "SELECT seq FROM entries WHERE session = ? AND author = 'owner' ORDER BY seq", (session,))]
+
+
+def compactions(store: Store, session: int | None = None) -> list[CompactionEntry]:
+    """Every entry of kind `compaction` (one session's when given), by session then number."""
+    sql = ("SELECT e.session, e.seq, e.text, e.ts, s.harness FROM entries e "
+           "JOIN sessions s ON s.id = e.session WHERE e.kind = 'compaction'")
+    params: tuple[int, ...] = ()
+    if session is not None:
+        sql += " AND e.session = ?"
+        params = (session,)
+    return [CompactionEntry(*r) for r in store.db.execute(sql + " ORDER BY e.session, e.seq", params)]
+
+
+def texts(store: Store, session: int, first: int, last: int) -> Iterator[str]:
+    """The text of each entry of the session numbered `first`..`last` (tombstones for erased ones)."""
+    for r in store.db.execute(
+        "SELECT text FROM entries WHERE session = ? AND seq BETWEEN ? AND ?", (session, first, last)
+    ):
+        yield r[0]
+
+
+def holding_strings(store: Store, session: int, seqs: Sequence[int]) -> set[int]:
+    """Of these entries of the session, those the exact-string index holds strings for."""
+    holding: set[int] = set()
+    for i in range(0, len(seqs), _CHUNK):
+        chunk = list(seqs[i:i + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        rows = store.db.execute(
+            f"SELECT e.seq FROM entries e WHERE e.session = ? AND e.seq IN ({marks}) "
+            "AND EXISTS (SELECT 1 FROM strings s WHERE s.entry = e.id)", [session, *chunk])
+        holding.update(int(r[0]) for r in rows)
+    return holding
+
+
+# -- source records (extraction) --
+
+def raw_records(store: Store, session: int, first: int, last: int
+                ) -> dict[int, tuple[int | None, bytes | None]]:
+    """seq → (source-record id, source record) for a range of one session; None once erased."""
+    rows = store.db.execute(
+        "SELECT e.seq, e.raw_id, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id "
+        "WHERE e.session = ? AND e.seq BETWEEN ? AND ?",
+        (session, first, last),
+    )
+    return {int(r[0]): (r[1], unpack_raw(r[2])) for r in rows}
+
+
+def raw_ids(store: Store, session: int, seqs: Sequence[int]) -> set[int]:
+    """The source-record ids of some entries of one session."""
+    out: set[int] = set()
+    for seq in seqs:
+        row = store.db.execute(
+            "SELECT raw_id FROM entries WHERE session = ? AND seq = ?", (session, seq)
+        ).fetchone()
+        if row is not None and row[0] is not None:
+            out.add(int(row[0]))
+    return out
+
+
+# -- a range read lean (the marker builder, keeping/evicted.py) --
+# Plain tuples, not sqlite3.Row: a 10k-entry range has a budget of 200 ms.
+
+def lean_rows(store: Store, session: int, first: int, last: int, unread_from: int) -> list[LeanRow]:
+    """The session's entries `first`..`last` in order, as `LeanRow`s; the text of a tool output from entry
+    id `unread_from` on is left unread (None)."""
+    cur = store.db.cursor()
+    cur.row_factory = None
+    return cast(list[LeanRow], cur.execute(
+        "SELECT id, seq, author, kind, CASE WHEN kind = 'tool_result' AND id >= ? THEN NULL ELSE text END, "
+        "tool, native_id, native_parent, erased_at FROM entries "
+        "WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+        (unread_from, session, first, last),
+    ).fetchall())
+
+
+def entry_texts(store: Store, ids: Sequence[int]) -> list[tuple[int, str]]:
+    """(id, text) of these entries."""
+    if not ids:
+        return []
+    cur = store.db.cursor()
+    cur.row_factory = None
+    return cur.execute(f"SELECT id, text FROM entries WHERE id IN ({','.join('?' * len(ids))})",
+                       list(ids)).fetchall()
+
+
+def quarantine_actions(store: Store, low: int, high: int) -> dict[int, str]:
+    """Entry id → the latest action of the quarantine log (`quarantine` or `release`), for the entries with
+    ids `low`..`high` that have one."""
+    cur = store.db.cursor()
+    cur.row_factory = None
+    state: dict[int, str] = {}
+    for entry_id, action in cur.execute(
+        "SELECT entry, action FROM quarantine WHERE entry BETWEEN ? AND ? ORDER BY id", (low, high)
+    ):
+        state[entry_id] = action
+    return state
+
+
+def failures_digested_from(store: Store) -> int:
+    """The first entry whose tool-failure digest the record keeps (entries before it are worked out)."""
+    row = store.db.execute("SELECT from_entry FROM digests WHERE name = 'tool_failures'").fetchone()
+    return int(row[0]) if row is not None else 1 << 62
+
+
+def failed_outputs(store: Store, low: int, high: int) -> set[int]:
+    """The ids `low`..`high` of the tool outputs the failure digest holds as failed."""
+    cur = store.db.cursor()
+    cur.row_factory = None
+    return {r[0] for r in cur.execute(
+        "SELECT entry FROM tool_failures WHERE entry BETWEEN ? AND ?", (low, high))}
+
+
+def spans_between(store: Store, low: int, high: int) -> list[tuple[int, int, int, SpanTag]]:
+    """(entry id, start, end, tag) of the owner spans of the entries with ids `low`..`high`, in order."""
+    cur = store.db.cursor()
+    cur.row_factory = None
+    return cast(list[tuple[int, int, int, SpanTag]], cur.execute(
+        "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
+        (low, high),
+    ).fetchall())
+
+
+def parents_outside(store: Store, session: int, first: int, last: int) -> list[str]:
+    """The native parents named by the session's entries outside `first`..`last`."""
+    cur = store.db.cursor()
+    cur.row_factory = None
+    return [r[0] for r in cur.execute(
+        "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
+        "AND native_parent IS NOT NULL", (session, first, last))]
