@@ -59,7 +59,6 @@ from total_recall.keeping.marker import (
     build_marker,
 )
 from total_recall.keeping.tail import evictable_range
-from total_recall.keeping.tokens import estimate_tokens
 from total_recall.keeping.verify import verify
 from total_recall.llm.prompt import Piece, fit
 from total_recall.llm.provider import Message, Provider
@@ -68,6 +67,7 @@ from total_recall.record import spans
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
+from total_recall.tokens import estimate_tokens
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "sessions"

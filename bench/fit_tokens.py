@@ -1,4 +1,4 @@
-"""The fit behind keeping/tokens.py: its eight counts against cl100k_base, checked on held-out files.
+"""The fit behind tokens.py: its eight counts against cl100k_base, checked on held-out files.
 
     python bench/fit_tokens.py [--json PATH]
 

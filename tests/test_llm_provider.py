@@ -17,6 +17,7 @@ from total_recall.llm.prompt import Piece, clip, fit
 from total_recall.llm.provider import Message, Provider
 from total_recall.llm.redaction import redact
 from total_recall.llm.settings import PRESETS, load_settings
+from total_recall.tokens import estimate_tokens
 
 NOW = datetime(2026, 11, 16, 14, 0, tzinfo=UTC).timestamp()
 ASK = [Message("system", "You summarise."), Message("user", "Summarise s1#1-4.")]
@@ -80,10 +81,10 @@ def test_a_completion_returns_the_model_s_text_and_counts_the_usage_the_endpoint
 
 def test_an_answer_without_usage_counts_an_estimate_and_says_so(
         stub: Stub, make: Callable[..., Provider]) -> None:
-    stub.script(Reply(body=completion("x" * 400)))
+    stub.script(Reply(body=completion("word " * 100)))
     answer = make().complete(ASK)
     assert answer.usage_reported is False
-    assert answer.completion_tokens == 100
+    assert answer.completion_tokens == estimate_tokens("word " * 100) == 100  # the one estimate (tokens.py)
     assert answer.prompt_tokens > 0
 
 
@@ -300,9 +301,9 @@ def test_a_call_over_the_per_call_cap_is_refused_before_anything_is_sent(
         stub: Stub, make: Callable[..., Provider]) -> None:
     provider = make(TOTAL_RECALL_LLM_MAX_CALL_TOKENS="3000", TOTAL_RECALL_LLM_MAX_OUTPUT_TOKENS="1000")
     with pytest.raises(LLMBudgetExceeded, match=r"per-call cap of 3,000.*TOTAL_RECALL_LLM_MAX_CALL_TOKENS"):
-        provider.complete([Message("user", "y" * 8_004)])
+        provider.complete([Message("user", "word " * 2_001)])  # 2,001 + 1,000 tokens
     assert stub.requests == []
-    provider.complete([Message("user", "y" * 4_000)])  # 1,000 + 1,000 fits
+    provider.complete([Message("user", "word " * 1_000)])  # 1,000 + 1,000 fits
     assert len(stub.requests) == 1
 
 
@@ -316,10 +317,10 @@ def test_the_per_day_cap_counts_across_calls_and_processes_and_resets_the_next_u
     again = make(clock, **env)  # a second process sees the first one's tokens
     assert again.today().tokens == 150
     with pytest.raises(LLMBudgetExceeded, match=r"150 used .*cap of 300.*TOTAL_RECALL_LLM_MAX_DAY_TOKENS"):
-        again.complete([Message("user", "z" * 600)])
+        again.complete([Message("user", "word " * 150)])
     assert len(stub.requests) == 1
     clock.now += 86_400
-    assert again.complete([Message("user", "z" * 600)]).text == "two"
+    assert again.complete([Message("user", "word " * 150)]).text == "two"
     assert again.today().tokens == 150
 
 

@@ -19,13 +19,13 @@ from total_recall.config import RECORD_FILE, demo_roots, record_home
 from total_recall.errors import AddressError, MarkerError
 from total_recall.keeping.marker import Marker, build_marker, markers_for, save_marker
 from total_recall.keeping.tail import evictable_range
-from total_recall.keeping.tokens import estimate_tokens, number_and_comma_weight, weight
 from total_recall.keeping.verify import verify
 from total_recall.model import Address
 from total_recall.record.reading import read
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
+from total_recall.tokens import estimate_tokens, number_and_comma_weight, weight
 
 RULE = "Never restart the production database during the day."
 CERTS = "/etc/ssl/private/"

@@ -10,11 +10,11 @@ import pytest
 from total_recall.config import demo_roots
 from total_recall.errors import MarkerRejected
 from total_recall.keeping.marker import Item, Marker, Quote, build_marker, markers_for, render, save_marker
-from total_recall.keeping.tokens import estimate_tokens
 from total_recall.keeping.verify import verify
 from total_recall.model import Address
 from total_recall.record.store import Store
 from total_recall.record.sync import sync
+from total_recall.tokens import estimate_tokens
 
 
 @pytest.fixture

@@ -24,9 +24,9 @@ from total_recall.errors import MarkerError, MarkerRejected
 from total_recall.keeping.marker import build_marker, save_marker
 from total_recall.keeping.receipts import Decision, Knowledge, Receipt, write_receipt
 from total_recall.keeping.tail import evictable_range
-from total_recall.keeping.tokens import estimate_tokens
 from total_recall.model import Address
 from total_recall.record.store import Store
+from total_recall.tokens import estimate_tokens
 
 # A harness's marker budget (tokens) and Bo when its hook prepares one: two markers fit the
 # SessionStart context cap (`hooks.CONTEXT_CAP`) with room to spare.

@@ -50,7 +50,7 @@ _KIND_VALUE = {"hash": 4, "error": 4, "command": 4, "path": 4, "url": 4, "host":
 _AUTHOR_VALUE = {("owner", "message"): 4, ("agent", "message"): 2, ("agent", "tool_call"): 1}
 
 
-class Source(Protocol):
+class Scanned(Protocol):
     """What string finding reads of an entry."""
 
     seq: int
@@ -84,7 +84,7 @@ class StringScan:
     unscanned: list[int]
 
 
-def find_strings(entries: Sequence[Source]) -> StringScan:
+def find_strings(entries: Sequence[Scanned]) -> StringScan:
     """Every exact string of the entries, once (at its first entry), best first."""
     pieces: list[tuple[int, str]] = []  # (index into entries, text to scan)
     direct: list[tuple[int, str, str]] = []  # (index, kind, value) found without the scan
@@ -171,7 +171,7 @@ def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _ranked(entries: Sequence[Source], found: Sequence[tuple[int, int, str, str]],
+def _ranked(entries: Sequence[Scanned], found: Sequence[tuple[int, int, str, str]],
             failures: set[int]) -> list[FoundString]:
     """The strings once each, at their first entry, best first; `found` is in entry order."""
     first: dict[str, tuple[int, str, int]] = {}  # string -> (entry index, kind, bonus)
@@ -214,7 +214,7 @@ def _cut(value: str) -> str | None:
     return value if len(value) >= 3 else None
 
 
-def _verbatim(e: Source, value: str) -> str | None:
+def _verbatim(e: Scanned, value: str) -> str | None:
     """The string as it stands in the entry's text (a command parsed out of JSON may stand escaped),
     cut to its first line, or None when it does not stand there."""
     value = value.strip().rstrip(".,;:")[:MAX_LEN]

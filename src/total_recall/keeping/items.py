@@ -51,7 +51,7 @@ class Found:
     score: float
 
 
-class Source(Protocol):
+class Scanned(Protocol):
     """What item finding reads of an entry."""
 
     seq: int
@@ -110,7 +110,7 @@ class ItemScan:
     unscanned: list[int]
 
 
-def find_items(entries: Sequence[Source]) -> ItemScan:
+def find_items(entries: Sequence[Scanned]) -> ItemScan:
     """Every item found mechanically in the entries, once each, verbatim in its entry.
 
     The agent's messages are read newest first, up to AGENT_TEXT_CHARS or until AGENT_ITEMS items are
@@ -118,10 +118,10 @@ def find_items(entries: Sequence[Source]) -> ItemScan:
     is still open); the ones left unread are returned so the marker can point at them. The owner's words
     and failed tool calls are always read.
     """
-    found: list[tuple[ItemKind, Source, str, float]] = []
+    found: list[tuple[ItemKind, Scanned, str, float]] = []
     budget = AGENT_TEXT_CHARS
     messages = [e for e in entries if e.kind == "message" and e.author == "agent"]
-    newest: list[Source] = []
+    newest: list[Scanned] = []
     for e in reversed(messages):
         if len(e.text) > budget:
             break
@@ -256,7 +256,7 @@ def _holding_keys(lows: Sequence[str]) -> set[int]:
     return out
 
 
-def _owner_items(entries: Sequence[Source]) -> Iterator[tuple[ItemKind, Source, str]]:
+def _owner_items(entries: Sequence[Scanned]) -> Iterator[tuple[ItemKind, Scanned, str]]:
     """The owner approving, reporting a failure or naming something for later (never an instruction
     again: those are quoted whole)."""
     said = [(e, e.text[s.start:s.end].strip()) for e in entries if e.author == "owner"
@@ -292,7 +292,7 @@ def _open_todos(text: str) -> Iterator[str]:
                 yield shorten(quoted)
 
 
-def _unanswered(entries: Sequence[Source]) -> Iterator[tuple[Source, str]]:
+def _unanswered(entries: Sequence[Scanned]) -> Iterator[tuple[Scanned, str]]:
     """The owner's last question in the range when nothing from the agent follows it there."""
     for i in range(len(entries) - 1, -1, -1):
         e = entries[i]

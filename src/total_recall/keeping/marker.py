@@ -32,10 +32,10 @@ from total_recall.keeping.cues import Cue, cues_for
 from total_recall.keeping.evicted import MinedEntry, read_range
 from total_recall.keeping.exact_strings import find_strings
 from total_recall.keeping.items import Item, ItemKind, find_items
-from total_recall.keeping.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
 from total_recall.model import Address, SpanTag
 from total_recall.record import markers, queries
 from total_recall.record.store import Store
+from total_recall.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
 
 __all__ = [
     "BO_SHARE", "Item", "ItemKind", "Marker", "Quote", "StoredMarker", "build_marker", "marker_dict",

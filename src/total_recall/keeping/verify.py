@@ -26,10 +26,10 @@ from total_recall.keeping.marker import (
     render,
     stronger,
 )
-from total_recall.keeping.tokens import estimate_tokens
 from total_recall.model import Address, Entry, SpanTag
 from total_recall.record import cues
 from total_recall.record.store import Store
+from total_recall.tokens import estimate_tokens
 
 
 def verify(store: Store, marker: Marker) -> None:

@@ -36,10 +36,10 @@ from total_recall.errors import WindowError
 from total_recall.keeping.marker import StoredMarker, markers_for
 from total_recall.keeping.on_disk import read_path, unchanged_on_disk
 from total_recall.keeping.price import PriceTerms
-from total_recall.keeping.tokens import estimate_tokens
 from total_recall.model import Address, Entry
 from total_recall.record.reading import read
 from total_recall.record.store import Store
+from total_recall.tokens import estimate_tokens
 
 
 class EvictionClass(IntEnum):

@@ -155,8 +155,3 @@ def _space_after(text: str, at: int, reach: int = 80) -> int:
         if text[i].isspace():
             return i + 1
     return at
-
-
-def estimate_tokens(text_bytes: int) -> int:
-    """Tokens a prompt of this many bytes costs, roughly (≈4 bytes a token for English and code)."""
-    return (text_bytes + 3) // 4

@@ -46,10 +46,10 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from total_recall import __version__
 from total_recall.errors import LLMBudgetExceeded, LLMError, LLMNotConfigured
-from total_recall.llm.prompt import estimate_tokens
 from total_recall.llm.redaction import redact, scrub
 from total_recall.llm.settings import LLMSettings, load_settings
 from total_recall.llm.usage import DailyUsage, Day
+from total_recall.tokens import estimate_tokens
 
 MAX_429_RETRIES = 5
 MAX_5XX_RETRIES = 3
@@ -158,7 +158,7 @@ class Provider:
         s = self.settings
         out = max_output_tokens or s.max_output_tokens
         prompt_bytes = sum(len(m.content.encode("utf-8")) for m in messages)
-        prompt_estimate = estimate_tokens(prompt_bytes)
+        prompt_estimate = sum(estimate_tokens(m.content) for m in messages)
         if prompt_estimate + out > s.max_call_tokens:
             raise LLMBudgetExceeded(
                 f"this call needs ~{prompt_estimate + out:,} tokens (~{prompt_estimate:,} for a "
@@ -300,7 +300,7 @@ class Provider:
             prompt_tokens=(prompt_tokens if prompt_tokens is not None
                            else 0 if reported else prompt_estimate),
             completion_tokens=(completion_tokens if completion_tokens is not None
-                               else 0 if reported else estimate_tokens(len(text.encode("utf-8")))),
+                               else 0 if reported else estimate_tokens(text)),
             usage_reported=reported,
             attempts=attempts,
             waited=waited,

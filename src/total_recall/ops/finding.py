@@ -52,7 +52,7 @@ def search(call: Call, p: SearchParams) -> Reply:
 OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
         "search", "finding", Effect.READS, SearchParams, search, argument=("query",), batch="query",
-        flags={"session_id": "session", "directory": "project"},
+        flags={"session_id": "session"},
         example="total-recall search 'TypeError: Cannot read' --since 'last week'",
         doc="Find entries by words, exact strings (paths, hashes, URLs, error lines) and meaning. Every hit "
             "is an address that `read` opens exactly, with a snippet around the match; hits that do not "

@@ -309,7 +309,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
             "registration works."),
     Operation(
         "sessions", "record", Effect.READS, SessionsParams, sessions,
-        flags={"directory": "project"}, example="total-recall sessions --project api --since 'last week'",
+        example="total-recall sessions --directory api --since 'last week'",
         doc="The sessions in the record, most recently active first (last activity: the latest of a "
             "session's last timed entry, its end and its start; sessions with no time last)."),
     Operation(

@@ -28,6 +28,9 @@ from total_recall.record.sync import processes_from
 from total_recall.surfaces.human import human, progress_bar
 from total_recall.surfaces.words import explain, in_cli_words
 
+# Older spellings a flag keeps for the scripts that use them: one filter, one word (`directory`).
+OLDER_FLAGS = {"directory": ("--project",)}
+
 
 def register(group: click.Group, settings_of: Any) -> None:
     """Add one command per operation to `group`; `settings_of(ctx)` gives the record to call it on."""
@@ -146,7 +149,8 @@ def _parameter(op: Operation[Any], name: str, info: FieldInfo) -> click.Paramete
         # Checked by the parameter model after the commas are split (click's choice would see "a,b").
         help_text += " Repeatable, or comma-separated."
         metavar = f"[{'|'.join(choices)}]" if choices else metavar
-    return click.Option([flag, name], type=click_type, multiple=many, default=None, required=False,
+    return click.Option([flag, *OLDER_FLAGS.get(name, ()), name], type=click_type, multiple=many,
+                        default=None, required=False,
                         help=help_text, metavar=None if choices and not many else metavar)
 
 
