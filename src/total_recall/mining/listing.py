@@ -149,6 +149,9 @@ def _row(store: Store, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:
         "started": s.started,
         "last_active": iso(c.last_active),
         "entries": s.entries,
+        "owner_count": kinds.get(("owner", "message"), 0),
+        "agent_count": kinds.get(("agent", "message"), 0),
+        # Seed 004's names for the same two counts, for the clients that read them.
         "user_count": kinds.get(("owner", "message"), 0),
         "assistant_count": kinds.get(("agent", "message"), 0),
         "tool_count": sum(n for (_, kind), n in kinds.items() if kind == "tool_call"),
