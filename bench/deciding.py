@@ -64,8 +64,8 @@ from total_recall.llm.prompt import Piece, fit
 from total_recall.llm.provider import Message, Provider
 from total_recall.model import Address, Entry
 from total_recall.record import spans
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.tokens import estimate_tokens
 
@@ -484,7 +484,7 @@ class Score:
 class Reader:
     """Entry texts by address, cached: the one way both methods get back into the record."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Record) -> None:
         self.store = store
         self.cache: dict[str, str | None] = {}
 
@@ -547,7 +547,7 @@ def in_range(cycle_of: list[tuple[str, int]], upto: int) -> list[str]:
 
 def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     root = work / "claude"
-    store = Store(work / "record.sqlite3")
+    store = Record(work / "record.sqlite3")
     truths: list[Truth] = []
     writers: list[ClaudeWriter] = []
     planters: list[Planter] = []
@@ -683,7 +683,7 @@ def build_time(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     p = Planter(args.seed + 99, truth)
     w = ClaudeWriter(root / "projects" / "-srv-big" / f"{uuid.UUID(int=args.seed + 99)}.jsonl", "/srv/big",
                      1_790_000_000)
-    store = Store(work / "record-10k.sqlite3")
+    store = Record(work / "record-10k.sqlite3")
     while True:
         write_turns(w, p, 100)
         sync(store, ["claude-code"], roots={"claude-code": root})
@@ -712,7 +712,7 @@ def fixtures(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
     roots = {"claude-code": work / "fx-claude", "codex": work / "fx-codex"}
     shutil.copytree(FIXTURES / "claude_code", roots["claude-code"])
     shutil.copytree(FIXTURES / "codex", roots["codex"])
-    store = Store(work / "record-fixtures.sqlite3")
+    store = Record(work / "record-fixtures.sqlite3")
     sync(store, list(roots), roots=roots)
     reader = Reader(store)
     rows = []

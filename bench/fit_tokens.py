@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from total_recall.keeping import tokens
-from total_recall.record.store import Store
+from total_recall import tokens
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 REPO = Path(__file__).resolve().parent.parent
@@ -89,7 +89,7 @@ def session_texts() -> dict[str, list[str]]:
     """Entry texts of the fixture sessions, by source file (path relative to the repository)."""
     by_file: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="fit-tokens-") as tmp:
-        store = Store(Path(tmp) / "record.sqlite3")
+        store = Record(Path(tmp) / "record.sqlite3")
         try:
             report = sync(store, list(ROOTS), roots=ROOTS)
             if report.errors or not report.entries_added:

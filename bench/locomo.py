@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,7 +130,7 @@ def write_store(convs: Sequence[Conversation], projects: Path) -> None:
             (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def address_map(store: Store, convs: Sequence[Conversation]) -> dict[str, dict[str, str]]:
+def address_map(store: Record, convs: Sequence[Conversation]) -> dict[str, dict[str, str]]:
     """conv_id -> dia_id -> address, checked entry by entry against the text written."""
     numbers = {s.native_id: s.number for s in store.sessions(["claude-code"])}
     out: dict[str, dict[str, str]] = {}
@@ -202,7 +202,7 @@ def judge(q: Question, system: str, ranked: Sequence[str]) -> None:
 
 
 def open_record(stack: contextlib.ExitStack, record: Path | None,
-                convs: Sequence[Conversation]) -> tuple[Store, float, bool]:
+                convs: Sequence[Conversation]) -> tuple[Record, float, bool]:
     """The synced record of `convs`: in a temporary folder, or kept in (and reused from) `record`.
 
     Returns the store, the sync's seconds and whether the record was reused."""
@@ -216,7 +216,7 @@ def open_record(stack: contextlib.ExitStack, record: Path | None,
     if not reused:
         write_store(convs, tmp / "claude" / "projects")
     t = time.perf_counter()
-    store = Store(tmp / "record.sqlite3")
+    store = Record(tmp / "record.sqlite3")
     stack.callback(store.close)
     report = sync(store, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
     if reused:
@@ -277,7 +277,7 @@ def ask_bm25(convs: Sequence[Conversation], addrs: dict[str, dict[str, str]], qu
     return (time.perf_counter() - t) * 1000 / max(len(questions), 1)
 
 
-def ask_ours(search: Callable[..., Any], store: Store, addrs: dict[str, dict[str, str]],
+def ask_ours(search: Callable[..., Any], store: Record, addrs: dict[str, dict[str, str]],
              questions: Sequence[Question], system: str = "ours",
              meaning: bool = True) -> tuple[list[float], int]:
     """Judge every question by our search within its own conversation; latencies (ms) and hits found
@@ -375,7 +375,7 @@ def check_ids(convs: Sequence[Conversation]) -> None:
         sys.exit("a conversation id is a prefix of another: project scoping by substring would leak")
 
 
-def embed_all(store: Store) -> tuple[bool, float]:
+def embed_all(store: Record) -> tuple[bool, float]:
     """Embed every turn still without a vector, when the vectors extra is installed: (with meaning, s)."""
     from total_recall.indexes import vectors
 

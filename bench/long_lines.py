@@ -38,13 +38,13 @@ if mode == "floor":
     out["bytes"] = n
 elif mode == "sync":
     import os, tempfile
-    from total_recall.record.store import Store
+    from total_recall.record.database import Record
     from total_recall.record.sync import sync
     work = Path(tempfile.mkdtemp(dir=path.parent))
     project = work / "projects" / "-srv-app"
     project.mkdir(parents=True)
     os.link(path, project / "4f1c2d3e-0000-4000-8000-000000000001.jsonl")
-    with Store(work / "record" / "record.sqlite3") as store:
+    with Record(work / "record" / "record.sqlite3") as store:
         report = sync(store, ["claude-code"], roots={"claude-code": work / "projects"},
                       env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
     out["entries"], out["warnings"] = report.entries_added, [str(w) for w in report.warnings]

@@ -63,7 +63,7 @@ from generate import generate
 from ingest import run_sync
 from total_recall.find.search import SCORED, SearchError, search, words_query
 from total_recall.indexes import vectors
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 TYPES = ("phrase", "exact", "rare", "common")
 EXACT_KINDS = ("hash", "path", "host", "version", "error")
@@ -112,7 +112,7 @@ def ensure_store(store: Path, size_mb: float, seed: int) -> None:
 
 def index_version() -> dict[str, str]:
     """Hashes of the code that decides what a sync writes: a record synced by other code is rebuilt
-    (a migration added since is fine: Store applies it on open)."""
+    (a migration added since is fine: Record applies it on open)."""
     pieces = {"migrations": inspect.getsource(migrations)}
     pieces |= {"exact": inspect.getsource(strings_mod) + inspect.getsource(failures_mod),
                "on_append": inspect.getsource(indexes_mod.on_append) + inspect.getsource(words_mod.add),
@@ -251,7 +251,7 @@ def stats(xs: list[float]) -> dict[str, float]:
             "mean": sum(xs) / len(xs), "max": max(xs)}
 
 
-def run_one(store: Store, q: Query) -> None:
+def run_one(store: Record, q: Query) -> None:
     t = time.perf_counter()
     try:
         q.hits = len(search(store, q.text, limit=10, **q.filters))
@@ -260,7 +260,7 @@ def run_one(store: Store, q: Query) -> None:
     q.ms = (time.perf_counter() - t) * 1000
 
 
-def bm25_alone(store: Store, q: Query) -> float | None:
+def bm25_alone(store: Record, q: Query) -> float | None:
     """ms FTS5 takes to rank the query's words over their newest SCORED matches, newest shard first; None
     when the query has no words to rank."""
     fts = words_query(q.text)
@@ -363,7 +363,7 @@ def report(
 
 def _embed_into(record: Path) -> None:
     """Embed every pending entry of `record` (in a forked child: the model stays out of the parent)."""
-    store = Store(record)
+    store = Record(record)
     start = last = time.perf_counter()
 
     def progress(n: int, total: int) -> None:
@@ -388,7 +388,7 @@ def _fill_random(record: Path) -> None:
     bench/locomo.py measures with real ones. ~100 minutes of embedding at 1 M entries become seconds."""
     import numpy as np
 
-    store = Store(record)
+    store = Record(record)
     rng = np.random.default_rng(1)
     while rows := vectors.pending(store.db, 20_000):
         unit = rng.standard_normal((len(rows), vectors.DIM)).astype(np.float32)
@@ -449,7 +449,7 @@ def ensure_vectors(base: Path, home: Path, fill: str = "model") -> Path:
 def _searcher(conn: Connection, record: Path) -> None:
     """Search `record` for each (text, filters) received, answering (ms, addresses or None); on None,
     answer (peak RSS MB, whether the model loaded, vectors in the record) and stop."""
-    store = Store(record)
+    store = Record(record)
     while (asked := conn.recv()) is not None:
         t = time.perf_counter()
         try:
@@ -556,7 +556,7 @@ def main() -> None:
 
     rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     pair = SideBySide((with_vectors, record)) if with_vectors else None  # before any record is opened here
-    store = Store(record)
+    store = Record(record)
     entries = store.db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
     sessions = store.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
     record_mb = record.stat().st_size / 1e6

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 
@@ -55,7 +55,7 @@ class ClaudeSession:
             {"tool_use_id": call, "type": "tool_result", "content": output, "is_error": False}]})
         return self
 
-    def sync(self, store: Store) -> int:
+    def sync(self, store: Record) -> int:
         """Sync the root into the record; returns the session's number."""
         report = sync(store, ["claude-code"], roots={"claude-code": self.root})
         assert report.errors == [], report.errors

@@ -21,7 +21,7 @@ from typing import Any
 from tests.conftest import PROMPT_CULT
 from tests.stores import Stores, fixture_stores
 from total_recall.ops import Call, by_name
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 # Words and values the tests look for.
@@ -433,7 +433,7 @@ def add_recent_sessions(stores: Stores, now: datetime | None = None) -> datetime
 class Mined:
     """A synced record over the fixture stores (and the recent sessions), with the stores' digest."""
 
-    store: Store
+    store: Record
     stores: Stores
     digest: dict[str, str]
     started: datetime
@@ -445,7 +445,7 @@ class Mined:
         raise LookupError(f"{harness} {native_id} not in the record")
 
 
-def mine(store: Store, tool: str, *, harness: str | None = None, **arguments: Any) -> Any:
+def mine(store: Record, tool: str, *, harness: str | None = None, **arguments: Any) -> Any:
     """What the MCP tool `tool` answers on `store`'s record (a server bound to `harness`, if given): its
     text for the tools that answer text, else its JSON reply — the operation called in this process."""
     op = by_name(tool)
@@ -471,7 +471,7 @@ def mined_record(base: Path, extra: Callable[[Stores, datetime], None] | None = 
         started = add_recent_sessions(stores)
         if extra is not None:
             extra(stores, started)
-        store = Store(base / "record.sqlite3")
+        store = Record(base / "record.sqlite3")
         try:
             # Only the override roots, and no embedding (slow, and meaning search is not under test here).
             report = sync(store, env={**stores.env, "TOTAL_RECALL_VECTOR_BUDGET": "0"})

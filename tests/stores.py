@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import SESSIONS
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 OVERRIDES = {
@@ -85,7 +85,7 @@ def build_opencode_db(path: Path) -> sqlite3.Connection:
     return db
 
 
-def synced_transcript(tmp_path: Path, turns: list[tuple[str, str, str]], cwd: str = "/rerank") -> Store:
+def synced_transcript(tmp_path: Path, turns: list[tuple[str, str, str]], cwd: str = "/rerank") -> Record:
     """One Claude Code session of plain (role, text, timestamp) turns, synced into a fresh record."""
     folder = tmp_path / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
     folder.mkdir(parents=True)
@@ -100,6 +100,6 @@ def synced_transcript(tmp_path: Path, turns: list[tuple[str, str, str]], cwd: st
         }))
         parent = uid
     (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
     return store

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import REPO
 from total_recall.config import demo_roots
 from total_recall.indexes import words
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -23,7 +23,7 @@ def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_wor
 ) -> None:
     monkeypatch.setattr(ingest, "SHARD_ENTRIES", 20)  # the demo store's 148 entries span 8 shards
     record = tmp_path / "record.sqlite3"
-    with Store(record) as store:
+    with Record(record) as store:
         assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
     scratch = tmp_path / "scratch"
     scratch.mkdir()

@@ -21,7 +21,7 @@ from tests.stores import OVERRIDES, Stores, fixture_stores
 from total_recall.config import DEMO_RECORD_FILE, RECORD_FILE
 from total_recall.keeping.audit import harness_compactions
 from total_recall.keeping.receipts import list_receipts
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync as library_sync
 from total_recall.surfaces.cli import cli
 
@@ -148,7 +148,7 @@ def test_listing_receipts_leaves_the_record_unchanged(synced: Path) -> None:
 
 
 def test_the_receipts_of_codex_compactions_are_written_by_the_sync_once(synced: Path) -> None:
-    with Store(synced / RECORD_FILE) as store:
+    with Record(synced / RECORD_FILE) as store:
         wanted = sorted(c.address for c in harness_compactions(store) if c.harness == "codex")
         written = [r.source or "" for r in list_receipts(store) if r.controller == "codex"]
     assert wanted and sorted(written) == wanted  # before any listing
@@ -164,7 +164,7 @@ def test_the_receipts_of_codex_compactions_are_written_by_the_sync_once(synced: 
 def test_a_sync_catches_up_on_compactions_a_library_sync_recorded(stores: Stores, tmp_path: Path) -> None:
     home = tmp_path / "rec"
     home.mkdir()
-    with Store(home / RECORD_FILE) as store:
+    with Record(home / RECORD_FILE) as store:
         assert library_sync(store).errors == []
     assert not any(r["controller"] == "codex" for r in as_json(run(home, "receipts", "--json"))["receipts"])
     run(home, "sync")

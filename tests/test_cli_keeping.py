@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from total_recall.config import DEMO_RECORD_FILE, record_home
 from total_recall.keeping.receipts import list_receipts
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
 
 MARKER_KEYS = {"id", "session", "range", "instructions", "strings", "items", "pointers", "cue", "notices",
@@ -48,7 +48,7 @@ def test_compact_json_has_the_marker_its_id_and_its_receipt(runner: CliRunner) -
     rule = next(q for q in out["instructions"] if "Never restart the production database" in q["text"])
     read = as_json(run(runner, "read", rule["address"], "--json"))
     assert rule["text"] in read["entries"][0]["text"]
-    with Store(record_home() / DEMO_RECORD_FILE) as store:
+    with Record(record_home() / DEMO_RECORD_FILE) as store:
         [receipt] = [r for r in list_receipts(store, 1) if r.id == out["receipt"]]
     assert (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge) == (
         "cli", "manual", "compacted", "known input")

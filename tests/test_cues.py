@@ -16,14 +16,14 @@ from total_recall.keeping.receipts import Receipt, list_receipts, write_receipt
 from total_recall.keeping.tail import evictable_range, tail_start
 from total_recall.keeping.verify import verify
 from total_recall.model import Address
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Store:
-    store = Store(tmp_path / "record.sqlite3")
+def demo(tmp_path: Path) -> Record:
+    store = Record(tmp_path / "record.sqlite3")
     assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
     return store
 
@@ -31,14 +31,14 @@ def demo(tmp_path: Path) -> Store:
 # -- cues --
 
 
-def test_a_cue_covers_the_session_up_to_its_newest_entry(demo: Store) -> None:
+def test_a_cue_covers_the_session_up_to_its_newest_entry(demo: Record) -> None:
     cue = leave_cue(demo, 1, "  TLS renewal fixed and committed; staging cert is the open thread  ")
     assert (cue.session, cue.covers, cue.text) == (1, "s1#1-90", "TLS renewal fixed and committed; staging "
                                                    "cert is the open thread")
     assert cues_for(demo, 1) == [cue]
 
 
-def test_a_cue_replaces_the_mechanical_items_it_covers_and_the_instructions_stay(demo: Store) -> None:
+def test_a_cue_replaces_the_mechanical_items_it_covers_and_the_instructions_stay(demo: Record) -> None:
     plain = build_marker(demo, Address.parse("s1#1-76"), budget=1500)
     assert plain.items and plain.cue is None
     cue = leave_cue(demo, 1, "TLS renewal fixed; come back here for the staging cert before the 22nd")
@@ -54,7 +54,7 @@ def test_a_cue_replaces_the_mechanical_items_it_covers_and_the_instructions_stay
 
 
 def test_a_thread_with_no_cue_for_its_later_part_falls_back_to_the_mechanical_lines(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Always keep the retry budget at 3.")
     session.tool("make test", "Exit code 1\nFAILED tests/test_retry.py - AssertionError: 4 != 3")
@@ -73,14 +73,14 @@ def test_a_thread_with_no_cue_for_its_later_part_falls_back_to_the_mechanical_li
                                                            ("decision", f"s{number}#7")}
 
 
-def test_the_newest_cue_is_the_one_kept(demo: Store) -> None:
+def test_the_newest_cue_is_the_one_kept(demo: Record) -> None:
     leave_cue(demo, 1, "first note")
     newest = leave_cue(demo, 1, "second note, newer")
     marker = build_marker(demo, Address.parse("s1#1-50"), budget=1000)
     assert marker.cue is not None and marker.cue.text == newest.text
 
 
-def test_a_cue_must_be_one_line_with_text(demo: Store) -> None:
+def test_a_cue_must_be_one_line_with_text(demo: Record) -> None:
     for text, why in (("", "needs text"), ("   ", "needs text"), ("one\ntwo", "one line"),
                       ("x" * 301, "at most 300")):
         with pytest.raises(CueError, match=why):
@@ -90,7 +90,7 @@ def test_a_cue_must_be_one_line_with_text(demo: Store) -> None:
     assert cues_for(demo, 1) == []
 
 
-def test_cues_are_append_only(demo: Store) -> None:
+def test_cues_are_append_only(demo: Record) -> None:
     cue = leave_cue(demo, 1, "a note")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         demo.execute("UPDATE cues SET text = 'rewritten' WHERE id = ?", (cue.id,))
@@ -101,7 +101,7 @@ def test_cues_are_append_only(demo: Store) -> None:
 # -- the verbatim tail --
 
 
-def test_the_tail_is_whole_exchanges_with_both_sides(demo: Store) -> None:
+def test_the_tail_is_whole_exchanges_with_both_sides(demo: Record) -> None:
     entries = read(demo, Address(1))
     owners = [e.seq for e in entries if e.author == "owner"]
     span = evictable_range(demo, 1)  # two exchanges kept: from the second-to-last owner message on
@@ -112,7 +112,7 @@ def test_the_tail_is_whole_exchanges_with_both_sides(demo: Store) -> None:
     assert evictable_range(demo, 1, keep_exchanges=1) == Address(1, 1, owners[-1] - 1)
 
 
-def test_the_tail_can_be_empty_or_the_whole_session(demo: Store) -> None:
+def test_the_tail_can_be_empty_or_the_whole_session(demo: Record) -> None:
     assert evictable_range(demo, 1, keep_exchanges=0) == Address(1, 1, 90)
     assert evictable_range(demo, 1, keep_exchanges=50) is None
     assert tail_start(demo, 2, 1) is None  # a subagent session has no owner message: one exchange
@@ -122,7 +122,7 @@ def test_the_tail_can_be_empty_or_the_whole_session(demo: Store) -> None:
         evictable_range(demo, 42)
 
 
-def test_the_codex_tail_starts_at_an_owner_message(demo: Store) -> None:
+def test_the_codex_tail_starts_at_an_owner_message(demo: Record) -> None:
     assert evictable_range(demo, 3, keep_exchanges=1) == Address(3, 1, 40)
     assert read(demo, "s3#41")[0].author == "owner"
 
@@ -138,7 +138,7 @@ def receipt(**fields: object) -> Receipt:
     return Receipt(**base)  # type: ignore[arg-type]
 
 
-def test_receipts_are_listed_newest_last_with_what_they_say(demo: Store) -> None:
+def test_receipts_are_listed_newest_last_with_what_they_say(demo: Record) -> None:
     first = write_receipt(demo, receipt())
     second = write_receipt(demo, receipt(controller="claude-code", trigger="auto", decision="kept",
                                          knowledge="sent, unconfirmed", source="s1#67", note="harness"))
@@ -149,7 +149,7 @@ def test_receipts_are_listed_newest_last_with_what_they_say(demo: Store) -> None
     assert len(list_receipts(demo)) == 3
 
 
-def test_a_receipt_with_a_value_outside_its_set_is_refused(demo: Store) -> None:
+def test_a_receipt_with_a_value_outside_its_set_is_refused(demo: Record) -> None:
     for fields, why in (({"controller": "vim"}, "controller"), ({"trigger": "whim"}, "trigger"),
                         ({"decision": "maybe"}, "decision"), ({"knowledge": "guess"}, "knowledge"),
                         ({"tokens_before": -1}, "negative"), ({"session": 42}, "session")):
@@ -158,7 +158,7 @@ def test_a_receipt_with_a_value_outside_its_set_is_refused(demo: Store) -> None:
     assert list_receipts(demo) == []
 
 
-def test_receipts_are_append_only(demo: Store) -> None:
+def test_receipts_are_append_only(demo: Record) -> None:
     rid = write_receipt(demo, receipt())
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         demo.execute("UPDATE receipts SET decision = 'kept' WHERE id = ?", (rid,))
@@ -166,7 +166,7 @@ def test_receipts_are_append_only(demo: Store) -> None:
         demo.execute("DELETE FROM receipts WHERE id = ?", (rid,))
 
 
-def test_markers_are_kept_as_shown(demo: Store) -> None:
+def test_markers_are_kept_as_shown(demo: Record) -> None:
     mid = save_marker(demo, build_marker(demo, Address(1), budget=800))
     with pytest.raises(sqlite3.DatabaseError, match="kept as shown"):
         demo.execute("UPDATE markers SET body = '{}' WHERE id = ?", (mid,))

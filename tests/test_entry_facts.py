@@ -16,7 +16,7 @@ from total_recall.find import fact_cache as facts
 from total_recall.find import search as search_module
 from total_recall.find.search import search
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 LIVE = "SELECT id, session, seq, author, kind, ts FROM entries WHERE erased_at IS NULL ORDER BY id"
@@ -26,17 +26,17 @@ QUERIES = ("certificate renewal", "restart the production database", "error", "T
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store(tmp_path / "record.sqlite3")
+def store(tmp_path: Path) -> Record:
+    s = Record(tmp_path / "record.sqlite3")
     assert sync(s, list(demo_roots()), roots=demo_roots()).errors == []
     return s
 
 
-def rows(store: Store, sql: str) -> list[tuple[object, ...]]:
+def rows(store: Record, sql: str) -> list[tuple[object, ...]]:
     return [tuple(r) for r in store.execute(sql)]
 
 
-def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store: Store) -> None:
+def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store: Record) -> None:
     assert rows(store, FACTS) == rows(store, LIVE) and len(rows(store, LIVE)) > 50
     erased = Address.parse(search(store, "certificate", author=["owner"], limit=1)[0].address)
     store.erase(erased, "test")
@@ -47,16 +47,16 @@ def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store
     assert rows(store, FACTS) == rows(store, LIVE)
 
 
-def test_a_record_from_before_entry_facts_gets_them_when_opened(store: Store) -> None:
+def test_a_record_from_before_entry_facts_gets_them_when_opened(store: Record) -> None:
     store.erase(Address.parse(search(store, "certificate", limit=1)[0].address), "test")
     store.db.execute("DROP TABLE entry_facts")
     store.db.execute("DELETE FROM _migrations WHERE name = 'm012_entry_facts'")
     store.close()
-    reopened = Store(store.path)
+    reopened = Record(store.path)
     assert rows(reopened, FACTS) == rows(reopened, LIVE)
 
 
-def test_an_erased_entry_stays_out_of_every_filtered_search(store: Store) -> None:
+def test_an_erased_entry_stays_out_of_every_filtered_search(store: Record) -> None:
     hit = search(store, "certificate renewal", author=["owner"], limit=1)[0]
     text = store.execute("SELECT text FROM entries WHERE session = ? AND seq = ?", (hit.session, hit.seq)
                          ).fetchone()[0]
@@ -72,7 +72,7 @@ def test_an_erased_entry_stays_out_of_every_filtered_search(store: Store) -> Non
             assert hit.address not in found, (word, given)
 
 
-def test_a_searching_process_reads_an_entry_s_facts_once(store: Store) -> None:
+def test_a_searching_process_reads_an_entry_s_facts_once(store: Record) -> None:
     statements: list[str] = []
     store.db.set_trace_callback(statements.append)
     first = search(store, "certificate renewal", limit=10)
@@ -83,7 +83,7 @@ def test_a_searching_process_reads_an_entry_s_facts_once(store: Store) -> None:
     assert not any("FROM entry_facts" in s for s in statements)
 
 
-def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_back(store: Store) -> None:
+def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_back(store: Record) -> None:
     store.db.execute("BEGIN")
     try:
         assert search(store, "certificate renewal", limit=10)
@@ -95,9 +95,9 @@ def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_ba
 
 
 def test_remembered_facts_rank_exactly_as_fresh_reads_however_small_the_memory(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fresh = {q: search(Store(store.path), q, limit=20) for q in QUERIES}
+    fresh = {q: search(Record(store.path), q, limit=20) for q in QUERIES}
     monkeypatch.setattr(facts, "CAPACITY", 7)
     for _ in range(2):
         for query in QUERIES:

@@ -26,7 +26,7 @@ from total_recall.keeping.receipts import Receipt, list_receipts, write_receipt
 from total_recall.llm.provider import Provider
 from total_recall.mining.summaries import summarise_from, summary_cache
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
 
 TOKEN = "tok-7f3a9c1e55"
@@ -153,7 +153,7 @@ def test_an_erased_entry_stays_erased_after_its_file_is_rewritten_under_what_was
 def test_a_cue_holding_a_secret_can_be_erased_and_leaves_no_trace_in_markers(
     claude: ClaudeSession, reader: sqlite3.Connection
 ) -> None:
-    with Store(home() / "record.sqlite3") as store:
+    with Record(home() / "record.sqlite3") as store:
         plain = leave_cue(store, 1, "deploy set up; the staging token is tok-7f3a9c1e55 for now")
         marker = build_marker(store, Address.parse("s1#1-4"), budget=800)
         assert marker.cue is not None and TOKEN in marker.text
@@ -164,7 +164,7 @@ def test_a_cue_holding_a_secret_can_be_erased_and_leaves_no_trace_in_markers(
     result = run("erase", f"cue:{plain.id}", "--reason", "quotes the deploy token", "--json")
     assert result["erased"] == [f"cue:{plain.id}"] and result["reason"] == "quotes the deploy token"
     assert found() == {}
-    with Store(home() / "record.sqlite3") as store:
+    with Record(home() / "record.sqlite3") as store:
         assert cues_for(store, 1) == []
         [tomb] = cues_for(store, 1, include_erased=True)
         assert tomb.erased is not None and "quotes the deploy token" in tomb.text
@@ -177,12 +177,12 @@ def test_a_receipt_note_holding_words_a_caller_wrote_can_be_erased(
     claude: ClaudeSession, reader: sqlite3.Connection
 ) -> None:
     words = "9b2d04e6c1"
-    with Store(home() / "record.sqlite3") as store:
+    with Record(home() / "record.sqlite3") as store:
         receipt = write_receipt(store, Receipt("claude-code", "manual", "kept", "sent, unconfirmed", 1, None,
                                                None, None, None, None, f"custom instructions: keep {words}"))
     assert found(words)
     run("erase", f"receipt:{receipt}", "--reason", "quotes a token")
-    with Store(home() / "record.sqlite3") as store:
+    with Record(home() / "record.sqlite3") as store:
         [kept] = list_receipts(store, 1)
     assert kept.note is not None and kept.note.startswith("[erased ") and "quotes a token" in kept.note
     assert (kept.id, kept.decision, kept.session) == (receipt, "kept", 1)
@@ -194,7 +194,7 @@ def test_a_summary_block_over_an_erased_entry_is_withheld_and_its_text_leaves_th
 ) -> None:
     for var in ("INCEPTION_API_KEY", "TOTAL_RECALL_LLM_PRESET", "TOTAL_RECALL_LLM_MODEL"):
         monkeypatch.delenv(var, raising=False)
-    with running_stub() as stub, Store(home() / "record.sqlite3") as store:
+    with running_stub() as stub, Record(home() / "record.sqlite3") as store:
         stub.script(Reply(body=completion(f"- The owner gave the deploy token {TOKEN} (s1#3).")))
         provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
         summarise_from(store, session=1, provider=provider)

@@ -7,21 +7,21 @@ from pathlib import Path
 
 from tests.keeping_sessions import ClaudeSession
 from total_recall.find.search import search
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 
 FILLER = ("The deploy of the billing service went through the usual checks and the staging cluster "
           "answered every probe in time. ")
 
 
-def _text(store: Store, address: str) -> str:
+def _text(store: Record, address: str) -> str:
     return read(store, address)[0].text
 
 
 def test_a_whole_error_line_asked_back_ranks_the_entry_holding_it_above_its_look_alike_lines(
     tmp_path: Path,
 ) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     wanted = "x509: certificate signed by unknown authority (code 3771b1)"
     # The line asked for sits mid-way through a long output (past the part the exact index scans); six
@@ -41,7 +41,7 @@ def test_a_whole_error_line_asked_back_ranks_the_entry_holding_it_above_its_look
 
 
 def test_an_abbreviated_hash_finds_the_entry_holding_the_full_hash_first(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     full = "3771b0e4c2d9a8f61b5e0c7d2a9f4e3b1c8d6a05"
     sha256 = "c0ffee" + "9a41d2" * 9 + "b7e1"  # 64 hex characters
@@ -61,7 +61,7 @@ def test_an_abbreviated_hash_finds_the_entry_holding_the_full_hash_first(tmp_pat
 
 
 def test_a_path_query_ranks_the_entry_naming_that_path_above_paths_sharing_most_of_it(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     wanted = "/srv/shop/services/payments/config/tls.yaml"
     session.owner(f"Look at {wanted} before the switch; " + FILLER * 4)
@@ -76,7 +76,7 @@ def test_a_path_query_ranks_the_entry_naming_that_path_above_paths_sharing_most_
 
 
 def test_a_snippet_is_plain_text_centred_on_the_exact_string_matched(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     # A tool output recorded with its JSON envelope: the text holds `\n` and `\"` escapes.
     envelope = ('runner stdout: {"output": "' + "On branch main\\nnothing to commit\\n" * 30

@@ -25,7 +25,7 @@ from total_recall.mining.bounds import dump
 from total_recall.mining.flood import MARKER, cap_text, fit_json, overflow_dir, overflow_folder, prune
 from total_recall.mining.histogram import of_text
 from total_recall.ops import Call, by_name
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
 
 
@@ -244,7 +244,7 @@ ERASED = (
 )
 
 
-def secret_record() -> Store:
+def secret_record() -> Record:
     """A record in the test's record home whose s1#2 holds the secret, among plain turns."""
     filler = [("user", f"filler question {n}: what is the status of the token rotation?",
                f"2026-05-01T10:{n:02d}:00Z") for n in range(10, 40)]

@@ -17,7 +17,7 @@ from tests.conftest import SESSIONS
 from tests.stores import build_opencode_db
 from total_recall.model import EntryDraft, ReadWarning
 from total_recall.readers import Cursor, reader_for
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 # Keys every format uses, so random objects reach deep into the readers' branches.
@@ -81,7 +81,7 @@ LAYOUT = {
 
 
 def sync_one(harness: str, root: Path, home: Path) -> Any:
-    with Store(home / "record.sqlite3") as store:
+    with Record(home / "record.sqlite3") as store:
         return sync(store, [harness], roots={harness: root})
 
 

@@ -20,7 +20,7 @@ from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.hooks import parse_payload, session_for
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.receipts import list_receipts
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
@@ -37,8 +37,8 @@ class Harnesses:
     def hook(self, harness: str, stdin: str) -> Result:
         return CliRunner().invoke(cli, ["--home", str(self.home), "hook", harness], input=stdin)
 
-    def store(self) -> Store:
-        return Store(self.home / "record.sqlite3")
+    def store(self) -> Record:
+        return Record(self.home / "record.sqlite3")
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from total_recall.find import search as search_module
 from total_recall.find.search import search
 from total_recall.indexes import words
 from total_recall.model import Address
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 QUERIES = ["certbot", "restart the production database", "certificate renewal failed", "/etc/ssl/private",
@@ -28,28 +28,28 @@ FILTERS: list[dict[str, object]] = [
 SMALL = 20  # entries per shard in these tests: the demo store (148 entries) spans several
 
 
-def synced(folder: Path, *harnesses: str) -> Store:
+def synced(folder: Path, *harnesses: str) -> Record:
     folder.mkdir(exist_ok=True)
-    store = Store(folder / "record.sqlite3")
+    store = Record(folder / "record.sqlite3")
     report = sync(store, list(harnesses or demo_roots()), roots=demo_roots())
     assert report.errors == []
     return store
 
 
-def found(store: Store) -> list[set[str]]:
+def found(store: Record) -> list[set[str]]:
     return [
         {h.address for h in search(store, q, limit=1000, meaning=False, **f)}  # type: ignore[arg-type]
         for q in QUERIES for f in FILTERS
     ]
 
 
-def indexed(store: Store) -> dict[str, list[int]]:
+def indexed(store: Record) -> dict[str, list[int]]:
     """Entry ids held by each shard (external content: the docsize table lists what the index holds)."""
     return {s.name: [r[0] for r in store.db.execute(f"SELECT id FROM {s.name}_docsize ORDER BY id")]
             for s in words.shards(store.db)}
 
 
-def assert_each_entry_in_its_one_shard(store: Store) -> None:
+def assert_each_entry_in_its_one_shard(store: Record) -> None:
     shards = sorted(words.shards(store.db), key=lambda s: s.first)
     held = indexed(store)
     for shard, after in zip(shards, [*shards[1:], None], strict=True):
@@ -122,7 +122,7 @@ def test_rebuild_cuts_a_record_indexed_whole_into_shards_that_find_the_same(
         assert found(store) == before
 
 
-def _months_apart(tmp_path: Path) -> Store:
+def _months_apart(tmp_path: Path) -> Record:
     """One Claude Code session of 90 turns spread over July to November 2026, synced."""
     said = ["deploy the certificate", "rollback failed again", "certificate renewal works",
             "deploy rollback plan", "the renewal timer"]
@@ -189,7 +189,7 @@ def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(
     store.close()
     # The migration runs its own frozen copy of the rebuild: what the live index code says since is not it.
     monkeypatch.setattr(words, "SHARD_ENTRIES", live_shard_entries)
-    again = Store(tmp_path / "record.sqlite3")
+    again = Record(tmp_path / "record.sqlite3")
     assert [s.name for s in words.shards(again.db)] == ["entries_fts"]
     assert again.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
                             ).fetchone()[0] == timed > 100
@@ -218,7 +218,7 @@ def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
 ) -> None:
     store = synced(tmp_path)
     expected = [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)]
-    other = Store(tmp_path / "record.sqlite3")
+    other = Record(tmp_path / "record.sqlite3")
     real = words.shards
     rebuilt: list[bool] = []
 

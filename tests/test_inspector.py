@@ -24,8 +24,8 @@ from tests.conftest import REPO
 from tests.stores import fixture_stores
 from tests.test_mcp import WRITING_TOOLS
 from total_recall.ops.replies import entry_json
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 # Keep in step with the inspector step of .ci/run.
@@ -102,23 +102,23 @@ def inspector() -> Inspector:
 
 
 @dataclass
-class Record:
+class Served:
     path: Path
     server_env: dict[str, str]
 
 
 @pytest.fixture
-def record(tmp_path: Path) -> Iterator[Record]:
+def record(tmp_path: Path) -> Iterator[Served]:
     with fixture_stores(tmp_path / "stores") as stores:
         env = {**stores.env, "TOTAL_RECALL_HOME": str(tmp_path / "record"), "TOTAL_RECALL_SANDBOX": "1",
                "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         path = tmp_path / "record" / "record.sqlite3"
-        with Store(path) as store:
+        with Record(path) as store:
             assert sync(store, env=env).errors == []
-        yield Record(path, env)
+        yield Served(path, env)
 
 
-def run(inspector: Inspector, record: Record, *method: str) -> subprocess.CompletedProcess[str]:
+def run(inspector: Inspector, record: Served, *method: str) -> subprocess.CompletedProcess[str]:
     """`mcp-inspector --cli` against `total-recall mcp`; the server's environment goes by -e, as a client's
     config would pass it (the Inspector does not hand its own environment to the server)."""
     env_args = [arg for key, value in record.server_env.items() for arg in ("-e", f"{key}={value}")]
@@ -127,7 +127,7 @@ def run(inspector: Inspector, record: Record, *method: str) -> subprocess.Comple
                           env=inspector.env(), capture_output=True, text=True, timeout=120)
 
 
-def tool_call(inspector: Inspector, record: Record, tool: str, **arguments: str) -> dict[str, Any]:
+def tool_call(inspector: Inspector, record: Served, tool: str, **arguments: str) -> dict[str, Any]:
     args = [a for key, value in arguments.items() for a in ("--tool-arg", f"{key}={value}")]
     done = run(inspector, record, "--method", "tools/call", "--tool-name", tool, *args)
     assert done.returncode == 0, done.stderr
@@ -138,7 +138,7 @@ def tool_call(inspector: Inspector, record: Record, tool: str, **arguments: str)
 
 
 def test_the_inspector_lists_every_tool_with_honest_annotations_and_portable_schemas(inspector: Inspector,
-                                                                        record: Record) -> None:
+                                                                        record: Served) -> None:
     done = run(inspector, record, "--method", "tools/list", "--strict")
     assert done.returncode == 0, done.stderr  # --strict exits 6 on any error-severity portability problem
     tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
@@ -150,16 +150,16 @@ def test_the_inspector_lists_every_tool_with_honest_annotations_and_portable_sch
     assert tools["read"]["inputSchema"]["properties"]["max_bytes"]["maximum"] == 8_388_608
 
 
-def test_the_inspector_calls_list_sessions(inspector: Inspector, record: Record) -> None:
+def test_the_inspector_calls_list_sessions(inspector: Inspector, record: Served) -> None:
     got = tool_call(inspector, record, "list_sessions", all="true", max_bytes="8388608")
-    with Store(record.path) as store:
+    with Record(record.path) as store:
         expected = {s.address for s in store.sessions()}
     assert {s["session"] for s in got["sessions"]} == expected
     assert got["held_back"] == 0
 
 
-def test_the_inspector_reads_an_address_exactly(inspector: Inspector, record: Record) -> None:
-    with Store(record.path) as store:
+def test_the_inspector_reads_an_address_exactly(inspector: Inspector, record: Served) -> None:
+    with Record(record.path) as store:
         session = next(s for s in store.sessions() if s.harness == "opencode")
         address = f"{session.address}#1-2"
         expected = [entry_json(e) for e in read(store, address)]
@@ -167,17 +167,17 @@ def test_the_inspector_reads_an_address_exactly(inspector: Inspector, record: Re
     assert got["entries"] == expected and got["bounds"]["returned_records"] == 2
 
 
-def test_the_inspector_searches_and_gets_addresses(inspector: Inspector, record: Record) -> None:
+def test_the_inspector_searches_and_gets_addresses(inspector: Inspector, record: Served) -> None:
     got = tool_call(inspector, record, "search", query="fixture", limit="5", harness='["codex"]')
     assert len(got["hits"]) == 5
-    with Store(record.path) as store:
+    with Record(record.path) as store:
         for hit in got["hits"]:
             assert hit["harness"] == "codex"
             assert "fixture" in read(store, hit["address"])[0].text.lower()
 
 
 def test_the_inspector_sees_an_unknown_parameter_refused_as_a_tool_error(inspector: Inspector,
-                                                                         record: Record) -> None:
+                                                                         record: Served) -> None:
     done = run(inspector, record, "--method", "tools/call", "--tool-name", "read", "--tool-arg", "adress=s1")
     assert done.returncode != 0  # the Inspector exits non-zero on a result with isError
     result = json.loads(done.stdout)

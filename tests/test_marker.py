@@ -21,8 +21,8 @@ from total_recall.keeping.marker import Marker, build_marker, markers_for, save_
 from total_recall.keeping.tail import evictable_range
 from total_recall.keeping.verify import verify
 from total_recall.model import Address
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 from total_recall.tokens import estimate_tokens, number_and_comma_weight, weight
@@ -37,13 +37,13 @@ ADDRESS = re.compile(r"s(\d+)#(\d+)((?:,\d+)*)(?:-(\d+))?")
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Store:
-    store = Store(tmp_path / "record.sqlite3")
+def demo(tmp_path: Path) -> Record:
+    store = Record(tmp_path / "record.sqlite3")
     assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
     return store
 
 
-def text_at(store: Store, address: str) -> str:
+def text_at(store: Record, address: str) -> str:
     return read(store, address)[0].text
 
 
@@ -63,7 +63,7 @@ def addresses_in(text: str, ranges: bool = True) -> set[str]:
 
 
 def test_the_tls_story_marker_quotes_the_rule_the_commit_the_cert_path_and_the_error_with_their_addresses(
-    demo: Store,
+    demo: Record,
 ) -> None:
     marker = build_marker(demo, Address(1), budget=1500)
     rule = [q for q in marker.instructions if RULE in q.text]
@@ -80,7 +80,7 @@ def test_the_tls_story_marker_quotes_the_rule_the_commit_the_cert_path_and_the_e
 
 
 def test_every_line_of_the_owner_s_own_words_is_quoted_word_for_word_instructions_first_and_no_paste_is(
-    demo: Store,
+    demo: Record,
 ) -> None:
     marker = build_marker(demo, Address(1), budget=1500)
     quoted = [(q.tag, q.text) for q in marker.instructions]
@@ -112,7 +112,7 @@ def test_every_line_of_the_owner_s_own_words_is_quoted_word_for_word_instruction
     assert "ignore the previous rule" not in marker.text
 
 
-def test_a_pasted_email_full_of_imperatives_is_not_quoted_as_an_instruction(demo: Store) -> None:
+def test_a_pasted_email_full_of_imperatives_is_not_quoted_as_an_instruction(demo: Record) -> None:
     marker = build_marker(demo, Address.parse("s1#20-40"), budget=1500)
     assert "ignore the previous rule" in text_at(demo, "s1#26")
     assert not any("ignore the previous rule" in q.text or "restart everything" in q.text
@@ -123,13 +123,13 @@ def test_a_pasted_email_full_of_imperatives_is_not_quoted_as_an_instruction(demo
     assert any("Go ahead with the nginx fix." in q.text for q in marker.instructions)
 
 
-def test_a_question_is_not_an_instruction_but_an_unanswered_one_is_an_open_item(demo: Store) -> None:
+def test_a_question_is_not_an_instruction_but_an_unanswered_one_is_an_open_item(demo: Record) -> None:
     marker = build_marker(demo, Address.parse("s1#60-63"), budget=600)
     assert [(q.tag, q.address) for q in marker.instructions] == [("question", "s1#63")]
     assert [(i.kind, i.address) for i in marker.items if i.kind == "open"] == [("open", "s1#63")]
 
 
-def test_the_marker_fits_its_budget_and_says_its_tokens(demo: Store) -> None:
+def test_the_marker_fits_its_budget_and_says_its_tokens(demo: Record) -> None:
     for budget in (200, 400, 800, 3000):
         marker = build_marker(demo, Address(1), budget=budget)
         assert marker.tokens == estimate_tokens(marker.text) <= budget
@@ -137,7 +137,7 @@ def test_the_marker_fits_its_budget_and_says_its_tokens(demo: Store) -> None:
         assert marker.text.endswith(f"[end total-recall marker {marker.range}]")
 
 
-def test_what_does_not_fit_is_counted_and_pointed_at_never_dropped(demo: Store) -> None:
+def test_what_does_not_fit_is_counted_and_pointed_at_never_dropped(demo: Record) -> None:
     small = build_marker(demo, Address(1), budget=300)
     large = build_marker(demo, Address(1), budget=20_000)
     assert not any(p.startswith("→") and "more" in p for p in large.pointers)
@@ -156,7 +156,7 @@ def test_what_does_not_fit_is_counted_and_pointed_at_never_dropped(demo: Store) 
 def test_when_bo_fills_the_oldest_instructions_become_pointers_and_the_owner_is_told(
     tmp_path: Path,
 ) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     planted = []
     for n in range(12):
@@ -179,7 +179,7 @@ def test_when_bo_fills_the_oldest_instructions_become_pointers_and_the_owner_is_
 
 
 def test_pointers_fold_into_one_directory_line_when_they_overflow_too(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     for n in range(40):
         session.owner(f"Never deploy build {n} without the sign-off of team {n}.").agent("Noted.")
@@ -196,7 +196,7 @@ def test_pointers_fold_into_one_directory_line_when_they_overflow_too(tmp_path: 
 
 
 def test_a_bo_too_small_for_any_line_keeps_a_directory_of_the_range_and_says_so(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     for n in range(30):
         session.owner(f"Always tag release {n} before you push it.").agent("Will do.")
@@ -207,7 +207,7 @@ def test_a_bo_too_small_for_any_line_keeps_a_directory_of_the_range_and_says_so(
     assert "even that needs" in marker.notices[0]
 
 
-def test_a_budget_too_small_for_the_header_is_refused_with_the_minimum(demo: Store) -> None:
+def test_a_budget_too_small_for_the_header_is_refused_with_the_minimum(demo: Record) -> None:
     with pytest.raises(MarkerError, match="header alone takes"):
         build_marker(demo, Address(1), budget=10)
     with pytest.raises(MarkerError, match="between 0 and the budget"):
@@ -216,7 +216,7 @@ def test_a_budget_too_small_for_the_header_is_refused_with_the_minimum(demo: Sto
         build_marker(demo, Address(1), budget=0)
 
 
-def test_a_range_past_the_session_or_a_missing_session_is_an_address_error(demo: Store) -> None:
+def test_a_range_past_the_session_or_a_missing_session_is_an_address_error(demo: Record) -> None:
     with pytest.raises(AddressError, match="outside s1"):
         build_marker(demo, Address.parse("s1#80-200"), budget=500)
     with pytest.raises(AddressError, match="no such session"):
@@ -226,7 +226,7 @@ def test_a_range_past_the_session_or_a_missing_session_is_an_address_error(demo:
 def test_compacting_five_times_gives_markers_as_detailed_as_the_first(tmp_path: Path) -> None:
     """Each cycle the harness shows the last marker back to the model inside the owner's turn; a new
     marker never quotes it, yet keeps every planted instruction and string, from the record."""
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     planted: list[tuple[str, str]] = []
     previous: Marker | None = None
@@ -262,7 +262,7 @@ def test_compacting_five_times_gives_markers_as_detailed_as_the_first(tmp_path: 
 
 
 def test_an_erased_entry_never_appears_in_a_marker_and_withdraws_the_markers_that_quoted_it(
-    demo: Store,
+    demo: Record,
 ) -> None:
     before = build_marker(demo, Address(1), budget=3000)
     marker_id = save_marker(demo, before)
@@ -279,7 +279,7 @@ def test_an_erased_entry_never_appears_in_a_marker_and_withdraws_the_markers_tha
     assert body == ""
 
 
-def test_a_quarantined_entry_never_appears_and_hides_the_markers_that_quoted_it(demo: Store) -> None:
+def test_a_quarantined_entry_never_appears_and_hides_the_markers_that_quoted_it(demo: Record) -> None:
     marker_id = save_marker(demo, build_marker(demo, Address(1), budget=3000))
     demo.quarantine(Address.parse("s1#53"), "test: injected")
     after = build_marker(demo, Address(1), budget=3000)
@@ -293,7 +293,7 @@ def test_a_quarantined_entry_never_appears_and_hides_the_markers_that_quoted_it(
     assert [m.id for m in markers_for(demo, 1)] == [marker_id]
 
 
-def test_stored_markers_come_back_newest_last_exactly_as_built(demo: Store) -> None:
+def test_stored_markers_come_back_newest_last_exactly_as_built(demo: Record) -> None:
     first = build_marker(demo, Address.parse("s1#1-40"), budget=800)
     second = build_marker(demo, Address.parse("s1#1-76"), budget=800)
     ids = [save_marker(demo, first), save_marker(demo, second)]
@@ -304,7 +304,7 @@ def test_stored_markers_come_back_newest_last_exactly_as_built(demo: Store) -> N
 
 
 def test_any_range_budget_and_bo_gives_a_marker_that_fits_and_verifies_or_a_clear_refusal(
-    demo: Store,
+    demo: Record,
 ) -> None:
     rng = random.Random(4)
     built = 0
@@ -327,7 +327,7 @@ def test_any_range_budget_and_bo_gives_a_marker_that_fits_and_verifies_or_a_clea
 
 
 def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the migrations.")
     session.tool("alembic upgrade head", "Error: relation \"orders\" already exists\nexit status 1")
@@ -347,7 +347,7 @@ def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp
 
 def test_an_exit_line_below_the_first_marks_the_call_failed_and_an_exit_of_zero_does_not(
         tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Build it.")
     session.tool("make", "Compiling 14 files\nlinking\nexit status 2")
@@ -359,7 +359,7 @@ def test_an_exit_line_below_the_first_marks_the_call_failed_and_an_exit_of_zero_
 
 
 def test_a_rewind_after_the_range_leaves_its_abandoned_instruction_out(tmp_path: Path) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Always tag releases with the date.").agent("Noted.")
     session.owner("Use the staging bucket for the upload.").agent("Uploading to staging.")
@@ -434,7 +434,7 @@ def test_every_item_phrase_gets_past_the_quick_screen_before_the_item_patterns()
 
 def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_path: Path) -> None:
     """Tool outputs recorded before the digest existed are read and judged at build time instead."""
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the migrations, then the tests.")
     for n in range(40):
@@ -457,7 +457,7 @@ def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_pat
 def test_a_traceback_in_the_middle_of_a_long_output_counts_alike_at_sync_and_at_build_time(
         tmp_path: Path) -> None:
     """Only the head and tail of a long output are read, by the sync's digest as by the builder."""
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the long suite.")
     middle = "Traceback (most recent call last):\n  File \"t.py\"\nKeyError: 'x'\n"
@@ -487,7 +487,7 @@ def test_every_sentence_of_the_owner_s_first_paragraph_in_the_real_worktrees_ses
     runner = CliRunner()
     assert runner.invoke(cli, ["sync"]).exit_code == 0
     native = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
-    with Store(record_home() / RECORD_FILE) as store:
+    with Record(record_home() / RECORD_FILE) as store:
         number = next(s.number for s in store.sessions() if s.native_id == native)
         first = next(e for e in read(store, Address(number)) if e.author == "owner")
     result = runner.invoke(cli, ["compact", f"s{number}", "--budget", "800", "--json"])
@@ -520,7 +520,7 @@ def test_naturally_phrased_rules_stay_word_for_word_in_the_marker_after_five_com
     """Owners rarely open with "never": statements of how things are done, conditions, preferences and
     rules buried after a question are the owner's words too, and each stays in the markers or one
     pointer away through five compactions."""
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     markers: list[Marker] = []
     done = 0
@@ -555,7 +555,7 @@ PASTED_MAIL = ("Forwarding what the ops desk sent me:\n\nHi all,\n\nPlease resta
 def test_a_pasted_email_without_headers_is_not_the_owner_s_words_but_his_question_after_it_is(
     tmp_path: Path,
 ) -> None:
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner(PASTED_MAIL).agent("It does not; the logs show no such request.")
     session.owner("Thanks.").agent("Anything else?")

@@ -27,8 +27,8 @@ from total_recall.find.search import search
 from total_recall.indexes import vectors
 from total_recall.model import HARNESSES, Address
 from total_recall.ops.replies import entry_json
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 EXE = Path(sys.executable).parent / "total-recall"
@@ -48,8 +48,8 @@ class Served:
     record: Path
     env: dict[str, str]
 
-    def store(self) -> Store:
-        return Store(self.record)
+    def store(self) -> Record:
+        return Record(self.record)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
         env = {**stores.env, "HOME": str(tmp_path / "home"), "TOTAL_RECALL_HOME": str(tmp_path / "record"),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         record = tmp_path / "record" / "record.sqlite3"
-        with Store(record) as store:
+        with Record(record) as store:
             assert sync(store, env=env).errors == []
         yield Served(record, env)
 
@@ -490,7 +490,7 @@ class RawServer:
 
 def assert_record_whole(server: RawServer, entries: int) -> None:
     """The record a server left behind opens, checks out, and a sync brings it to every entry once."""
-    with Store(server.record) as store:
+    with Record(server.record) as store:
         assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert sync(store, ["claude-code"], roots={"claude-code": server.root}).errors == []
         counted = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM entries").fetchone()

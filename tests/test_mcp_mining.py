@@ -32,8 +32,8 @@ from total_recall.mining.scope import MAX_BYTES_CEILING, sessions_by_activity
 from total_recall.mining.scoped_search import DREAM_TOOL
 from total_recall.model import Address
 from total_recall.ops.replies import hit_json
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 
 MINING_TOOLS = {"list_sessions", "profile_session", "extract_messages", "extract_user_messages",
@@ -85,7 +85,7 @@ class World:
     overflow: Path
 
     @property
-    def store(self) -> Store:
+    def store(self) -> Record:
         return self.mined.store
 
     def address(self, harness: str) -> str:
@@ -287,7 +287,7 @@ def test_index_sessions_makes_the_pending_meaning_vectors_within_its_budget(tmp_
     with fixture_stores(tmp_path / "stores") as stores:
         env = {**stores.env, "HOME": str(tmp_path / "home"), "TOTAL_RECALL_HOME": str(tmp_path / "record"),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
-        with Store(tmp_path / "record" / "record.sqlite3") as store:
+        with Record(tmp_path / "record" / "record.sqlite3") as store:
             assert sync(store, ["vibe"], env=env).errors == []
         with serving(env, tmp_path / "server.log", "--harness", "vibe") as c:
             first = payload(c.call(INDEX_TOOL, {"all": True, "budget_seconds": 600}))

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, TextContent
 from tests.stores import fixture_stores
 from tests.test_mcp import Served, run_client
 from total_recall.ops import OPERATIONS, Operation
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 from total_recall.surfaces.words import in_cli_words
@@ -88,7 +88,7 @@ def copies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Copies]:
         env = {**stores.env, "HOME": str(base / "home"), "TOTAL_RECALL_SANDBOX": "1",
                "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         first = base / "first" / "record.sqlite3"
-        with Store(first) as store:
+        with Record(first) as store:
             assert sync(store, env=env).errors == []
         homes = {}
         for name in ("cli", "mcp"):
@@ -215,7 +215,7 @@ def test_an_operation_refuses_the_same_bad_call_alike_in_each_surfaces_words(
 def test_the_package_exports_its_library_entry_points(tmp_path: Path) -> None:
     import total_recall
 
-    assert set(total_recall.__all__) >= {"OPERATIONS", "Call", "by_name", "Store", "sync", "search", "read"}
+    assert set(total_recall.__all__) >= {"OPERATIONS", "Call", "by_name", "Record", "sync", "search", "read"}
     for name in total_recall.__all__:
         assert getattr(total_recall, name) is not None, name
     record = tmp_path / "record.sqlite3"

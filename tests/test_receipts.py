@@ -22,16 +22,16 @@ from total_recall.keeping.marker import markers_for
 from total_recall.keeping.receipts import list_receipts
 from total_recall.keeping.runtime import next_window
 from total_recall.keeping.window import WindowPolicy, current_window
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
 
 @dataclass
-class Record:
+class Recorded:
     stores: Stores
     home: Path
-    store: Store
+    store: Record
 
     def cli(self, *args: str) -> Result:
         return CliRunner().invoke(cli, ["--home", str(self.home), *args])
@@ -41,21 +41,21 @@ class Record:
 
 
 @pytest.fixture
-def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Record]:
+def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorded]:
     with fixture_stores(tmp_path / "stores") as stores:
         for harness, var in OVERRIDES.items():
             monkeypatch.setenv(var, str(stores.roots[harness]))
-        store = Store(tmp_path / "record" / "record.sqlite3")
+        store = Record(tmp_path / "record" / "record.sqlite3")
         assert sync(store).errors == []
-        yield Record(stores, tmp_path / "record", store)
+        yield Recorded(stores, tmp_path / "record", store)
         store.close()
 
 
-def codex_records(store: Store) -> list[str]:
+def codex_records(store: Record) -> list[str]:
     return [c.address for c in harness_compactions(store) if c.harness == "codex"]
 
 
-def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record: Record) -> None:
+def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record: Recorded) -> None:
     found = harness_compactions(record.store)
     assert {c.harness for c in found} >= {"claude-code", "codex", "openclaw", "vibe"}
     kitchen = record.session_of("synthetic_kitchen_sink_v0.146_all_record_types.jsonl")
@@ -64,7 +64,7 @@ def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record:
     assert len(codex) == 6 and sum(len(c.echoes) for c in codex) == 1
 
 
-def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(record: Record) -> None:
+def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(record: Recorded) -> None:
     wanted = codex_records(record.store)
     assert record.cli("sync").exit_code == 0  # a surface's sync writes them; the fixture's library sync not
     first = record.cli("receipts", "--json")
@@ -82,7 +82,7 @@ def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(rec
     assert receipt_compactions(record.store) == []
 
 
-def test_harness_compactions_without_a_receipt_are_reported(record: Record) -> None:
+def test_harness_compactions_without_a_receipt_are_reported(record: Recorded) -> None:
     out = record.cli("receipts", "--json")
     unlisted = json.loads(out.stdout)["unreceipted"]
     compact = record.session_of("synthetic_compact_after_rewind_dag.jsonl")
@@ -97,7 +97,7 @@ def test_harness_compactions_without_a_receipt_are_reported(record: Record) -> N
 
 
 def test_a_precompact_receipt_accounts_for_the_compaction_claude_code_writes_next(
-        record: Record, tmp_path: Path) -> None:
+        record: Recorded, tmp_path: Path) -> None:
     t = Transcript(record.stores.roots["claude-code"] / "-work-shop" / "1e2d3c4b-5a69.jsonl", "/work/shop")
     for n in range(3):
         t.owner(f"Step {n}: keep the DNS-01 challenge.")
@@ -117,7 +117,7 @@ def test_a_precompact_receipt_accounts_for_the_compaction_claude_code_writes_nex
         c.address for c in unreceipted(record.store)]
 
 
-def test_a_provider_side_compaction_writes_a_receipt_and_nothing_else(record: Record) -> None:
+def test_a_provider_side_compaction_writes_a_receipt_and_nothing_else(record: Recorded) -> None:
     session = record.session_of("609b44ad-7c18-4745-a70b-784281dce85e.jsonl")
     receipt = provider_compacted(record.store, session, tokens_before=180_000, tokens_after=40_000,
                                  note="context management cleared old tool results")
@@ -130,7 +130,7 @@ def test_a_provider_side_compaction_writes_a_receipt_and_nothing_else(record: Re
     assert markers_for(record.store, session) == []
 
 
-def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Record) -> None:
+def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Recorded) -> None:
     session = record.session_of("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
     tokens = current_window(record.store, session).tokens
     # 85% full with the next call: over the notice share, well inside the default headroom.
@@ -147,7 +147,7 @@ def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Record
     assert "runtime" in text.stdout and "kept" in text.stdout
 
 
-def test_receipts_of_a_session_the_record_does_not_hold_is_an_error(record: Record) -> None:
+def test_receipts_of_a_session_the_record_does_not_hold_is_an_error(record: Recorded) -> None:
     bad = record.cli("receipts", "--session", "s999")
     assert bad.exit_code == 2 and "receipts: no session s999 — the record holds s1–" in bad.stderr
     worse = record.cli("receipts", "--session", "3#4")

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from tests.conftest import SESSIONS
 from total_recall.errors import AddressError, RecordError
 from total_recall.model import Address
+from total_recall.record.database import Record
 from total_recall.record.migrations import MIGRATIONS, migrate
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
@@ -23,8 +23,8 @@ DAG = SESSIONS / "claude_code" / "synthetic_compact_after_rewind_dag.jsonl"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store(tmp_path / "rec" / "record.sqlite3")
+def store(tmp_path: Path) -> Record:
+    s = Record(tmp_path / "rec" / "record.sqlite3")
     report = sync(s, ["vibe"], roots={"vibe": VIBE})
     assert report.errors == [] and report.entries_added > 0
     return s
@@ -38,7 +38,7 @@ def test_a_blank_record_migrates_and_migrating_twice_is_a_noop(tmp_path: Path) -
     assert {"sources", "sessions", "entries", "raws", "spans", "erasures", "quarantine"} <= tables
 
 
-def test_the_word_index_holds_16_mb_of_terms_before_writing_a_segment(store: Store) -> None:
+def test_the_word_index_holds_16_mb_of_terms_before_writing_a_segment(store: Record) -> None:
     # Fewer segments written and merged during a large sync; the setting lives in the index itself.
     assert store.db.execute("SELECT v FROM entries_fts_config WHERE k = 'hashsize'").fetchone()[0] == 16 << 20
 
@@ -49,17 +49,17 @@ def test_a_record_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> Non
     db.execute("INSERT INTO _migrations VALUES ('m999_future', 'now')")
     db.close()
     with pytest.raises(RecordError, match="m999_future"):
-        Store(tmp_path / "r.sqlite3")
+        Record(tmp_path / "r.sqlite3")
 
 
 def test_a_file_that_is_not_a_record_is_refused_with_its_path(tmp_path: Path) -> None:
     bad = tmp_path / "record.sqlite3"
     bad.write_bytes(b"garbage" * 1000)
     with pytest.raises(RecordError, match=str(bad)):
-        Store(bad)
+        Record(bad)
 
 
-def test_the_database_refuses_to_update_or_delete_an_entry(store: Store) -> None:
+def test_the_database_refuses_to_update_or_delete_an_entry(store: Record) -> None:
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         store.execute("UPDATE entries SET text = 'rewritten' WHERE seq = 1")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -76,7 +76,7 @@ def test_the_database_refuses_to_update_or_delete_an_entry(store: Store) -> None
         store.execute("UPDATE sessions SET id = 99 WHERE id = 1")
 
 
-def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Store) -> None:
+def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Record) -> None:
     owner = next(e for e in read(store, "s1") if e.author == "owner")
     assert owner.spans and store.raw(owner.session, owner.seq) is not None
     erased = store.erase(Address.parse(owner.address), "contains a password")
@@ -97,13 +97,13 @@ def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Stor
         store.execute("DELETE FROM erasures")
 
 
-def test_erasing_twice_changes_nothing_more(store: Store) -> None:
+def test_erasing_twice_changes_nothing_more(store: Record) -> None:
     store.erase(Address.parse("s1#1"), "first")
     assert store.erase(Address.parse("s1#1"), "second") == []
     assert "first" in read(store, "s1#1")[0].text
 
 
-def test_quarantine_hides_without_editing_and_undo_releases(store: Store) -> None:
+def test_quarantine_hides_without_editing_and_undo_releases(store: Record) -> None:
     before = read(store, "s1#2")[0]
     assert store.quarantine(Address.parse("s1#2"), "injected text") == ["s1#2"]
     held = read(store, "s1#2")[0]
@@ -114,7 +114,7 @@ def test_quarantine_hides_without_editing_and_undo_releases(store: Store) -> Non
         store.execute("DELETE FROM quarantine")
 
 
-def test_a_range_read_returns_exactly_the_range(store: Store) -> None:
+def test_a_range_read_returns_exactly_the_range(store: Record) -> None:
     whole = read(store, "s1")
     part = read(store, "s1#2-3")
     assert [e.address for e in part] == ["s1#2", "s1#3"]
@@ -122,13 +122,13 @@ def test_a_range_read_returns_exactly_the_range(store: Store) -> None:
 
 
 @pytest.mark.parametrize("address", ["s99", "s1#999", "x1", "s0", "s1#5-2"])
-def test_an_unknown_or_malformed_address_is_an_error(store: Store, address: str) -> None:
+def test_an_unknown_or_malformed_address_is_an_error(store: Record, address: str) -> None:
     with pytest.raises(AddressError):
         read(store, address)
 
 
 def test_a_rewind_is_kept_as_a_side_branch_and_the_latest_leaf_is_active(tmp_path: Path) -> None:
-    s = Store(tmp_path / "record.sqlite3")
+    s = Record(tmp_path / "record.sqlite3")
     sync(s, ["claude-code"], roots={"claude-code": DAG})
     lines = [json.loads(line) for line in DAG.read_text(encoding="utf-8").splitlines() if line.strip()]
     children: dict[str, list[str]] = {}
@@ -177,7 +177,7 @@ def test_the_cli_answers_an_unknown_address_with_exit_2_and_a_message(tmp_path: 
     assert result.exit_code == 2 and "not an address" in result.stderr
 
 
-def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store: Store) -> None:
+def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store: Record) -> None:
     assert store.quarantine(Address.parse("s1#2"), "checked") == ["s1#2"]
     assert store.quarantine(Address.parse("s1#2"), "checked again") == []
     assert store.quarantine(Address.parse("s1#2"), "done", undo=True) == ["s1#2"]
@@ -186,7 +186,7 @@ def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store
     assert [a for (a,) in log] == ["quarantine", "release"]
 
 
-def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothing(store: Store) -> None:
+def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothing(store: Record) -> None:
     with pytest.raises(RecordError, match="needs a reason"):
         store.erase(Address.parse("s1#2"), "  ")
     with pytest.raises(RecordError, match="needs a reason"):

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from total_recall.record.database import Record
 from total_recall.record.migrations import MIGRATIONS
-from total_recall.record.store import Store
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_new_record_its_wal_and_its_locks_are_private_under_umask_022(
     tmp_path: Path, umask_022: None
 ) -> None:
     home = tmp_path / "record"
-    with Store(home / "record.sqlite3") as store:
+    with Record(home / "record.sqlite3") as store:
         store.begin()
         store.source("claude-code", "k", "/x.jsonl", "jsonl")
         store.commit()
@@ -79,9 +79,9 @@ def test_a_record_open_to_others_is_made_private_and_its_owner_told_once(tmp_pat
 OPEN = """
 import sys
 from pathlib import Path
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 sys.stdin.read()  # the barrier: every process is ready when the test closes the pipe
-Store(Path(sys.argv[1])).close()
+Record(Path(sys.argv[1])).close()
 """
 
 

@@ -47,7 +47,7 @@ def queries_of(tree: ast.Module) -> list[str]:
 def test_only_the_record_and_its_indexes_query_the_record() -> None:
     strays = {path: found for path, tree in modules()
               if not path.startswith(OWNERS) and path not in KNOWN and (found := queries_of(tree))}
-    assert strays == {}, "query the record through record/ (a query module or a Store method) instead"
+    assert strays == {}, "query the record through record/ (a query module or a Record method) instead"
 
 
 def test_keeping_and_mining_have_no_exception_to_the_record_owning_its_sql() -> None:

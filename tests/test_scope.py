@@ -238,9 +238,9 @@ def test_a_harness_restriction_keeps_resolution_inside_that_harness(mined: Mined
 
 
 def test_an_empty_record_says_to_sync_first(tmp_path: Path) -> None:
-    from total_recall.record.store import Store
+    from total_recall.record.database import Record
 
-    with Store(tmp_path / "empty.sqlite3") as empty:
+    with Record(tmp_path / "empty.sqlite3") as empty:
         rejected(lambda: resolve_session(empty, "profile_session", None), "no sessions", "total-recall sync")
 
 

@@ -18,8 +18,8 @@ from total_recall.find.hits import snippet
 from total_recall.find.search import Filters, search
 from total_recall.indexes.strings import extract, looks_exact
 from total_recall.model import Address
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
@@ -27,18 +27,18 @@ RULE = "Never restart the production database during the day."
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store(tmp_path / "record.sqlite3")
+def store(tmp_path: Path) -> Record:
+    s = Record(tmp_path / "record.sqlite3")
     report = sync(s, list(demo_roots()), roots=demo_roots())
     assert report.errors == []
     return s
 
 
-def texts(store: Store, hits: list) -> list[str]:  # type: ignore[type-arg]
+def texts(store: Record, hits: list) -> list[str]:  # type: ignore[type-arg]
     return [read(store, h.address)[0].text for h in hits]
 
 
-def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(store: Store) -> None:
+def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(store: Record) -> None:
     hits = search(store, "restart the production database", limit=5)
     assert hits
     for hit, text in zip(hits, texts(store, hits), strict=True):
@@ -47,17 +47,17 @@ def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(store
     assert any(RULE in t for t in texts(store, hits))
 
 
-def test_the_owner_s_words_outrank_tool_output_that_repeats_them(store: Store) -> None:
+def test_the_owner_s_words_outrank_tool_output_that_repeats_them(store: Record) -> None:
     hits = search(store, "Never restart the production database during the day", limit=3)
     assert hits[0].author == "owner"
 
 
-def test_a_hash_fragment_finds_its_entries_through_the_exact_index(store: Store) -> None:
+def test_a_hash_fragment_finds_its_entries_through_the_exact_index(store: Record) -> None:
     hits = search(store, "3f9c2e", limit=10)  # a fragment no word tokenizer would match
     assert hits and all("3f9c2e" in t for t in texts(store, hits))
 
 
-def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(store: Store) -> None:
+def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(store: Record) -> None:
     everywhere = search(store, "/etc/ssl/private", limit=50)
     assert len({h.harness for h in everywhere}) > 1 and len({h.author for h in everywhere}) > 1
     for harness in {h.harness for h in everywhere}:
@@ -67,12 +67,12 @@ def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(stor
     assert owner and {h.author for h in owner} == {"owner"}
 
 
-def test_a_path_finds_entries_that_name_it(store: Store) -> None:
+def test_a_path_finds_entries_that_name_it(store: Record) -> None:
     hits = search(store, "/etc/ssl/private", limit=10)
     assert hits and all("/etc/ssl/private" in t for t in texts(store, hits[:5]))
 
 
-def test_filters_scope_by_harness_session_author_and_time(store: Store) -> None:
+def test_filters_scope_by_harness_session_author_and_time(store: Record) -> None:
     assert {h.harness for h in search(store, "certbot", harness=["codex"], limit=50)} == {"codex"}
     assert {h.session for h in search(store, "certbot", session=1, limit=50)} == {1}
     assert {h.author for h in search(store, "certbot", author=["owner"], limit=50)} == {"owner"}
@@ -81,7 +81,7 @@ def test_filters_scope_by_harness_session_author_and_time(store: Store) -> None:
     assert search(store, "certbot", project="/no/such/project") == []
 
 
-def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Store) -> None:
+def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Record) -> None:
     hit = search(store, RULE, author=["owner"], limit=1)[0]
     text = read(store, hit.address)[0].text
     store.erase(Address.parse(hit.address), "test")
@@ -92,7 +92,7 @@ def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Store) -> Non
         assert hit.address not in [h.address for h in search(store, value, limit=1000)], (kind, value)
 
 
-def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(store: Store) -> None:
+def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(store: Record) -> None:
     hit = search(store, RULE, author=["owner"], limit=1)[0]
     store.erase(Address.parse(hit.address), "test")
     indexes.rebuild(store.db)
@@ -100,14 +100,14 @@ def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(sto
         assert hit.address not in [h.address for h in search(store, query, limit=1000)], query
 
 
-def test_an_empty_query_is_a_clear_error(store: Store) -> None:
+def test_an_empty_query_is_a_clear_error(store: Record) -> None:
     with pytest.raises(SearchError, match="empty query"):
         search(store, "   ")
     with pytest.raises(SearchError, match="nothing searchable"):
         search(store, "? !")
 
 
-def test_query_syntax_never_reaches_the_engine_raw(store: Store) -> None:
+def test_query_syntax_never_reaches_the_engine_raw(store: Record) -> None:
     for odd in ['"unbalanced', "NEAR(a b", "a AND OR b", "col:value", "-deploy", "ab^cd", "xy OR"]:
         search(store, odd)  # no sqlite3.OperationalError
     with pytest.raises(SearchError):
@@ -132,7 +132,7 @@ def test_exact_strings_are_extracted_at_ingest() -> None:
 def test_paths_sharing_a_tail_are_indexed_once_per_key_and_found_by_it(tmp_path: Path) -> None:
     from tests.keeping_sessions import ClaudeSession
 
-    store = Store(tmp_path / "record.sqlite3")
+    store = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Compare /srv/app/conf/tls.yaml with /srv/old/conf/tls.yaml before the switch.")
     number = session.sync(store)
@@ -143,7 +143,7 @@ def test_paths_sharing_a_tail_are_indexed_once_per_key_and_found_by_it(tmp_path:
     assert [h.address for h in hits] == [f"s{number}#1"]
 
 
-def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) -> None:
+def test_the_cli_search_contract_and_batch_mode(store: Record, tmp_path: Path) -> None:
     home = str(store.path.parent)
     store.close()
     runner = CliRunner()
@@ -166,7 +166,7 @@ def test_the_cli_search_contract_and_batch_mode(store: Store, tmp_path: Path) ->
     assert bad.exit_code == 2 and "empty query" in bad.stderr and "Traceback" not in bad.output
 
 
-def test_grouped_hits_are_ranges_that_read_opens(store: Store, tmp_path: Path) -> None:
+def test_grouped_hits_are_ranges_that_read_opens(store: Record, tmp_path: Path) -> None:
     home = str(store.path.parent)
     store.close()
     args = ["--home", home, "search", "certbot renew", "--group", "--json", "--limit", "12"]
@@ -178,20 +178,20 @@ def test_grouped_hits_are_ranges_that_read_opens(store: Store, tmp_path: Path) -
     assert groups and sum(len(g["hits"]) for g in groups) == 12
     scores = [g["score"] for g in groups]
     assert scores == sorted(scores, reverse=True)
-    with Store(Path(home) / "record.sqlite3") as again:
+    with Record(Path(home) / "record.sqlite3") as again:
         for g in groups:
             inside = {e.address for e in read(again, g["range"])}
             assert {h["address"] for h in g["hits"]} <= inside
             assert all(h["session"] == g["session"] for h in g["hits"])
 
 
-def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Store) -> None:
+def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Record) -> None:
     hits = search(store, "what did the renewal error say", limit=3, meaning=False)
     assert "Renewal failed: urn:ietf:params:acme:error:unauthorized" in hits[0].snippet
     assert hits[0].author == "tool"
 
 
-def _transcript(tmp_path: Path, turns: list[tuple[str, str]]) -> Store:
+def _transcript(tmp_path: Path, turns: list[tuple[str, str]]) -> Record:
     """One Claude Code session of plain (role, text) turns a minute apart, synced into a fresh record."""
     return synced_transcript(tmp_path, [(role, text, f"2026-11-20T10:{i:02d}:00.000Z")
                                         for i, (role, text) in enumerate(turns)])
@@ -232,7 +232,7 @@ def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tm
 
 
 def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Broad tags (author, harness) now filter beside bm25 instead of inside it, which spares counting a
     # third of the record per tag; scores and order must not change.
@@ -256,7 +256,7 @@ def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
 
 
 def test_filtered_words_with_few_matches_rank_as_the_filtered_index_ranks_them(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Words matching few entries are ranked whole and filtered afterwards, instead of the filter's tags
     # joining the query: the same hits, scores and order, for every kind of filter.
@@ -318,7 +318,7 @@ def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_pa
     assert len(exact("TypeError: banana split")) == len(exact("TypeError:")) == 3
 
 
-def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(store: Store) -> None:
+def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(store: Record) -> None:
     # A common error line is stored thousands of times: a table lookup per copy was most of the lookup.
     plan = " ".join(str(r[3]) for r in store.execute(
         "EXPLAIN QUERY PLAN SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "

@@ -19,7 +19,7 @@ from tests.conftest import SESSIONS
 from tests.inotify import WriteWatch
 from tests.stores import build_opencode_db
 from total_recall.config import record_home
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 OPENCODE_SID = "ses_f0de500f8ffeXvsiYJDOg5JtrU"
@@ -99,7 +99,7 @@ def test_a_full_sync_writes_nothing_in_any_folder_of_the_store(tmp_path: Path, h
     before = digest(root)
     home = record_home()
     with WriteWatch(root) as watch:
-        with Store(home / "record.sqlite3") as store:
+        with Record(home / "record.sqlite3") as store:
             report = sync(store, [name], roots={name: root})
         events = watch.events()
     assert events == []

@@ -27,7 +27,7 @@ from total_recall.mining.summaries import (
 )
 from total_recall.model import Address
 from total_recall.record import summary_blocks as ledger
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
@@ -59,8 +59,8 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(home: Path, roots: dict[str, Path]) -> Iterator[Store]:
-    s = Store(home / "record.sqlite3")
+def store(home: Path, roots: dict[str, Path]) -> Iterator[Record]:
+    s = Record(home / "record.sqlite3")
     assert sync(s, list(roots), roots=roots).errors == []
     yield s
     s.close()
@@ -86,7 +86,7 @@ def said(text: str) -> Reply:
 
 # -- summary_cache --
 
-def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(store: Store) -> None:
+def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(store: Record) -> None:
     status = summary_cache(store, session=1)
     assert status["blocks"] == [] and status["through"] is None
     tail = status["tail"]
@@ -99,7 +99,7 @@ def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(store: S
 # -- summarise_from --
 
 def test_summarise_from_caches_a_block_over_the_tail_and_returns_every_part_composed(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Instructions: “Never restart the production database during the day.” (s1#4)\n"
                      "- Done: renewed the cert (s1#47-50); committed 7b1e0c4 (s1#57)"))
     reply = summarise_from(store, session=1, provider=llm())
@@ -121,7 +121,7 @@ def test_summarise_from_caches_a_block_over_the_tail_and_returns_every_part_comp
 
 
 def test_the_next_summarise_starts_where_the_last_block_ended_and_builds_on_it(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Done: found the ACME location was lost in a8d41b7 (s1#23)"),
                 said("- Done: committed the fix (s1#57), building on the cause found earlier (s1#23)"))
     first = summarise_from(store, session=1, through=40, provider=llm())
@@ -140,7 +140,7 @@ def test_the_next_summarise_starts_where_the_last_block_ended_and_builds_on_it(
 
 
 def test_entries_synced_after_the_last_block_become_the_tail_the_next_summarise_covers(
-        store: Store, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
     summarise_from(store, session=1, provider=llm())
     source = roots["claude-code"] / "-srv-webshop" / f"{CLAUDE_SESSION}.jsonl"
     line = {"parentUuid": "a69948fb-aff8-474b-b1b9-397963c347f9", "isSidechain": False, "type": "user",
@@ -159,7 +159,7 @@ def test_entries_synced_after_the_last_block_become_the_tail_the_next_summarise_
 
 
 def test_a_from_address_off_the_chain_is_refused_naming_the_one_expected(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     with pytest.raises(SummaryCacheError, match=r"s1 has no cached blocks, so the next block starts at s1#1"):
         summarise_from(store, session=1, from_seq=5, provider=llm())
     summarise_from(store, session=1, through=40, provider=llm())
@@ -171,7 +171,7 @@ def test_a_from_address_off_the_chain_is_refused_naming_the_one_expected(
 
 
 def test_a_tail_of_only_harness_metadata_is_not_sent_to_the_model(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     summarise_from(store, session=1, through=87, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"s1#88-90 holds only harness metadata"):
         summarise_from(store, session=1, provider=llm())
@@ -179,14 +179,14 @@ def test_a_tail_of_only_harness_metadata_is_not_sent_to_the_model(
 
 
 def test_a_session_already_covered_has_nothing_to_summarise(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     summarise_from(store, session=2, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"nothing to summarise .* covered through s2#6"):
         summarise_from(store, session=2, provider=llm())
 
 
 def test_cited_addresses_the_record_lacks_or_the_model_never_saw_are_flagged(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Done: renewed (s1#47), audited (s2#3), invented (s1#999), elsewhere (s7#1), "
                      "peeked ahead (s1#60), backwards (s1#9-5)"))
     block = summarise_from(store, session=1, through=50, provider=llm())["block"]
@@ -203,7 +203,7 @@ def test_cited_addresses_the_record_lacks_or_the_model_never_saw_are_flagged(
 
 
 def test_secrets_in_the_session_are_redacted_before_the_prompt_leaves(
-        store: Store, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
     source = roots["claude-code"] / "-srv-webshop" / f"{CLAUDE_SESSION}.jsonl"
     secret = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123"
     line = {"parentUuid": "a69948fb-aff8-474b-b1b9-397963c347f9", "type": "user",
@@ -219,7 +219,7 @@ def test_secrets_in_the_session_are_redacted_before_the_prompt_leaves(
 
 
 def test_a_prompt_over_the_budget_drops_the_middle_with_a_marker_and_the_block_says_so(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     reply = summarise_from(store, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="9000"))
     prompt = stub.prompt()
     assert len(prompt.encode()) <= 9000
@@ -233,7 +233,7 @@ def test_a_prompt_over_the_budget_drops_the_middle_with_a_marker_and_the_block_s
 
 
 def test_a_prompt_budget_too_small_for_one_entry_is_refused_naming_the_variable(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     with pytest.raises(ConfigError, match="cannot hold even one of them: raise TOTAL_RECALL_LLM_PROMPT"):
         summarise_from(store, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="1500"))
     assert stub.requests == [] and summary_cache(store, session=1)["blocks"] == []
@@ -242,7 +242,7 @@ def test_a_prompt_budget_too_small_for_one_entry_is_refused_naming_the_variable(
 # -- cache_delete_latest --
 
 def test_cache_delete_latest_drops_only_the_newest_block_and_logs_each_deletion(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     summarise_from(store, session=1, through=40, provider=llm())
     summarise_from(store, session=1, provider=llm())
     status = cache_delete_latest(store, session=1, reason="the model missed the rollback")
@@ -258,7 +258,7 @@ def test_cache_delete_latest_drops_only_the_newest_block_and_logs_each_deletion(
 
 
 def test_the_record_itself_refuses_a_gap_in_the_chain_an_edit_or_deleting_an_older_block(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     summarise_from(store, session=1, through=40, provider=llm())
     summarise_from(store, session=1, provider=llm())
     older = ledger.blocks(store, 1)[0]
@@ -280,7 +280,7 @@ def test_the_record_itself_refuses_a_gap_in_the_chain_an_edit_or_deleting_an_old
 
 
 def test_a_part_whose_entries_were_erased_after_it_was_written_is_withheld(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     quoted = "- Instructions: “one rule: Never restart the production database during the day.” (s1#4)"
     stub.script(said(quoted), said("- later (s1#57)"))
     summarise_from(store, session=1, through=40, provider=llm())
@@ -295,7 +295,7 @@ def test_a_part_whose_entries_were_erased_after_it_was_written_is_withheld(
 
 # -- no key --
 
-def test_with_no_key_the_llm_tools_name_what_to_set_and_the_cache_tools_keep_working(store: Store) -> None:
+def test_with_no_key_the_llm_tools_name_what_to_set_and_the_cache_tools_keep_working(store: Record) -> None:
     with pytest.raises(LLMNotConfigured, match=r"set INCEPTION_API_KEY .*TOTAL_RECALL_LLM_PRESET"):
         summarise_from(store, session=1)
     with pytest.raises(LLMNotConfigured, match="INCEPTION_API_KEY"):
@@ -308,7 +308,7 @@ def test_with_no_key_the_llm_tools_name_what_to_set_and_the_cache_tools_keep_wor
 # -- prior_period_summary --
 
 def test_prior_period_summary_puts_ground_truth_first_the_summary_in_the_middle_and_the_warning_last(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("## State\nThe cert is renewed (s1#51).\n## Goals, tasks and steers\n"
                      "Rotate staging (s3#6); cites a ghost (s3#400)."))
     reply = prior_period_summary(store, since=datetime(2026, 11, 16, tzinfo=UTC),
@@ -329,7 +329,7 @@ def test_prior_period_summary_puts_ground_truth_first_the_summary_in_the_middle_
 
 
 def test_prior_period_summary_holds_its_prompt_to_the_byte_budget_and_names_what_it_dropped(
-        store: Store, stub: Stub, llm: Callable[..., Provider]) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     reply = prior_period_summary(store, since=None, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="12000"))
     prompt = stub.prompt()
     assert len(prompt.encode()) <= 12000
@@ -357,7 +357,7 @@ def test_prior_period_summary_replays_the_todo_edits_of_the_period_in_every_harn
 
 
 def test_a_window_larger_than_the_read_bound_reads_the_newest_sessions_and_says_what_it_held_back(
-        store: Store, stub: Stub, llm: Callable[..., Provider], monkeypatch: pytest.MonkeyPatch) -> None:
+        store: Record, stub: Stub, llm: Callable[..., Provider], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(summaries, "MAX_WINDOW_ENTRIES", 100)
     reply = prior_period_summary(store, since=None, provider=llm())
     assert reply["entries"] <= 100 and reply["held_back"] > 0
@@ -366,7 +366,7 @@ def test_a_window_larger_than_the_read_bound_reads_the_newest_sessions_and_says_
 
 
 def test_a_window_with_no_entries_or_backwards_is_refused_naming_the_cheap_forms(
-        store: Store, llm: Callable[..., Provider]) -> None:
+        store: Record, llm: Callable[..., Provider]) -> None:
     with pytest.raises(ScopeError, match=r"no entries between .* widen hours_back"):
         prior_period_summary(store, since=datetime(2030, 1, 1, tzinfo=UTC),
                              until=datetime(2030, 1, 2, tzinfo=UTC), provider=llm())
@@ -380,7 +380,7 @@ def test_a_window_with_no_entries_or_backwards_is_refused_naming_the_cheap_forms
 # -- the CLI --
 
 def test_the_cli_summarises_shows_and_rolls_back_the_cache_and_exits_2_on_refusals(
-        store: Store, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        store: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in stub.env().items():
         monkeypatch.setenv(name, value)
     runner = CliRunner()
@@ -416,7 +416,7 @@ def test_the_cli_summarises_shows_and_rolls_back_the_cache_and_exits_2_on_refusa
     assert all(KEY not in r for r in (out, json.dumps(status)))
 
 
-def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Store, home: Path) -> None:
+def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Record, home: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(cli, ["--home", str(home), "summarise-from", "s1"])
     assert result.exit_code == 2 and "set INCEPTION_API_KEY" in result.stderr
@@ -427,7 +427,7 @@ def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Sto
 
 
 def test_the_cli_takes_a_range_by_the_session_s_own_id_shows_block_text_and_keeps_the_reason(
-        store: Store, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        store: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in stub.env().items():
         monkeypatch.setenv(name, value)
     stub.script(said("- Done: found the cause (s1#23)\n- Open: the rollback"))
@@ -451,7 +451,7 @@ def test_the_cli_takes_a_range_by_the_session_s_own_id_shows_block_text_and_keep
     assert code == 2 and "summarise-from: `TARGET` not an address: 's1#x'" in err
 
 
-def test_the_cli_words_a_refusal_with_its_flags(store: Store, home: Path) -> None:
+def test_the_cli_words_a_refusal_with_its_flags(store: Record, home: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "summarise-from", "s1", "--through", "95"])
     assert result.exit_code == 2
     assert "summarise-from: --through 95 is outside s1#1-90 (s1 has 90 entries)" in result.stderr
@@ -459,7 +459,7 @@ def test_the_cli_words_a_refusal_with_its_flags(store: Store, home: Path) -> Non
     assert result.exit_code == 2 and "--all is the whole record and --hours 5 is a window" in result.stderr
 
 
-def test_prior_period_summary_s_default_window_is_the_last_240_hours(store: Store, home: Path) -> None:
+def test_prior_period_summary_s_default_window_is_the_last_240_hours(store: Record, home: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "prior-period-summary", "--directory", "/nowhere"])
     assert result.exit_code == 2
     window = re.search(r"no entries between (\S+) and (\S+) in folders", result.stderr)

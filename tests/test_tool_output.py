@@ -21,7 +21,7 @@ from total_recall.model import Address
 from total_recall.readers import codex as codex_reader
 from total_recall.readers.openclaw import OpenClawReader
 from total_recall.readers.vibe import VibeReader
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
 
 SID = "0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
@@ -114,16 +114,16 @@ def test_words_and_exact_strings_of_an_unwrapped_output_are_found_as_a_person_ty
         assert search(store, "src/app.py", limit=1, meaning=False)[0].address == "s1#6"
 
 
-def words(store: Store, word: str) -> int:
+def words(store: Record, word: str) -> int:
     """Entries whose text the word index lists under `word`."""
     return int(store.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
                                 (f"text : {word}",)).fetchone()[0])
 
 
-def _record() -> Store:
+def _record() -> Record:
     from total_recall.config import record_home
 
-    return Store(record_home() / "record.sqlite3")
+    return Record(record_home() / "record.sqlite3")
 
 
 @pytest.mark.parametrize("harness", ["vibe", "openclaw"])

@@ -12,7 +12,7 @@ from total_recall.config import demo_roots
 from total_recall.find.search import search
 from total_recall.indexes import vectors
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
@@ -20,15 +20,15 @@ pytestmark = pytest.mark.skipif(not vectors.available(), reason="the vectors ext
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
     monkeypatch.setenv("TOTAL_RECALL_VECTOR_BUDGET", "600")
-    s = Store(tmp_path / "record.sqlite3")
+    s = Record(tmp_path / "record.sqlite3")
     report = sync(s, list(demo_roots()), roots=demo_roots())
     assert report.errors == [] and report.vectors["embedded"] > 0 and report.vectors["pending"] == 0
     return s
 
 
-def test_sync_embeds_the_messages_and_summaries_and_nothing_else(store: Store) -> None:
+def test_sync_embeds_the_messages_and_summaries_and_nothing_else(store: Record) -> None:
     kinds = store.execute(
         "SELECT DISTINCT e.kind FROM vectors v JOIN entries e ON e.id = v.entry"
     ).fetchall()
@@ -50,14 +50,14 @@ def test_embeddings_put_a_paraphrase_closest_to_its_meaning() -> None:
     assert float(v[0] @ v[1]) > float(v[0] @ v[2])
 
 
-def test_meaning_reranks_word_candidates(store: Store) -> None:
+def test_meaning_reranks_word_candidates(store: Record) -> None:
     hits = search(store, "why did the cert renewal fail", limit=5)
     assert hits
     texts = [store.entries(Address.parse(h.address))[0].text.lower() for h in hits]
     assert any("renew" in t and ("404" in t or "fail" in t) for t in texts)
 
 
-def test_erase_removes_the_vector(store: Store) -> None:
+def test_erase_removes_the_vector(store: Record) -> None:
     entry_id = store.execute("SELECT entry FROM vectors LIMIT 1").fetchone()[0]
     session, seq = store.execute("SELECT session, seq FROM entries WHERE id = ?", (entry_id,)).fetchone()
     store.erase(Address(session, seq, seq), "test")

@@ -27,7 +27,7 @@ from total_recall.keeping.window import (
     eviction_order,
 )
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 RULE = "Never restart the production database during the day."
@@ -39,7 +39,7 @@ EXACT = WindowPolicy(headroom_share=0.0, headroom_min=0, keep_exchanges=0, marke
 class Shop:
     """A Claude Code session about a broken certificate, in a copy of the fixture stores."""
 
-    store: Store
+    store: Record
     stores: Stores
     session: int
     conf: Path
@@ -67,7 +67,7 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
         t.owner("Then try the DNS challenge instead.")
         t.agent("Switching to the DNS-01 challenge.")
         t.owner("Write the ticket summary now.")
-        store = Store(tmp_path / "record" / "record.sqlite3")
+        store = Record(tmp_path / "record" / "record.sqlite3")
         assert sync(store, ["claude-code"]).errors == []
         number = next(s.number for s in store.sessions(["claude-code"]) if s.native_id == t.session_id)
         entries = store.entries(Address(number))

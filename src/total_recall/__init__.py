@@ -2,12 +2,12 @@
 
 The library's entry points, for scripts that would rather call than shell out:
 
-    from total_recall import Call, OPERATIONS, Store, by_name
+    from total_recall import Call, OPERATIONS, Record, by_name
     op = by_name("search")
     reply = op(Call(record_path, "cli"), query="TypeError: Cannot read")
 
 Every operation of the CLI and the MCP server is in `OPERATIONS` (`total_recall.ops`), with its parameter
-model and reply; `Store` is the record itself, `sync` brings it up to date, `search` and `read` find and
+model and reply; `Record` is the record itself, `sync` brings it up to date, `search` and `read` find and
 open entries by address. They are imported on first use, so `import total_recall` stays cheap (a hook
 runs on every prompt).
 """
@@ -25,7 +25,7 @@ _ENTRY_POINTS = {
     "Call": "total_recall.ops",
     "Operation": "total_recall.ops",
     "by_name": "total_recall.ops",
-    "Store": "total_recall.record.store",
+    "Record": "total_recall.record.database",
     "Address": "total_recall.model",
     "Entry": "total_recall.model",
     "Session": "total_recall.model",
@@ -38,7 +38,7 @@ _ENTRY_POINTS = {
 }
 
 __all__ = [
-    "OPERATIONS", "Address", "Call", "Entry", "Hit", "Operation", "Session", "Store", "TotalRecallError",
+    "OPERATIONS", "Address", "Call", "Entry", "Hit", "Operation", "Record", "Session", "TotalRecallError",
     "__version__", "by_name", "read", "record_home", "search", "sync",
 ]
 
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from total_recall.find.search import search
     from total_recall.model import Address, Entry, Hit, Session
     from total_recall.ops import OPERATIONS, Call, Operation, by_name
+    from total_recall.record.database import Record
     from total_recall.record.reading import read
-    from total_recall.record.store import Store
     from total_recall.syncing import sync
 
 

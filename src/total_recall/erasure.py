@@ -3,7 +3,7 @@
 A target is an entry address (`s3#12`, a range, a session; the session may be named by its own id or a
 unique prefix of it, `ef958aa1#12`), a recall cue (`cue:N`) or a receipt's note
 (`receipt:N`): text a harness wrote, or a caller. Each becomes a tombstone in the record (its indexes,
-markers and summaries follow in the same transaction, see `Store.erase`, `erase_cue`, `erase_note`),
+markers and summaries follow in the same transaction, see `Record.erase`, `erase_cue`, `erase_note`),
 then every overflow file of a capped reply that held the text is deleted. The text is read before the
 erase: afterwards the record holds only the tombstones.
 """
@@ -19,8 +19,8 @@ from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
 from total_recall.mining.flood import purge
 from total_recall.model import echoed
+from total_recall.record.database import Record
 from total_recall.record.sessions import resolve_address
-from total_recall.record.store import Store
 
 # Ids are SQLite integers: more than 18 digits can name nothing.
 _KEPT_TEXT = re.compile(r"(cue|receipt):(\d{1,18})")
@@ -35,7 +35,7 @@ class Erasure:
     purged: list[Path]
 
 
-def erase(store: Store, target: str, reason: str) -> Erasure:
+def erase(record: Record, target: str, reason: str) -> Erasure:
     """Erase `target` with `reason` kept beside the tombstone.
 
     Raises:
@@ -44,18 +44,18 @@ def erase(store: Store, target: str, reason: str) -> Erasure:
     """
     target = target.strip()
     if not target.startswith(("cue:", "receipt:")):
-        address = resolve_address(store, target)
-        texts = [e.text for e in store.entries(address, with_spans=False) if e.erased is None]
-        return Erasure(store.erase(address, reason), purge(texts))
+        address = resolve_address(record, target)
+        texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
+        return Erasure(record.erase(address, reason), purge(texts))
     m = _KEPT_TEXT.fullmatch(target)
     if m is None:
         raise AddressError(f"not a cue or receipt: {echoed(target)} (expected cue:3 or receipt:3)")
     number = int(m.group(2))
     if m.group(1) == "cue":
-        cue = cue_by_id(store, number)
+        cue = cue_by_id(record, number)
         texts = [] if cue.erased else [cue.text]
-        return Erasure([f"cue:{erase_cue(store, number, reason).id}"], purge(texts))
-    note = receipt_by_id(store, number).note
-    erased = erase_note(store, number, reason)
+        return Erasure([f"cue:{erase_cue(record, number, reason).id}"], purge(texts))
+    note = receipt_by_id(record, number).note
+    erased = erase_note(record, number, reason)
     texts = [note] if note is not None and erased.note != note else []
     return Erasure([f"receipt:{erased.id}"], purge(texts))

@@ -17,7 +17,7 @@ from typing import Any
 
 from total_recall.keeping.compaction import receipt_compactions
 from total_recall.model import SyncReport
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import Progress
 from total_recall.record.sync import sync as record_sync
 
@@ -26,7 +26,7 @@ HARNESS_COUNTS = ("sessions", "entries", "sessions_added", "entries_added")
 
 
 def sync(
-    store: Store,
+    record: Record,
     harnesses: Sequence[str] | None = None,
     *,
     env: Mapping[str, str] | None = None,
@@ -36,23 +36,23 @@ def sync(
     wait: float | None = None,
 ) -> SyncReport:
     """`record.sync.sync` (the same parameters and errors), then `settle`."""
-    report = record_sync(store, harnesses, env=env, roots=roots, progress=progress, processes=processes,
+    report = record_sync(record, harnesses, env=env, roots=roots, progress=progress, processes=processes,
                          wait=wait)
-    settle(store, report)
+    settle(record, report)
     return report
 
 
-def settle(store: Store, report: SyncReport) -> None:
+def settle(record: Record, report: SyncReport) -> None:
     """Write the receipts of Codex compactions recorded since the last logged sync, and log this one
     when it read anything, met a warning or finds entries the log has not seen (a sync with nothing to
     read leaves the last sync's warnings in view)."""
-    last = store.last_sync()
+    last = record.last_sync()
     seen = last.last_entry if last is not None else 0
-    newest = store.newest_entry()
+    newest = record.newest_entry()
     if newest > seen:
-        receipt_compactions(store, after=seen)
+        receipt_compactions(record, after=seen)
     if report.sources_read or report.warnings or newest > seen:
-        store.log_sync(report.sources_read, report.entries_added, report.warnings, WARNINGS_KEPT, newest)
+        record.log_sync(report.sources_read, report.entries_added, report.warnings, WARNINGS_KEPT, newest)
 
 
 def sync_json(r: SyncReport, record: str, demo: bool) -> dict[str, Any]:

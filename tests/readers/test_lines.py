@@ -17,7 +17,7 @@ from total_recall.readers import Checkpoint, Cursor, Line, Source
 from total_recall.readers.base import LINE_LIMIT, iter_jsonl
 from total_recall.readers.claude_code import ClaudeCodeReader
 from total_recall.readers.openclaw import OpenClawReader
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
 SID = "11111111-2222-4333-8444-555555555555"
@@ -58,7 +58,7 @@ def recorded_texts(tmp_path: Path) -> list[str]:
 
 
 def sync_claude(tmp_path: Path) -> tuple[int, list[str]]:
-    with Store(tmp_path / "record.sqlite3") as store:
+    with Record(tmp_path / "record.sqlite3") as store:
         report = sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"})
     assert report.errors == []
     return report.entries_added, [str(w) for w in report.warnings]

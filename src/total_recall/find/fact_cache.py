@@ -13,14 +13,14 @@ import sqlite3
 import weakref
 from collections.abc import Sequence
 
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 # At most this many are kept (about 200 bytes each); when full, they are dropped and filling starts again.
 CAPACITY = 100_000
 
 Fact = tuple[int, int, int, str, str]  # id, session, seq, author, kind
 
-_BY_STORE: weakref.WeakKeyDictionary[Store, Facts] = weakref.WeakKeyDictionary()
+_BY_STORE: weakref.WeakKeyDictionary[Record, Facts] = weakref.WeakKeyDictionary()
 
 
 class Facts:
@@ -59,9 +59,9 @@ class Facts:
         return found
 
 
-def of_store(store: Store) -> Facts:
+def of_store(record: Record) -> Facts:
     """The facts cache of `store`, made on first use; it goes with the store."""
-    facts = _BY_STORE.get(store)
+    facts = _BY_STORE.get(record)
     if facts is None:
-        facts = _BY_STORE[store] = Facts()
+        facts = _BY_STORE[record] = Facts()
     return facts

@@ -28,7 +28,7 @@ from total_recall.find.when import window
 from total_recall.indexes.strings import looks_exact
 from total_recall.indexes.words import Shard
 from total_recall.model import Hit, echoed
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 RRF_K = 60
 CANDIDATES = 200
@@ -207,7 +207,7 @@ def words_query(query: str) -> str | None:
 
 
 def search(
-    store: Store,
+    record: Record,
     query: str,
     *,
     limit: int = 10,
@@ -237,24 +237,24 @@ def search(
     filters = Filters(harness, session, project, author, since)
     # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or
     # a rebuild of the index changes nothing this search sees.
-    snapshot = not store.db.in_transaction
+    snapshot = not record.db.in_transaction
     # Inside the caller's transaction a search sees entries that may yet be rolled back, and their ids
     # given again: only what a search of its own reads (committed, so final) is remembered.
-    known = facts.of_store(store) if snapshot else facts.Facts()
+    known = facts.of_store(record) if snapshot else facts.Facts()
     if snapshot:
-        store.db.execute("BEGIN")
+        record.db.execute("BEGIN")
     try:
-        return _search(store, query, filters, limit, meaning, known)
+        return _search(record, query, filters, limit, meaning, known)
     finally:
         if snapshot:
-            store.db.execute("COMMIT")
+            record.db.execute("COMMIT")
 
 
-def _search(store: Store, query: str, filters: Filters, limit: int, meaning: bool,
+def _search(record: Record, query: str, filters: Filters, limit: int, meaning: bool,
             known: facts.Facts) -> list[Hit]:
     where, params = filters.sql()
-    groups, sessions, tags_cover = filters.tags(store.db)
-    scope = _Scope(tuple(groups), _spans(store.db, sessions), filters.pinpoints(),
+    groups, sessions, tags_cover = filters.tags(record.db)
+    scope = _Scope(tuple(groups), _spans(record.db, sessions), filters.pinpoints(),
                    *((where, tuple(params)) if filters.narrows() else ("", ())))
     # Erase takes an entry out of the word index, so when the tags apply every filter the word lists are
     # read from the index alone, never joined with the entries of every match.
@@ -266,33 +266,33 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        words_ranked = _words(store.db, fts, scope, word_where, word_params, known)
+        words_ranked = _words(record.db, fts, scope, word_where, word_params, known)
         lists.append(words_ranked)
-        lists.append(_error_lines(store.db, fts, words_ranked))
+        lists.append(_error_lines(record.db, fts, words_ranked))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
             timed = f"{where} AND e.ts >= ? AND e.ts < ?"
             days = _days(*named)
-            when = days or _months(store.db, *named)
+            when = days or _months(record.db, *named)
             # Day tags are few per entry list, like a session's: they stay in bm25 (see _Scope.ranked).
             within = replace(scope, groups=(*scope.groups, _any(when)), pinpoint=scope.pinpoint or bool(days)
                              ) if when else scope
-            lists.append(_words(store.db, fts, within, timed, [*params, *named], known))
+            lists.append(_words(record.db, fts, within, timed, [*params, *named], known))
     aimed: list[list[int]] = []  # the lists looking for the exact string itself
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
-        whole = _exact(store.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
+        whole = _exact(record.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
         aimed.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
             # at the price of reading the position lists of common pieces ("com", "example").
-            aimed.append(_phrases(store.db, exact, scope, word_where, word_params))
+            aimed.append(_phrases(record.db, exact, scope, word_where, word_params))
     wanted = verbatim.parts(query)
     if wanted and (lines := verbatim.phrases(wanted)):
         # The line as one phrase of its words: found even where the word lists rank its look-alikes
         # (the same line with another code) first. Its newest few are enough: every one holds the
         # line's words in order.
-        aimed.append(_phrases(store.db, [], scope, word_where, word_params, lines, verbatim.AIMED_DEPTH))
+        aimed.append(_phrases(record.db, [], scope, word_where, word_params, lines, verbatim.AIMED_DEPTH))
     lists += aimed
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
@@ -301,16 +301,16 @@ def _search(store: Store, query: str, filters: Filters, limit: int, meaning: boo
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    with_meaning = meaning and bool(ranked) and meaning_ready(store.db)
+    with_meaning = meaning and bool(ranked) and meaning_ready(record.db)
     if ranked and (fts or with_meaning):
-        ranked = _rerank(store, query, ranked, fused, fts, with_meaning)
+        ranked = _rerank(record, query, ranked, fused, fts, with_meaning)
     if wanted:
-        ranked = verbatim.first(store.db, ranked, aimed, wanted, fused)
-    return _hits(store.db, ranked[:limit], fused, fts, wanted)
+        ranked = verbatim.first(record.db, ranked, aimed, wanted, fused)
+    return _hits(record.db, ranked[:limit], fused, fts, wanted)
 
 
 def _rerank(
-    store: Store, query: str, ranked: list[int], fused: dict[int, float], fts: str | None, meaning: bool
+    record: Record, query: str, ranked: list[int], fused: dict[int, float], fts: str | None, meaning: bool
 ) -> list[int]:
     """The best candidates reordered by adding to their fused score how much of the query they and their
     neighbours hold, their length, whether they ask, and (with vectors) how close they are in meaning."""
@@ -318,10 +318,10 @@ def _rerank(
     top = fused[head[0]]
     score = {entry_id: fused[entry_id] / top for entry_id in ranked}
     if fts:
-        for entry_id, bonus in _text_features(store.db, fts, head).items():
+        for entry_id, bonus in _text_features(record.db, fts, head).items():
             score[entry_id] += bonus
     if meaning:
-        close = similarity(store.db, query, head)
+        close = similarity(record.db, query, head)
         if len(close) > 1:
             mean = sum(close.values()) / len(close)
             spread = (sum((c - mean) ** 2 for c in close.values()) / len(close)) ** 0.5 or 1.0

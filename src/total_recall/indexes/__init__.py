@@ -17,7 +17,7 @@ from typing import Any
 
 from total_recall.indexes import failures, strings, words
 
-# Positions in the entry rows the sync appends (see Store.append_entries).
+# Positions in the entry rows the sync appends (see Record.append_entries).
 _ID, _SESSION, _SEQ, _AUTHOR, _KIND, _TEXT, _TS, _TOOL = 0, 1, 2, 3, 4, 5, 6, 14
 # What derive() reads of an entry, and what it gives back: (entry, kind, key) of each exact string, and
 # (entry,) of each failed tool result.

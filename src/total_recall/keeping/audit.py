@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from total_recall.keeping.receipts import Receipt, list_receipts
 from total_recall.model import Address
 from total_recall.record import queries
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 HOOK_TRIGGERS = ("manual", "auto")
 OWN_CONTROLLERS = ("runtime", "cli")
@@ -54,28 +54,28 @@ class HarnessCompaction:
         return (self.address, *self.echoes)
 
 
-def harness_compactions(store: Store, session: int | None = None) -> list[HarnessCompaction]:
+def harness_compactions(record: Record, session: int | None = None) -> list[HarnessCompaction]:
     """Every compaction the harnesses recorded, in record order (one session when given)."""
     per_session: dict[int, list[tuple[int, str, str | None, str]]] = defaultdict(list)
-    for c in queries.compactions(store, session):
+    for c in queries.compactions(record, session):
         per_session[c.session].append((c.seq, c.text, c.timestamp, c.harness))
     out: list[HarnessCompaction] = []
     for number, rows in per_session.items():
         harness = rows[0][3]
         if harness == "codex":
-            out.extend(_codex_events(store, number, rows))
+            out.extend(_codex_events(record, number, rows))
         else:
             out.extend(HarnessCompaction(f"s{number}#{seq}", harness, number, seq, ts)
                        for seq, _, ts, _ in rows)
     return out
 
 
-def unreceipted(store: Store, session: int | None = None) -> list[HarnessCompaction]:
+def unreceipted(record: Record, session: int | None = None) -> list[HarnessCompaction]:
     """The harness compactions no receipt accounts for (see the module docstring)."""
-    events = harness_compactions(store, session)
+    events = harness_compactions(record, session)
     if not events:
         return []
-    receipts = list_receipts(store, session)
+    receipts = list_receipts(record, session)
     return [e for e, covered in zip(events, accounted(events, receipts), strict=True) if not covered]
 
 
@@ -102,11 +102,11 @@ def accounted(events: Sequence[HarnessCompaction], receipts: Sequence[Receipt]) 
     return result
 
 
-def _codex_events(store: Store, session: int,
+def _codex_events(record: Record, session: int,
                   rows: list[tuple[int, str, str | None, str]]) -> list[HarnessCompaction]:
     records = [r for r in rows if r[1].startswith(CODEX_RECORD)]
     others = [r for r in rows if not r[1].startswith(CODEX_RECORD)]
-    owners = queries.owner_seqs(store, session)
+    owners = queries.owner_seqs(record, session)
     echoes: dict[int, list[str]] = defaultdict(list)
     alone: list[tuple[int, str, str | None, str]] = []
     for seq, text, ts, harness in others:

@@ -15,10 +15,10 @@ from typing import Any
 
 from total_recall.keeping.controllers import CLAUDE_CODE
 from total_recall.keeping.hooks import HookReply, handle
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 
-def claude_code_hook(store: Store, payload: Mapping[str, Any], env: Mapping[str, str] | None = None
+def claude_code_hook(record: Record, payload: Mapping[str, Any], env: Mapping[str, str] | None = None
                      ) -> HookReply:
     """Answer one Claude Code hook call (`payload` is its stdin JSON, already parsed)."""
-    return handle(store, CLAUDE_CODE, payload, env)
+    return handle(record, CLAUDE_CODE, payload, env)

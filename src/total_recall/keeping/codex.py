@@ -21,12 +21,12 @@ from typing import Any
 from total_recall.keeping.compaction import receipt_compactions
 from total_recall.keeping.controllers import CODEX
 from total_recall.keeping.hooks import HookReply, handle
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 
-def codex_hook(store: Store, payload: Mapping[str, Any], env: Mapping[str, str] | None = None) -> HookReply:
+def codex_hook(record: Record, payload: Mapping[str, Any], env: Mapping[str, str] | None = None) -> HookReply:
     """Answer one Codex hook call (`payload` is its stdin JSON, already parsed)."""
-    return handle(store, CODEX, payload, env)
+    return handle(record, CODEX, payload, env)
 
 
 __all__ = ["codex_hook", "receipt_compactions"]

@@ -18,7 +18,7 @@ from total_recall.keeping.marker import Marker, build_marker, range_tokens, save
 from total_recall.keeping.receipts import Receipt, list_receipts, write_receipt
 from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES, evictable_range
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class Compaction:
 
 
 def compact(
-    store: Store,
+    record: Record,
     session: int,
     *,
     budget: int,
@@ -50,19 +50,19 @@ def compact(
             small (the message says what would fit).
         MarkerRejected: the marker failed verification (never stored).
     """
-    store.session(session)  # an unknown session is an error naming it
+    record.session(session)  # an unknown session is an error naming it
     if span is not None and span.session != session:
         raise MarkerError(f"the range {span} is not inside s{session} (it names s{span.session})")
     if span is None:
-        span = evictable_range(store, session, keep_exchanges)
+        span = evictable_range(record, session, keep_exchanges)
         if span is None:
             raise MarkerError(f"nothing to compact in s{session}: it holds no more than its last "
                               f"{keep_exchanges} exchanges (give a range, or keep fewer exchanges)")
-    marker = build_marker(store, span, budget, bo)
-    marker_id = save_marker(store, marker)
-    receipt_id = write_receipt(store, Receipt(
+    marker = build_marker(record, span, budget, bo)
+    marker_id = save_marker(record, marker)
+    receipt_id = write_receipt(record, Receipt(
         controller=controller, trigger="manual", decision="compacted", knowledge="known input",
-        session=session, range=marker.range, tokens_before=range_tokens(store, Address.parse(marker.range)),
+        session=session, range=marker.range, tokens_before=range_tokens(record, Address.parse(marker.range)),
         tokens_after=marker.tokens, marker_id=marker_id, source=None, note=None))
     return Compaction(marker_id, marker, receipt_id)
 
@@ -75,7 +75,7 @@ class Account:
     unreceipted: list[HarnessCompaction]
 
 
-def account(store: Store, session: int | None = None, harness: str | None = None) -> Account:
+def account(record: Record, session: int | None = None, harness: str | None = None) -> Account:
     """The receipts and the compactions without one; with `harness`, only those of that harness's
     sessions. Reads only: the receipts of Codex compactions are written at sync (`receipt_compactions`).
 
@@ -83,29 +83,29 @@ def account(store: Store, session: int | None = None, harness: str | None = None
         AddressError: `session` names no session.
     """
     if session is not None:
-        store.session(session)
-    receipts, missing = list_receipts(store, session), unreceipted(store, session)
+        record.session(session)
+    receipts, missing = list_receipts(record, session), unreceipted(record, session)
     if harness is not None:
-        ours = {s.number for s in store.sessions([harness])}
+        ours = {s.number for s in record.sessions([harness])}
         receipts = [r for r in receipts if r.session in ours]
         missing = [c for c in missing if c.session in ours]
     return Account(receipts, missing)
 
 
-def receipt_compactions(store: Store, session: int | None = None, after: int = 0) -> list[Receipt]:
+def receipt_compactions(record: Record, session: int | None = None, after: int = 0) -> list[Receipt]:
     """A receipt for every Codex compaction in the record (in `session`, or in the sessions holding one
     recorded after entry id `after`) that no receipt accounts for: controller `codex`, trigger `harness`,
     knowledge `sent, unconfirmed`, `source` the compaction entry's address. Codex versions without hooks
     give no other moment to get one, and a hook may fail. Writes nothing twice: a second run finds them
     accounted for. Returns the receipts written."""
-    sessions = [session] if session is not None else store.sessions_with_compactions("codex", after)
+    sessions = [session] if session is not None else record.sessions_with_compactions("codex", after)
     written = []
     for number in sessions:
-        for c in unreceipted(store, number):
+        for c in unreceipted(record, number):
             if c.harness != "codex":
                 continue
             also = f"; also announced at {', '.join(c.echoes)}" if c.echoes else ""
-            written.append(CODEX.on_compaction(store, CompactionEvent(
+            written.append(CODEX.on_compaction(record, CompactionEvent(
                 c.session, "harness", source=c.address,
                 note=f"Codex compaction seen in the record at {c.timestamp or 'an unknown time'}{also}")))
     return written

@@ -25,7 +25,7 @@ from total_recall.keeping.marker import build_marker, save_marker
 from total_recall.keeping.receipts import Decision, Knowledge, Receipt, write_receipt
 from total_recall.keeping.tail import evictable_range
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.tokens import estimate_tokens
 
 # A harness's marker budget (tokens) and Bo when its hook prepares one: two markers fit the
@@ -65,7 +65,7 @@ class WindowController(Protocol):
         """What the memory layer can know about a call after this controller compacts."""
         ...
 
-    def on_compaction(self, store: Store, event: CompactionEvent) -> Receipt:
+    def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
         """Do this controller's part of a compaction and write its receipt (returned with its id)."""
         ...
 
@@ -77,8 +77,8 @@ class RuntimeController:
     name: str = "runtime"
     knowledge: Knowledge = "known input"
 
-    def on_compaction(self, store: Store, event: CompactionEvent) -> Receipt:
-        return record(store, self, event)
+    def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
+        return receipt_of(record, self, event)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,22 +97,22 @@ class HarnessController:
     bo: int | None = None
     keep_exchanges: int = 2
 
-    def on_compaction(self, store: Store, event: CompactionEvent) -> Receipt:
+    def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
         if event.session is None or event.source is not None or event.marker_id is not None:
-            return record(store, self, event)
+            return receipt_of(record, self, event)
         span = Address.parse(event.range) if event.range else evictable_range(
-            store, event.session, self.keep_exchanges)
+            record, event.session, self.keep_exchanges)
         if span is None:
-            return record(store, self, replace(event, note=_join(event.note, "nothing before the verbatim "
-                                                                "tail to mark")))
-        before = sum(estimate_tokens(e.text) for e in store.entries(span, with_spans=False))
+            note = _join(event.note, "nothing before the verbatim tail to mark")
+            return receipt_of(record, self, replace(event, note=note))
+        before = sum(estimate_tokens(e.text) for e in record.entries(span, with_spans=False))
         try:
-            marker = build_marker(store, span, self.marker_budget, self.bo)
-            marker_id = save_marker(store, marker)
+            marker = build_marker(record, span, self.marker_budget, self.bo)
+            marker_id = save_marker(record, marker)
         except (MarkerRejected, MarkerError) as exc:  # no marker; the harness compacts anyway
-            return record(store, self, replace(event, range=str(span), tokens_before=before,
+            return receipt_of(record, self, replace(event, range=str(span), tokens_before=before,
                                              note=_join(event.note, f"no marker: {exc}")))
-        return record(store, self, replace(
+        return receipt_of(record, self, replace(
             event, range=str(span), tokens_before=before, tokens_after=marker.tokens, marker_id=marker_id,
             note=_join(event.note, "tokens are estimates for the range and its marker")))
 
@@ -124,8 +124,8 @@ class ProviderApiController:
     name: str = "provider-api"
     knowledge: Knowledge = "sent, unconfirmed"
 
-    def on_compaction(self, store: Store, event: CompactionEvent) -> Receipt:
-        return record(store, self, event)
+    def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
+        return receipt_of(record, self, event)
 
 
 RUNTIME = RuntimeController()
@@ -134,7 +134,7 @@ CODEX = HarnessController("codex")
 PROVIDER_API = ProviderApiController()
 
 
-def provider_compacted(store: Store, session: int | None, *, tokens_before: int | None = None,
+def provider_compacted(record: Record, session: int | None, *, tokens_before: int | None = None,
                        tokens_after: int | None = None, source: str | None = None,
                        note: str | None = None) -> Receipt:
     """Record that a provider's API compacted a session's context on its servers (a receipt only).
@@ -142,19 +142,19 @@ def provider_compacted(store: Store, session: int | None, *, tokens_before: int 
     A runtime calls this when a response says the provider compacted (e.g. a context-management
     edit was applied); `source` is the record address of that response when there is one.
     """
-    return PROVIDER_API.on_compaction(store, CompactionEvent(
+    return PROVIDER_API.on_compaction(record, CompactionEvent(
         session, "harness", tokens_before=tokens_before, tokens_after=tokens_after, source=source,
         note=note))
 
 
-def record(store: Store, controller: WindowController, event: CompactionEvent) -> Receipt:
+def receipt_of(record: Record, controller: WindowController, event: CompactionEvent) -> Receipt:
     """Write the receipt for `event` by `controller`; returns it with its id."""
     receipt = Receipt(
         controller=controller.name, trigger=event.trigger, decision=event.decision,
         knowledge=controller.knowledge, session=event.session, range=event.range,
         tokens_before=event.tokens_before, tokens_after=event.tokens_after, marker_id=event.marker_id,
         source=event.source, note=event.note)
-    return replace(receipt, id=write_receipt(store, receipt))
+    return replace(receipt, id=write_receipt(record, receipt))
 
 
 def _join(first: str | None, second: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from total_recall.errors import CueError
 from total_recall.record import cues
 from total_recall.record.cues import Cue
-from total_recall.record.store import Store, now
+from total_recall.record.database import Record, now
 
 __all__ = ["MAX_CUE_CHARS", "Cue", "cue_by_id", "cues_for", "erase_cue", "leave_cue"]
 
@@ -22,7 +22,7 @@ __all__ = ["MAX_CUE_CHARS", "Cue", "cue_by_id", "cues_for", "erase_cue", "leave_
 MAX_CUE_CHARS = 300
 
 
-def leave_cue(store: Store, session: int, text: str) -> Cue:
+def leave_cue(record: Record, session: int, text: str) -> Cue:
     """Record a one-line, present-tense cue covering the session up to its newest entry.
 
     Raises:
@@ -38,20 +38,20 @@ def leave_cue(store: Store, session: int, text: str) -> Cue:
     if len(line) > MAX_CUE_CHARS:
         raise CueError(f"a cue is one line of at most {MAX_CUE_CHARS} characters (this one has {len(line)}): "
                        "name the topic and its open state, the record holds the rest")
-    info = store.session(session)
+    info = record.session(session)
     if info.entries == 0:
         raise CueError(f"s{session} holds no entries yet: there is nothing for a cue to cover")
     covers = f"s{session}#1-{info.entries}" if info.entries > 1 else f"s{session}#1"
-    return cues.add(store, session, line, covers, now())
+    return cues.add(record, session, line, covers, now())
 
 
-def cues_for(store: Store, session: int, include_erased: bool = False) -> list[Cue]:
+def cues_for(record: Record, session: int, include_erased: bool = False) -> list[Cue]:
     """The session's cues, oldest first (the newest is last); erased ones (tombstones) only when asked:
     a marker never stands an erased cue in for the items it covered."""
-    return [c for c in cues.of_session(store, session) if include_erased or c.erased is None]
+    return [c for c in cues.of_session(record, session) if include_erased or c.erased is None]
 
 
-def erase_cue(store: Store, cue_id: int, reason: str) -> Cue:
+def erase_cue(record: Record, cue_id: int, reason: str) -> Cue:
     """Replace a cue's text with a tombstone, and blank every stored marker of its session that shows
     it, in one transaction; freed pages are zeroed and the WAL truncated, as for an entry's erase.
     Erasing an erased cue changes nothing.
@@ -61,20 +61,20 @@ def erase_cue(store: Store, cue_id: int, reason: str) -> Cue:
     """
     if not reason.strip():
         raise CueError("an erase needs a reason (kept with the tombstone)")
-    cue = cues.by_id(store, cue_id)
+    cue = cues.by_id(record, cue_id)
     if cue is None:
         raise CueError(f"cue:{cue_id}: no such cue")
-    cues.erase(store, cue, now(), reason)
-    return cue_by_id(store, cue_id)
+    cues.erase(record, cue, now(), reason)
+    return cue_by_id(record, cue_id)
 
 
-def cue_by_id(store: Store, cue_id: int) -> Cue:
+def cue_by_id(record: Record, cue_id: int) -> Cue:
     """One cue by its id, erased or not.
 
     Raises:
         CueError: there is no such cue.
     """
-    cue = cues.by_id(store, cue_id)
+    cue = cues.by_id(record, cue_id)
     if cue is None:
         raise CueError(f"cue:{cue_id}: no such cue")
     return cue

@@ -21,8 +21,8 @@ from total_recall.keeping.items import error_lines
 from total_recall.model import Address, Span
 from total_recall.record import queries
 from total_recall.record.branches import active_branch
+from total_recall.record.database import Record
 from total_recall.record.queries import LeanRow
-from total_recall.record.store import Store
 
 # A marker Total Recall handed back to a harness, from its header line to its end line.
 INJECTED = re.compile(
@@ -58,15 +58,15 @@ class MinedEntry:
         return core in self.text and (not self.masks or core in self.original)
 
 
-def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry]]:
+def read_range(record: Record, address: Address) -> tuple[Address, list[MinedEntry]]:
     """The entries of the range that may be mined, with the owner's spans.
 
-    No per-entry work in SQL: `Store.entries` builds a full `Entry` per row (source path, two quarantine
+    No per-entry work in SQL: `Record.entries` builds a full `Entry` per row (source path, two quarantine
     subqueries), which alone costs more than a 10k-entry range's budget of 200 ms.
     Erased, quarantined and side-branch entries, harness and system text, summaries and metadata are left
     out: none of them is the owner's or the agent's own record of this range.
     """
-    info = store.session(address.session)
+    info = record.session(address.session)
     if info.entries == 0:
         raise MarkerError(f"s{address.session} holds no entries: there is nothing to compact")
     first = address.first or 1
@@ -78,17 +78,17 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
     # holds ~7 MB of it): only the failed ones and the newest, which the strings read, are loaded below.
     # The rest of the text comes back whole and long tool output is clipped here: clipping in SQL (substr
     # counts characters) costs more than reading all of it.
-    digested = queries.failures_digested_from(store)
-    rows = queries.lean_rows(store, address.session, first, last, digested)
+    digested = queries.failures_digested_from(record)
+    rows = queries.lean_rows(record, address.session, first, last, digested)
     if not rows:
         return span, []
     ids = [r[0] for r in rows]
     low, high = min(ids), max(ids)
-    state = queries.quarantine_actions(store, low, high)
-    failures = queries.failed_outputs(store, max(low, digested), high)
+    state = queries.quarantine_actions(record, low, high)
+    failures = queries.failed_outputs(record, max(low, digested), high)
     side: set[str] = set()
-    if any(r[7] for r in rows) and _forks(store, address.session, rows, first, last):
-        active = active_branch(store.tree_links(address.session))
+    if any(r[7] for r in rows) and _forks(record, address.session, rows, first, last):
+        active = active_branch(record.tree_links(address.session))
         side = {r[6] for r in rows if r[6] is not None and r[6] not in active}
     kept: dict[int, MinedEntry] = {}
     hidden = {entry_id for entry_id, action in state.items() if action == "quarantine"}
@@ -102,9 +102,9 @@ def read_range(store: Store, address: Address) -> tuple[Address, list[MinedEntry
             unread.append(placeholder)
         else:
             kept[entry_id] = _mined(entry_id, seq, author, kind, text, tool, None)
-    _load(store, unread, failures, kept)
+    _load(record, unread, failures, kept)
     spans: dict[int, list[Span]] = {}
-    for entry_id, start, end, tag in queries.spans_between(store, low, high):
+    for entry_id, start, end, tag in queries.spans_between(record, low, high):
         e = kept.get(entry_id)
         if e is None or e.author != "owner" or (e.masks and any(s < end and start < t for s, t in e.masks)):
             continue
@@ -135,7 +135,7 @@ def _mined(entry_id: int, seq: int, author: str, kind: str, text: str, tool: str
     return e
 
 
-def _load(store: Store, unread: Sequence[MinedEntry], failures: set[int],
+def _load(record: Record, unread: Sequence[MinedEntry], failures: set[int],
           kept: dict[int, MinedEntry]) -> None:
     """Read the text of the digested tool outputs the builder uses: every failed one, and the newest of
     the others until they hold more than the strings ever read of them (TOOL_OUTPUT_CHARS)."""
@@ -144,31 +144,31 @@ def _load(store: Store, unread: Sequence[MinedEntry], failures: set[int],
     chars, batch = 0, 16
     while newest and chars <= TOOL_OUTPUT_CHARS:
         chunk, newest = newest[:batch], newest[batch:]
-        for e in _texts(store, chunk):
+        for e in _texts(record, chunk):
             kept[e.id] = e
             if chars <= TOOL_OUTPUT_CHARS:
                 chars += len(e.text)
         batch *= 2
-    for e in _texts(store, wanted, failed=True):
+    for e in _texts(record, wanted, failed=True):
         kept[e.id] = e
 
 
-def _texts(store: Store, entries: Sequence[MinedEntry], failed: bool = False) -> list[MinedEntry]:
+def _texts(record: Record, entries: Sequence[MinedEntry], failed: bool = False) -> list[MinedEntry]:
     by_id = {e.id: e for e in entries}
     out = []
-    for entry_id, text in queries.entry_texts(store, list(by_id)):
+    for entry_id, text in queries.entry_texts(record, list(by_id)):
         e = by_id[entry_id]
         out.append(_mined(e.id, e.seq, e.author, e.kind, text, e.tool, failed))
     return out
 
 
-def _forks(store: Store, session: int, rows: Sequence[LeanRow], first: int, last: int) -> bool:
+def _forks(record: Record, session: int, rows: Sequence[LeanRow], first: int, last: int) -> bool:
     """Whether any entry of the session has two children: only then can an entry be on a side branch
     (working out the active branch of a 10k-entry session costs a fifth of the builder's time). The range's
     own parents are in `rows`; only the rest of the session's are read (a later rewind to a point inside
     the range puts part of it on a side branch)."""
     parents = [r[7] for r in rows if r[7] is not None]
-    parents += queries.parents_outside(store, session, first, last)
+    parents += queries.parents_outside(record, session, first, last)
     return len(parents) != len(set(parents))
 
 

@@ -49,7 +49,7 @@ from total_recall.keeping.controllers import CompactionEvent, HarnessController
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.window import in_force
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import VECTOR_BUDGET_ENV
 from total_recall.syncing import sync
 
@@ -93,20 +93,20 @@ def parse_payload(text: str) -> dict[str, Any]:
     return payload
 
 
-def handle(store: Store, controller: HarnessController, payload: Mapping[str, Any],
+def handle(record: Record, controller: HarnessController, payload: Mapping[str, Any],
            env: Mapping[str, str] | None = None) -> HookReply:
     """Answer one hook call of `controller`'s harness (see the module docstring)."""
     event = payload["hook_event_name"]
     if event == "PreCompact":
-        return pre_compact(store, controller, payload, env)
+        return pre_compact(record, controller, payload, env)
     if event == "SessionStart":
-        return session_start(store, controller, payload)
+        return session_start(record, controller, payload)
     if event == "UserPromptSubmit":
         return HookReply()  # the slot for the per-turn push (a later issue): a valid no-op
     return HookReply(log=(f"{event}: not a hook Total Recall handles; nothing done",))
 
 
-def pre_compact(store: Store, controller: HarnessController, payload: Mapping[str, Any],
+def pre_compact(record: Record, controller: HarnessController, payload: Mapping[str, Any],
                 env: Mapping[str, str] | None = None) -> HookReply:
     """Sync the harness's store, then let its controller prepare a marker and write the receipt, waiting
     for the record at most WAIT_BOUND seconds in all (see the module docstring)."""
@@ -114,9 +114,9 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
     log: list[str] = []
     notes = []
     try:
-        with store.waiting(SYNC_WAIT):
+        with record.waiting(SYNC_WAIT):
             # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
-            report = sync(store, [controller.name], wait=SYNC_WAIT,
+            report = sync(record, [controller.name], wait=SYNC_WAIT,
                           env={**(os.environ if env is None else env), VECTOR_BUDGET_ENV: "0"})
         log.extend(f"sync: {e}" for e in report.errors)
     except (RecordBusy, sqlite3.OperationalError) as exc:
@@ -125,7 +125,7 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
         notes.append(f"record busy ({_reason(exc)}): sync skipped, marker built from what the record held")
         log.append(notes[-1])
     native = str(payload["session_id"])
-    session = session_for(store, controller.name, native, payload.get("transcript_path"))
+    session = session_for(record, controller.name, native, payload.get("transcript_path"))
     raw_trigger = payload.get("trigger")
     trigger = raw_trigger if raw_trigger in TRIGGERS else "harness"
     if trigger == "harness":
@@ -141,12 +141,12 @@ def pre_compact(store: Store, controller: HarnessController, payload: Mapping[st
     # The marker and the receipt are two transactions: each may wait half of what is left.
     left = max(deadline - time.monotonic(), 0.0)
     try:
-        with store.waiting(left / 2):
-            receipt = controller.on_compaction(store, CompactionEvent(session, trigger, note=note))
+        with record.waiting(left / 2):
+            receipt = controller.on_compaction(record, CompactionEvent(session, trigger, note=note))
     except sqlite3.OperationalError as exc:
         if not busy(exc):
             raise
-        store.rollback()
+        record.rollback()
         log.append(f"the record stayed busy (another process holds its write lock): no marker or receipt "
                    f"written after waiting {WAIT_BOUND:g} s at most; the harness compacts without one")
         return HookReply(None, tuple(log), None)
@@ -165,20 +165,20 @@ def _reason(exc: Exception) -> str:
     return "another sync is running" if isinstance(exc, RecordBusy) else "another process is writing it"
 
 
-def session_start(store: Store, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
+def session_start(record: Record, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
     """The session's markers as additional context after a compaction or a resume; else nothing."""
     if payload.get("source") not in CONTEXT_SOURCES:
         return HookReply()
     native = str(payload["session_id"])
-    session = session_for(store, controller.name, native, payload.get("transcript_path"))
+    session = session_for(record, controller.name, native, payload.get("transcript_path"))
     if session is None:
         return HookReply(log=(f"{controller.name} session {native} is not in the record; no markers",))
-    return HookReply(markers_context(store, session))
+    return HookReply(markers_context(record, session))
 
 
-def session_for(store: Store, harness: str, native_id: str, transcript: object = None) -> int | None:
+def session_for(record: Record, harness: str, native_id: str, transcript: object = None) -> int | None:
     """The record session of a harness session: by native id (newest generation), else by its file."""
-    found = store.sessions([harness])
+    found = record.sessions([harness])
     same = [s.number for s in found if s.native_id == native_id]
     if same:
         return max(same)
@@ -190,10 +190,10 @@ def session_for(store: Store, harness: str, native_id: str, transcript: object =
     return None
 
 
-def markers_context(store: Store, session: int, cap: int = CONTEXT_CAP) -> str | None:
+def markers_context(record: Record, session: int, cap: int = CONTEXT_CAP) -> str | None:
     """The markers in force for `session`, newest first while they fit `cap` characters, shown in range
     order under a one-line header; None when the session has none."""
-    markers = in_force(markers_for(store, session))
+    markers = in_force(markers_for(record, session))
     if not markers:
         return None
     header = (f"Total Recall markers for what left this window (record session s{session}). "

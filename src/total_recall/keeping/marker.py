@@ -34,7 +34,7 @@ from total_recall.keeping.exact_strings import find_strings
 from total_recall.keeping.items import Item, ItemKind, find_items
 from total_recall.model import Address, SpanTag
 from total_recall.record import markers, queries
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.tokens import SCALE, estimate_tokens, number_and_comma_weight, weight
 
 __all__ = [
@@ -258,23 +258,24 @@ class _Candidate:
         return self.known
 
 
-def _strings(store: Store, session: int, entries: Sequence[MinedEntry]) -> tuple[list[_Candidate], list[int]]:
+def _strings(record: Record, session: int,
+             entries: Sequence[MinedEntry]) -> tuple[list[_Candidate], list[int]]:
     scan = find_strings(entries)
     out = []
     for order, found in enumerate(scan.found):
         out.append(_Candidate(found.score, order, found.seq, session, found.text))
-    return out, _holding_strings(store, session, scan.unscanned)
+    return out, _holding_strings(record, session, scan.unscanned)
 
 
 _HOLDING_CHECK_MOST = 2_000
 
 
-def _holding_strings(store: Store, session: int, seqs: Sequence[int]) -> list[int]:
+def _holding_strings(record: Record, session: int, seqs: Sequence[int]) -> list[int]:
     """Of the tool outputs too long to scan here, those the exact index (filled at sync) holds strings
     for: the marker points at these, and not at the many outputs that hold none."""
     if len(seqs) > _HOLDING_CHECK_MOST:
         return list(seqs)  # more than any overflow line lists one by one: not worth the lookups
-    holding = queries.holding_strings(store, session, seqs)
+    holding = queries.holding_strings(record, session, seqs)
     return [q for q in seqs if q in holding]
 
 
@@ -515,7 +516,7 @@ def _overflow_bound(what: str, count: int, session: int, seqs: Sequence[int]) ->
 # -- building --
 
 
-def build_marker(store: Store, address: Address, budget: int, bo: int | None = None) -> Marker:
+def build_marker(record: Record, address: Address, budget: int, bo: int | None = None) -> Marker:
     """The marker for the range `address` (a whole-session address means the whole session), built from
     the record only, within `budget` tokens, instructions within `bo` (default: BO_SHARE of the budget,
     and never more than the budget leaves once the header and the sections' pointers are counted).
@@ -530,7 +531,7 @@ def build_marker(store: Store, address: Address, budget: int, bo: int | None = N
     if bo is not None and not 0 <= bo <= budget:
         raise MarkerError(f"--bo must be between 0 and the budget ({budget}); got {bo}")
     with _without_collector_pauses():
-        return _build(store, address, budget, bo)
+        return _build(record, address, budget, bo)
 
 
 @contextmanager
@@ -546,8 +547,8 @@ def _without_collector_pauses() -> Iterator[None]:
             gc.enable()
 
 
-def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marker:
-    span, entries = read_range(store, address)
+def _build(record: Record, address: Address, budget: int, bo: int | None) -> Marker:
+    span, entries = read_range(record, address)
     session = span.session
     marker_range = f"s{session}#{span.first}-{span.last}"  # always a range: never named like an entry
     capacity = budget * SCALE + SCALE  # the last line has no newline after it
@@ -555,9 +556,9 @@ def _build(store: Store, address: Address, budget: int, bo: int | None) -> Marke
     if fixed > capacity:
         raise MarkerError(f"budget {budget} is too small: the marker's header alone takes "
                           f"{_tokens(fixed)} tokens")
-    strings, unscanned = _strings(store, session, entries)
+    strings, unscanned = _strings(record, session, entries)
     items, items_unscanned = _items(session, span, entries)
-    cue, covered = _cue(cues_for(store, session), span)
+    cue, covered = _cue(cues_for(record, session), span)
     chronological = _owner_words(session, entries)
     instructions = _keep_order(chronological)
     notices: list[str] = []
@@ -657,22 +658,22 @@ def _cue(cues: Sequence[Cue], span: Address) -> tuple[Quote | None, tuple[int, i
     return None, (0, -1)
 
 
-def range_tokens(store: Store, address: Address) -> int:
+def range_tokens(record: Record, address: Address) -> int:
     """The estimated tokens of every entry's text at `address`: what the range held before compaction.
 
     Raises:
         AddressError: no such session.
     """
-    info = store.session(address.session)
+    info = record.session(address.session)
     first = address.first or 1
     last = address.last if address.last is not None else info.entries
-    return sum(estimate_tokens(text) for text in queries.texts(store, address.session, first, last))
+    return sum(estimate_tokens(text) for text in queries.texts(record, address.session, first, last))
 
 
 # -- storing --
 
 
-def save_marker(store: Store, marker: Marker) -> int:
+def save_marker(record: Record, marker: Marker) -> int:
     """Verify the marker against the record and store it; returns its id.
 
     Verification and the write share one transaction, so an erase cannot slip between them.
@@ -682,14 +683,14 @@ def save_marker(store: Store, marker: Marker) -> int:
     """
     from total_recall.keeping.verify import verify  # verify reads this module's formats
 
-    store.begin()
+    record.begin()
     try:
-        verify(store, marker)
-        marker_id = markers.add(store, marker.session, marker.range, marker_dict(marker), marker.tokens,
+        verify(record, marker)
+        marker_id = markers.add(record, marker.session, marker.range, marker_dict(marker), marker.tokens,
                                 _quoted_seqs(marker))
-        store.commit()
+        record.commit()
     except BaseException:
-        store.rollback()
+        record.rollback()
         raise
     return marker_id
 
@@ -702,17 +703,17 @@ def _quoted_seqs(marker: Marker) -> set[int]:
     return {int(a.split("#")[1]) for a in addresses}
 
 
-def markers_for(store: Store, session: int, include_withdrawn: bool = False) -> list[StoredMarker]:
+def markers_for(record: Record, session: int, include_withdrawn: bool = False) -> list[StoredMarker]:
     """The session's stored markers, newest last.
 
     A marker that quotes an entry erased or quarantined since is withdrawn: left out, or with
     `include_withdrawn` returned with a placeholder text and the reason, never with the words.
     """
-    rows = markers.of_session(store, session)
+    rows = markers.of_session(record, session)
     if not rows:
         return []
     hidden = {marker_id: f"it quotes s{session}#{seq}, which is quarantined"
-              for marker_id, seq in markers.quarantined_quotes(store, session).items()}
+              for marker_id, seq in markers.quarantined_quotes(record, session).items()}
     out = []
     for r in rows:
         why = f"an entry it quoted was erased at {r.erased_at}" if r.erased_at else hidden.get(r.id)

@@ -13,8 +13,8 @@ from typing import get_args
 
 from total_recall.errors import ReceiptError
 from total_recall.record import receipts
+from total_recall.record.database import Record, now
 from total_recall.record.receipts import Decision, Knowledge, Receipt
-from total_recall.record.store import Store, now
 
 __all__ = [
     "CONTROLLERS", "TRIGGERS", "Decision", "Knowledge", "Receipt", "erase_note", "list_receipts",
@@ -25,17 +25,17 @@ CONTROLLERS = ("runtime", "claude-code", "codex", "provider-api", "cli", "mcp")
 TRIGGERS = ("forced", "elective", "manual", "auto", "harness")
 
 
-def write_receipt(store: Store, receipt: Receipt) -> int:
+def write_receipt(record: Record, receipt: Receipt) -> int:
     """Append a receipt; returns its id.
 
     Raises:
         ReceiptError: a field is outside its allowed values (the message names it).
     """
     _check(receipt)
-    return receipts.add(store, receipt)
+    return receipts.add(record, receipt)
 
 
-def erase_note(store: Store, receipt_id: int, reason: str) -> Receipt:
+def erase_note(record: Record, receipt_id: int, reason: str) -> Receipt:
     """Replace a receipt's note with a tombstone (freed pages zeroed, the WAL truncated, as for an entry's
     erase); a receipt without a note, or one already erased, is left as it is. Returns the receipt.
 
@@ -44,27 +44,27 @@ def erase_note(store: Store, receipt_id: int, reason: str) -> Receipt:
     """
     if not reason.strip():
         raise ReceiptError("an erase needs a reason (kept with the tombstone)")
-    if receipts.by_id(store, receipt_id) is None:
+    if receipts.by_id(record, receipt_id) is None:
         raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
-    receipts.erase_note(store, receipt_id, now(), reason)
-    return receipt_by_id(store, receipt_id)
+    receipts.erase_note(record, receipt_id, now(), reason)
+    return receipt_by_id(record, receipt_id)
 
 
-def receipt_by_id(store: Store, receipt_id: int) -> Receipt:
+def receipt_by_id(record: Record, receipt_id: int) -> Receipt:
     """One receipt by its id.
 
     Raises:
         ReceiptError: there is no such receipt.
     """
-    found = receipts.by_id(store, receipt_id)
+    found = receipts.by_id(record, receipt_id)
     if found is None:
         raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
     return found
 
 
-def list_receipts(store: Store, session: int | None = None) -> list[Receipt]:
+def list_receipts(record: Record, session: int | None = None) -> list[Receipt]:
     """Every receipt (or one session's), oldest first: the newest is last."""
-    return receipts.listed(store, session)
+    return receipts.listed(record, session)
 
 
 def _check(r: Receipt) -> None:

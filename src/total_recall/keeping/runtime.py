@@ -42,7 +42,7 @@ from total_recall.keeping.window import (
     runs,
 )
 from total_recall.model import Address
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 DEFAULT_POLICY = WindowPolicy()
 # A marker's fixed lines (header, guide, end) take about 58 estimated tokens.
@@ -51,7 +51,7 @@ MIN_RUN_BUDGET = 64
 MAX_NEW_MARKERS = 16
 
 
-def next_window(store: Store, session: int, *, limit: int, next_call_tokens: int,
+def next_window(record: Record, session: int, *, limit: int, next_call_tokens: int,
                 policy: WindowPolicy = DEFAULT_POLICY) -> Window:
     """The window (markers and kept items, in order) for the next call of `session`.
 
@@ -63,18 +63,18 @@ def next_window(store: Store, session: int, *, limit: int, next_call_tokens: int
             unchanged).
     """
     check_limits(limit, next_call_tokens)
-    window = current_window(store, session)
-    tail = _tail_start(store, session, policy.keep_exchanges)
+    window = current_window(record, session)
+    tail = _tail_start(record, session, policy.keep_exchanges)
     room = limit - next_call_tokens - policy.headroom(limit)
     if window.tokens > room:
-        return _forced(store, window, room, tail, policy, limit, next_call_tokens)
+        return _forced(record, window, room, tail, policy, limit, next_call_tokens)
     if policy.elective is not None:
-        decided = _elective(store, window, tail, policy)
+        decided = _elective(record, window, tail, policy)
         if decided is not None:
             return decided
     share = (window.tokens + next_call_tokens) / limit
     if share >= policy.notice_share:
-        receipt = RUNTIME.on_compaction(store, CompactionEvent(
+        receipt = RUNTIME.on_compaction(record, CompactionEvent(
             session, "forced", "kept", tokens_before=window.tokens, tokens_after=window.tokens,
             note=f"fits: {window.tokens} + {next_call_tokens} of {limit} tokens ({share:.0%}, at or over "
                  f"the {policy.notice_share:.0%} notice share); nothing evicted"))
@@ -82,7 +82,7 @@ def next_window(store: Store, session: int, *, limit: int, next_call_tokens: int
     return window
 
 
-def _forced(store: Store, window: Window, room: int, tail: int | None, policy: WindowPolicy,
+def _forced(record: Record, window: Window, room: int, tail: int | None, policy: WindowPolicy,
             limit: int, next_call: int) -> Window:
     """Evict the shortest prefix of the eviction order that fits with its markers; merge as a last resort.
 
@@ -97,17 +97,17 @@ def _forced(store: Store, window: Window, room: int, tail: int | None, policy: W
     built: dict[str, Marker] = {}
     k: int | None = _shortest_prefix(window, order, room, policy)
     while k is not None:
-        result = _with_markers(store, window, plan(window, order[:k]), built, policy)
+        result = _with_markers(record, window, plan(window, order[:k]), built, policy)
         if result.tokens <= room:
-            return _commit(store, window, result, built, "forced")
+            return _commit(record, window, result, built, "forced")
         k = None if k >= len(order) else _shortest_prefix(window, order, room, policy, start=k + 1)
-    result = _merged(store, window, order, built, policy) if order else window
+    result = _merged(record, window, order, built, policy) if order else window
     if result.tokens > room:
         raise WindowError(
             f"s{window.session}: the next call ({next_call} tokens) cannot fit the limit ({limit}): "
             f"{result.tokens} tokens must stay in view (never-class items, the verbatim tail, markers) and "
             f"{limit - room - next_call} are kept as headroom")
-    return _commit(store, window, result, built, "forced")
+    return _commit(record, window, result, built, "forced")
 
 
 def _shortest_prefix(window: Window, order: Sequence[WindowItem], room: int, policy: WindowPolicy,
@@ -185,7 +185,7 @@ def _superseded(item: WindowItem, spans: Sequence[Address]) -> bool:
         (s.first or 1) <= item.first and item.last <= (s.last or item.last) for s in spans)
 
 
-def _with_markers(store: Store, window: Window, runs_: Sequence[Run], built: dict[str, Marker],
+def _with_markers(record: Record, window: Window, runs_: Sequence[Run], built: dict[str, Marker],
                   policy: WindowPolicy) -> Window:
     """The window with each run replaced by its (unsaved) marker."""
     gone = {i.first for r in runs_ for i in r.items}
@@ -193,13 +193,13 @@ def _with_markers(store: Store, window: Window, runs_: Sequence[Run], built: dic
     items = [i for i in window.items
              if not (i.kind == "entry" and i.first in gone) and not _superseded(i, spans)]
     for run in runs_:
-        marker = _marker(store, run.span, _budget(run, policy), built, policy)
+        marker = _marker(record, run.span, _budget(run, policy), built, policy)
         items.append(WindowItem(marker.range, run.span.first or 1, run.span.last or 1, "marker",
                                 EvictionClass.NEVER, marker.tokens, marker.text, "marker (new)"))
     return Window(window.session, tuple(sorted(items, key=_order)))
 
 
-def _merged(store: Store, window: Window, evicted: Sequence[WindowItem], built: dict[str, Marker],
+def _merged(record: Record, window: Window, evicted: Sequence[WindowItem], built: dict[str, Marker],
             policy: WindowPolicy) -> Window:
     """Last resort: one marker for the whole span from the first to the last item gone, old markers
     included (it is built from the record, never from them)."""
@@ -208,7 +208,7 @@ def _merged(store: Store, window: Window, evicted: Sequence[WindowItem], built: 
     last = max([i.last for i in evicted] + [i.last for i in olds])
     inside = [i for i in window.items if i.kind == "entry" and first <= i.first <= last
               and i.eviction != EvictionClass.NEVER]
-    return _with_markers(store, window, [Run(Address(window.session, first, last), tuple(inside))], built,
+    return _with_markers(record, window, [Run(Address(window.session, first, last), tuple(inside))], built,
                          policy)
 
 
@@ -221,17 +221,17 @@ def _budget(run: Run, policy: WindowPolicy) -> int:
     return min(policy.marker_budget, wanted)
 
 
-def _marker(store: Store, span: Address, budget: int, built: dict[str, Marker],
+def _marker(record: Record, span: Address, budget: int, built: dict[str, Marker],
             policy: WindowPolicy) -> Marker:
     key = f"{span}@{budget}"
     if key not in built:
         bo = policy.bo if budget == policy.marker_budget else None
         try:
-            built[key] = build_marker(store, span, budget, bo)
+            built[key] = build_marker(record, span, budget, bo)
         except MarkerError:
             if budget >= policy.marker_budget:
                 raise
-            built[key] = _marker(store, span, policy.marker_budget, built, policy)  # pointers need room
+            built[key] = _marker(record, span, policy.marker_budget, built, policy)  # pointers need room
     return built[key]
 
 
@@ -239,7 +239,7 @@ def _order(item: WindowItem) -> tuple[int, int]:
     return item.first, 0 if item.kind == "marker" else 1
 
 
-def _commit(store: Store, before: Window, after: Window, built: dict[str, Marker], trigger: str,
+def _commit(record: Record, before: Window, after: Window, built: dict[str, Marker], trigger: str,
             note: str | None = None) -> Window:
     """Save the new markers, write the receipt, return the window as it stands.
 
@@ -249,13 +249,13 @@ def _commit(store: Store, before: Window, after: Window, built: dict[str, Marker
     new = [i for i in after.items if i.kind == "marker" and i.marker_id is None]
     markers = [_built_for(built, i) for i in new]
     for marker in markers:
-        verify(store, marker)
-    ids = [save_marker(store, marker) for marker in markers]
+        verify(record, marker)
+    ids = [save_marker(record, marker) for marker in markers]
     spans = [Address.parse(i.address) for i in new]
     overall = (str(Address(before.session, min(s.first or 1 for s in spans), max(s.last or 1 for s in spans)))
                if spans else None)
     listed = ", ".join(f"marker {n} for {i.address}" for n, i in zip(ids, new, strict=True))
-    receipt = RUNTIME.on_compaction(store, CompactionEvent(
+    receipt = RUNTIME.on_compaction(record, CompactionEvent(
         before.session, trigger, "compacted", range=overall, tokens_before=before.tokens,
         tokens_after=after.tokens, marker_id=ids[-1] if ids else None,
         note="; ".join(p for p in (note, listed) if p) or None))
@@ -270,7 +270,7 @@ def _built_for(built: dict[str, Marker], item: WindowItem) -> Marker:
     return next(m for m in built.values() if m.range == item.address and m.text == item.text)
 
 
-def _elective(store: Store, window: Window, tail: int | None, policy: WindowPolicy) -> Window | None:
+def _elective(record: Record, window: Window, tail: int | None, policy: WindowPolicy) -> Window | None:
     """Apply the cache-price rule to the evictable span before the tail; None when there is no span
     worth a decision."""
     rule = policy.elective
@@ -292,20 +292,20 @@ def _elective(store: Store, window: Window, tail: int | None, policy: WindowPoli
     spans = [r.span for r in planned]
     overall = str(Address(window.session, spans[0].first, spans[-1].last))
     if not verdict.evict:
-        receipt = RUNTIME.on_compaction(store, CompactionEvent(
+        receipt = RUNTIME.on_compaction(record, CompactionEvent(
             window.session, "elective", "kept", range=overall, tokens_before=window.tokens,
             tokens_after=window.tokens, note=note))
         return replace(window, receipt_id=receipt.id)
     built: dict[str, Marker] = {}
-    return _commit(store, window, _with_markers(store, window, planned, built, policy), built, "elective",
+    return _commit(record, window, _with_markers(record, window, planned, built, policy), built, "elective",
                    note)
 
 
-def _tail_start(store: Store, session: int, keep_exchanges: int) -> int | None:
+def _tail_start(record: Record, session: int, keep_exchanges: int) -> int | None:
     """The first entry number of the verbatim tail (nothing at or after it leaves); None: no tail."""
     if keep_exchanges <= 0:
         return None
-    span = evictable_range(store, session, keep_exchanges)
+    span = evictable_range(record, session, keep_exchanges)
     if span is None:
         return 0  # the whole session is tail: nothing may leave
     return (span.last or span.first or 0) + 1

@@ -10,13 +10,13 @@ from __future__ import annotations
 from total_recall.errors import MarkerError
 from total_recall.model import Address
 from total_recall.record import queries
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 # Two exchanges: the one in progress and the one before it, so the latest answer keeps its question.
 DEFAULT_KEEP_EXCHANGES = 2
 
 
-def tail_start(store: Store, session: int, keep_exchanges: int = DEFAULT_KEEP_EXCHANGES) -> int | None:
+def tail_start(record: Record, session: int, keep_exchanges: int = DEFAULT_KEEP_EXCHANGES) -> int | None:
     """The entry number where the verbatim tail of the last `keep_exchanges` exchanges begins.
 
     None when the session holds no more than that many exchanges (or none at all: a session with no owner
@@ -29,17 +29,17 @@ def tail_start(store: Store, session: int, keep_exchanges: int = DEFAULT_KEEP_EX
     """
     if keep_exchanges < 0:
         raise MarkerError(f"--keep-exchanges must be 0 or more (got {keep_exchanges})")
-    info = store.session(session)
+    info = record.session(session)
     if keep_exchanges == 0:
         return info.entries + 1
-    starts = queries.newest_owner_messages(store, session, keep_exchanges)
+    starts = queries.newest_owner_messages(record, session, keep_exchanges)
     if len(starts) < keep_exchanges:
         return None
     return starts[-1]
 
 
 def evictable_range(
-    store: Store, session: int, keep_exchanges: int = DEFAULT_KEEP_EXCHANGES
+    record: Record, session: int, keep_exchanges: int = DEFAULT_KEEP_EXCHANGES
 ) -> Address | None:
     """Everything before the verbatim tail of the last `keep_exchanges` whole exchanges, or None when
     nothing precedes it.
@@ -48,7 +48,7 @@ def evictable_range(
         AddressError: no such session.
         MarkerError: `keep_exchanges` is negative.
     """
-    start = tail_start(store, session, keep_exchanges)
+    start = tail_start(record, session, keep_exchanges)
     if start is None or start <= 1:
         return None
     return Address(session, 1, start - 1)

@@ -28,18 +28,18 @@ from total_recall.keeping.marker import (
 )
 from total_recall.model import Address, Entry, SpanTag
 from total_recall.record import cues
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.tokens import estimate_tokens
 
 
-def verify(store: Store, marker: Marker) -> None:
+def verify(record: Record, marker: Marker) -> None:
     """Check `marker` against the record.
 
     Raises:
         MarkerRejected: naming the address and what is wrong with it.
     """
-    span = _range(store, marker)
-    entries = _Entries(store, span)
+    span = _range(record, marker)
+    entries = _Entries(record, span)
     for q in marker.instructions:
         e = entries.get(q.address, "owner's words")
         if e.author != "owner":
@@ -67,7 +67,7 @@ def verify(store: Store, marker: Marker) -> None:
                                  "that entry")
     for pointer in marker.pointers:
         _check_pointer(pointer, span, entries)
-    if marker.cue is not None and not cues.left(store, marker.session, marker.cue.address, marker.cue.text):
+    if marker.cue is not None and not cues.left(record, marker.session, marker.cue.address, marker.cue.text):
         raise MarkerRejected(f"{marker.cue.address}: no cue with the text {_clip(marker.cue.text)!r} "
                              f"was left for s{marker.session}")
     expected = render(marker.range, marker.instructions, marker.strings, marker.items, marker.pointers,
@@ -79,7 +79,7 @@ def verify(store: Store, marker: Marker) -> None:
                              f"{estimate_tokens(marker.text)}")
 
 
-def _range(store: Store, marker: Marker) -> Address:
+def _range(record: Record, marker: Marker) -> Address:
     try:
         span = Address.parse(marker.range)
     except AddressError as exc:
@@ -89,7 +89,7 @@ def _range(store: Store, marker: Marker) -> Address:
     if span.session != marker.session:
         raise MarkerRejected(f"the marker's range {marker.range} is not in its session s{marker.session}")
     try:
-        info = store.session(span.session)
+        info = record.session(span.session)
     except AddressError as exc:
         raise MarkerRejected(f"{marker.range}: the record has no session s{span.session}") from exc
     if (span.last or span.first) > info.entries:
@@ -100,8 +100,8 @@ def _range(store: Store, marker: Marker) -> Address:
 class _Entries:
     """The entries a marker names, each read once through the record's own reads."""
 
-    def __init__(self, store: Store, span: Address) -> None:
-        self.store = store
+    def __init__(self, record: Record, span: Address) -> None:
+        self.record = record
         self.span = span
         self.cache: dict[int, Entry] = {}
 
@@ -125,7 +125,7 @@ class _Entries:
             raise MarkerRejected(f"{address}: outside the marker's range {self.span} (in a {what} line)")
         if seq not in self.cache:
             try:
-                found = self.store.entries(Address(session, seq, seq))
+                found = self.record.entries(Address(session, seq, seq))
             except AddressError as exc:
                 raise MarkerRejected(f"{address}: the record cannot return it (in a {what} line)") from exc
             if not found:

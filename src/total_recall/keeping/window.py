@@ -37,8 +37,8 @@ from total_recall.keeping.marker import StoredMarker, markers_for
 from total_recall.keeping.on_disk import read_path, unchanged_on_disk
 from total_recall.keeping.price import PriceTerms
 from total_recall.model import Address, Entry
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.tokens import estimate_tokens
 
 
@@ -159,19 +159,19 @@ def classify(entry: Entry, call: Entry | None, latest_owner: int | None, cwd: st
     return EvictionClass.AGENT, "the agent's reasoning or reply"
 
 
-def current_window(store: Store, session: int) -> Window:
+def current_window(record: Record, session: int) -> Window:
     """The session's window as its record and stored markers make it now.
 
     Raises:
         AddressError: no such session.
     """
-    info = store.session(session)
+    info = record.session(session)
     if info.entries == 0:
         return Window(session, ())
-    entries = [e for e in read(store, Address(session)) if _in_view(e)]
+    entries = [e for e in read(record, Address(session)) if _in_view(e)]
     calls = {e.group: e for e in entries if e.kind == "tool_call" and e.group}
     latest_owner = max((e.seq for e in entries if e.author == "owner"), default=None)
-    markers = in_force(markers_for(store, session))
+    markers = in_force(markers_for(record, session))
     items: list[WindowItem] = []
     for e in entries:
         eviction, why = classify(e, calls.get(e.group) if e.group else None, latest_owner, info.cwd)

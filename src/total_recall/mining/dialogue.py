@@ -20,8 +20,8 @@ from total_recall.mining.flood import cap_text
 from total_recall.mining.scope import REPORT_MAX_BYTES, Scoped, Selection, check_max_bytes, iso
 from total_recall.mining.timeline import load, one_line, owner_words, snip
 from total_recall.model import Address, Entry, echoed
+from total_recall.record.database import Record
 from total_recall.record.queries import matching_seqs
-from total_recall.record.store import Store
 
 SAID_TOOL = "she_said_he_said_action"
 QA_TOOL = "extract_qa_pairs"
@@ -90,7 +90,7 @@ def _heading(s: dict[str, Any], marker: str) -> str:
     return f"{marker} {s['session']} · {s['harness']}{title}{cwd} · last active {when}"
 
 
-def she_said_he_said_action(store: Store, words: Sequence[str] | str, scope: Selection, *,
+def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: Selection, *,
                             max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
     """What was said and done about some words: per session of `scope`, most recently active first, HE
     SAID (the owner's messages), SHE SAID (the agent's messages) and THEY DID (tool calls, by name or
@@ -110,12 +110,12 @@ def she_said_he_said_action(store: Store, words: Sequence[str] | str, scope: Sel
     hits: dict[int, list[Entry]] = {}
     withheld = 0
     found_seqs: dict[int, list[int]] = {}
-    for number, seq in matching_seqs(store, list(by_number), picked):
+    for number, seq in matching_seqs(record, list(by_number), picked):
         found_seqs.setdefault(number, []).append(seq)
     for number, seqs in found_seqs.items():
         # One range read per session, not one read per hit.
         wanted = set(seqs)
-        for e in store.entries(Address(number, seqs[0], seqs[-1]), with_spans=False):
+        for e in record.entries(Address(number, seqs[0], seqs[-1]), with_spans=False):
             if e.seq not in wanted:
                 continue
             if e.quarantined is not None:
@@ -286,7 +286,8 @@ def _owner_pairs(entries: list[Entry]) -> list[Pair]:
     return pairs
 
 
-def extract_qa_pairs(store: Store, scope: Selection, *, max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
+def extract_qa_pairs(record: Record, scope: Selection, *,
+                     max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
     """Questions and their answers, per session of `scope`, most recently active first: the owner's
     questions with the agent's reply in words, and the questions an agent put through a question tool
     (AskUserQuestion, question, ask_user_question, request_user_input) with what the owner picked or
@@ -299,7 +300,7 @@ def extract_qa_pairs(store: Store, scope: Selection, *, max_bytes: int = REPORT_
     budget = check_max_bytes(QA_TOOL, max_bytes, REPORT_MAX_BYTES)
     rows = []
     for c in scope.sessions:
-        entries = load(store, c.session.number)
+        entries = load(record, c.session.number)
         pairs = sorted(_tool_pairs(entries) + _owner_pairs(entries), key=lambda p: p.asked.seq)
         if not pairs:
             continue

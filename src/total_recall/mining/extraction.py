@@ -23,10 +23,10 @@ from total_recall.mining.scope import (
     check_offset,
     parse_time,
 )
-from total_recall.mining.timeline import is_injected, load, owner_words, record, since_last_compaction
+from total_recall.mining.timeline import entry_record, is_injected, load, owner_words, since_last_compaction
 from total_recall.model import Entry, Session, echoed
+from total_recall.record.database import Record
 from total_recall.record.queries import raw_ids, raw_records
-from total_recall.record.store import Store
 
 ENTRY_TYPES = ("user", "assistant", "tool", "thinking", "meta")
 TYPE_CHOICES = (*ENTRY_TYPES, "all")
@@ -53,7 +53,7 @@ def _head(s: Session, **extra: Any) -> dict[str, Any]:
 
 
 def extract_messages(
-    store: Store,
+    record: Record,
     session: Session,
     *,
     full: bool = False,
@@ -72,18 +72,18 @@ def extract_messages(
     n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
-    entries = load(store, session.number)
+    entries = load(record, session.number)
     compaction = None
     if not full:
         entries, compaction = since_last_compaction(entries)
-    records = [record(e) for e in entries if e.kind != "meta"]
+    records = [entry_record(e) for e in entries if e.kind != "meta"]
     head = _head(session, full=full, since=compaction.address if compaction else None)
     return _page(tool, records, head, "messages", limit=n, offset=at, max_bytes=budget,
                  max_record_bytes=clamp)
 
 
 def extract_user_messages(
-    store: Store,
+    record: Record,
     session: Session,
     *,
     limit: int = LIMIT_DEFAULT,
@@ -103,11 +103,11 @@ def extract_user_messages(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
     records = []
-    for e in load(store, session.number):
+    for e in load(record, session.number):
         if e.author != "owner" or e.kind != "message":
             continue
         words, wrapped = owner_words(e)
-        r = record(e, text=words)
+        r = entry_record(e, text=words)
         if wrapped:
             r["wrapped"] = True
         records.append(r)
@@ -157,7 +157,7 @@ def _source(raw: bytes | None) -> Any:
 
 
 def extract_by_type(
-    store: Store,
+    record: Record,
     session: Session,
     *,
     types: Sequence[str] = (),
@@ -188,18 +188,18 @@ def extract_by_type(
         tool, max_bytes, EXTRACT_MAX_BYTES)
     clamp = check_max_record_bytes(tool, max_record_bytes)
     number = session.number
-    every = load(store, number)
+    every = load(record, number)
     entries = every if full else since_last_compaction(every)[0]
     picked = [e for e in entries if entry_type(e) in chosen and (include_injected or not is_injected(e))]
     sources: dict[int, tuple[int | None, bytes | None]] = {}
     hidden: set[int] = set()
     if raw and picked:
-        sources = raw_records(store, number, picked[0].seq, picked[-1].seq)
+        sources = raw_records(record, number, picked[0].seq, picked[-1].seq)
         # A source line shared with a quarantined entry holds its text: it is withheld for every entry.
-        hidden = raw_ids(store, number, [e.seq for e in every if e.quarantined is not None])
+        hidden = raw_ids(record, number, [e.seq for e in every if e.quarantined is not None])
     records: list[dict[str, Any]] = []
     for e in picked:
-        obj = record(e, injected_flag=True)
+        obj = entry_record(e, injected_flag=True)
         if raw:
             raw_id, blob = sources.get(e.seq, (None, None))
             obj["source"] = None if raw_id in hidden else _source(blob)

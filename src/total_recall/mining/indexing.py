@@ -25,8 +25,8 @@ from total_recall.mining.scope import (
     select_sessions,
 )
 from total_recall.model import echoed
+from total_recall.record.database import Record
 from total_recall.record.queries import vector_coverage
-from total_recall.record.store import Store
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
 from total_recall.syncing import sync as run_sync
 from total_recall.syncing import sync_json
@@ -36,7 +36,7 @@ INDEX_BUDGET_MAX = 600.0
 
 
 def index_scope(
-    store: Store,
+    record: Record,
     *,
     session_id: str | None = None,
     hours_back: float | None = None,
@@ -68,21 +68,21 @@ def index_scope(
                  takes_session=True)
     harnesses = [only] if only else (list(roots) if roots else None)
     # The vectors are made below, within this call's budget, not the sync's own.
-    report = run_sync(store, harnesses, env={**os.environ, VECTOR_BUDGET_ENV: "0"}, roots=roots)
-    synced = sync_json(report, str(store.path), False)
+    report = run_sync(record, harnesses, env={**os.environ, VECTOR_BUDGET_ENV: "0"}, roots=roots)
+    synced = sync_json(report, str(record.path), False)
     synced["warnings"] = len(report.warnings)  # can be thousands; `total-recall sync --json` lists them
     del synced["record"], synced["demo"], synced["vectors"]
     sessions, described = select_sessions(
-        store, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
+        record, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
         harness=only)
-    waiting = store.vectors_waiting()
+    waiting = record.vectors_waiting()
     # `done`: no entry of the record waits for a vector; `available` is asked only when one would be made.
     made: dict[str, Any] = {"available": None, "embedded": 0, "done": not waiting, "budget_seconds": seconds}
     if seconds > 0 and waiting:
         made["available"] = vectors.available()
         if made["available"]:
-            made["embedded"], made["done"] = store.make_vectors(seconds)
-    counts = vector_coverage(store, [c.session.number for c in sessions])
+            made["embedded"], made["done"] = record.make_vectors(seconds)
+    counts = vector_coverage(record, [c.session.number for c in sessions])
     rows = [_index_row(c, *counts.get(c.session.number, (0, 0))) for c in sessions]
     totals = {"sessions": len(rows), "entries": sum(r["entries"] for r in rows),
               "embeddable": sum(r["embeddable"] for r in rows), "vectors": sum(r["vectors"] for r in rows),

@@ -29,14 +29,14 @@ from total_recall.mining.scope import (
     sessions_in_window,
 )
 from total_recall.model import HARNESSES, Session
+from total_recall.record.database import Record
 from total_recall.record.queries import harness_counts, kind_counts, last_entry_times
-from total_recall.record.store import Store
 
 # A row names at most this many children and older generations; the counts beside them are the truth.
 IDS_PER_ROW = 10
 
 
-def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, Any]:
+def harness_status(record: Record, bound_harness: str | None = None) -> dict[str, Any]:
     """Which harnesses the record (or a server bound to one harness) covers: sessions, entries, readable
     sources and last sync per harness, where the record is, and the newest logged sync with its warnings.
 
@@ -45,9 +45,9 @@ def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, 
     """
     bound = check_harness("harness", bound_harness)
     active: dict[str, str | None] = {}
-    for c in sessions_by_activity(store):
+    for c in sessions_by_activity(record):
         active.setdefault(c.session.harness, iso(c.last_active))
-    counts = {hc.harness: hc for hc in harness_counts(store)}
+    counts = {hc.harness: hc for hc in harness_counts(record)}
     serves = [bound] if bound else list(HARNESSES)
     rows: list[dict[str, Any]] = []
     for h in serves:
@@ -72,20 +72,20 @@ def harness_status(store: Store, bound_harness: str | None = None) -> dict[str, 
     if empty:
         notice += f"; no sessions yet from {', '.join(empty)} (run `total-recall sync`)"
     return {
-        "record": str(store.path),
+        "record": str(record.path),
         "bound_harness": bound,
         "serves": serves,
         "harnesses": rows,
         "totals": {"sessions": sum(r["sessions"] for r in rows), "entries": sum(r["entries"] for r in rows)},
-        "last_sync": _last_sync(store),
+        "last_sync": _last_sync(record),
         "notice": notice,
     }
 
 
-def _last_sync(store: Store) -> dict[str, Any] | None:
+def _last_sync(record: Record) -> dict[str, Any] | None:
     """The newest sync that read anything (the record's log): its counts and the lines it skipped, kept
     here once the terminal scrolled them away (the first 200 of them, and how many there were)."""
-    last = store.last_sync()
+    last = record.last_sync()
     if last is None:
         return None
     return {
@@ -108,7 +108,7 @@ class Active:
 
 
 def sessions_newest_first(
-    store: Store,
+    record: Record,
     harnesses: Sequence[str] = (),
     *,
     project: str | None = None,
@@ -120,10 +120,10 @@ def sessions_newest_first(
     all last, newest number first among equals. `project`: only sessions whose folder contains it
     (case-blind); `since`: only those active at or after it (a session with no time is not); `limit`:
     the first so many."""
-    times = last_entry_times(store)
+    times = last_entry_times(record)
     folder = project.casefold() if project else None
     found = []
-    for s in store.sessions(harnesses):
+    for s in record.sessions(harnesses):
         if folder is not None and folder not in (s.cwd or "").casefold():
             continue
         stamps = [t for t in (parse_time(times.get(s.number)), parse_time(s.ended), parse_time(s.started))
@@ -137,9 +137,9 @@ def sessions_newest_first(
     return found if limit is None else found[:limit]
 
 
-def _row(store: Store, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:
+def _row(record: Record, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:
     s = c.session
-    kinds = kind_counts(store, s.number)
+    kinds = kind_counts(record, s.number)
     row: dict[str, Any] = {
         "session": s.address,
         "harness": s.harness,
@@ -176,7 +176,7 @@ def _row(store: Store, c: Scoped, children: Sequence[Scoped]) -> dict[str, Any]:
 
 
 def list_sessions(
-    store: Store,
+    record: Record,
     *,
     hours_back: float | None = None,
     all: bool | None = None,
@@ -195,8 +195,8 @@ def list_sessions(
     window = check_window(tool, hours_back=hours_back, all=all, directory=directory)
     assert window is not None  # list_sessions takes no session_id
     only = check_harness(tool, harness)
-    ranked = sessions_by_activity(store)
-    found = sessions_in_window(store, window, only, ranked=ranked)
+    ranked = sessions_by_activity(record)
+    found = sessions_in_window(record, window, only, ranked=ranked)
     children: dict[int, list[Scoped]] = {}
     for c in ranked:
         if c.session.parent is not None:
@@ -206,7 +206,7 @@ def list_sessions(
     rows: list[dict[str, Any]] = []
     spent = 0
     for c in candidates:
-        rows.append(_row(store, c, children.get(c.session.number, [])))
+        rows.append(_row(record, c, children.get(c.session.number, [])))
         spent += len(dump(rows[-1])) + 1
         if spent > budget:
             break  # the rows after this one cannot be printed either: their counts are never computed
@@ -222,7 +222,7 @@ def list_sessions(
         raise ScopeError(f"{tool}: max_bytes={budget} cannot hold even an empty listing; raise max_bytes")
     if n == 0 and rows:
         # One row is larger than the whole budget: the listing goes to flood control whole.
-        rows = [_row(store, c, children.get(c.session.number, [])) for c in candidates]
+        rows = [_row(record, c, children.get(c.session.number, [])) for c in candidates]
         whole = {"window": described, "harness": only, "sessions": rows, "window_count": len(found),
                  "returned": len(rows), "held_back": len(found) - len(rows)}
         return fit_json(tool, "listing", whole, "sessions", budget)

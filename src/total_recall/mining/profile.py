@@ -16,7 +16,7 @@ from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes, iso, pa
 from total_recall.mining.timeline import load, one_line, owner_words, snip
 from total_recall.mining.todos import todo_calls
 from total_recall.model import Entry, Session
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 EVENT_TYPES = ("Compaction", "TodoCreate", "TodoUpdate", "TodoDelete", "GitCommit", "GitPush", "GitTag",
                "UserMessage")
@@ -105,7 +105,7 @@ def events_of(entries: list[Entry]) -> list[Event]:
     return found
 
 
-def profile_session(store: Store, session: Session, *, max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
+def profile_session(record: Record, session: Session, *, max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
     """One session's profile: who said how much, when it ran, and its interesting events — compactions,
     todo edits, git commit/push/tag, owner messages — each with its address and the entries since the one
     before (`gap_entries`). Flood-capped at max_bytes (default 16384): the most recent events that fit
@@ -117,7 +117,7 @@ def profile_session(store: Store, session: Session, *, max_bytes: int = REPORT_M
     tool = "profile_session"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
     s = session
-    entries = load(store, s.number)
+    entries = load(record, s.number)
     events = events_of(entries)
     times = [t for t in (parse_time(e.timestamp) for e in entries) if t is not None]
     first, last = (min(times), max(times)) if times else (None, None)
@@ -144,7 +144,7 @@ def profile_session(store: Store, session: Session, *, max_bytes: int = REPORT_M
         "first_ts": iso(first),
         "last_ts": iso(last),
         "span_seconds": int((last - first).total_seconds()) if first and last else None,
-        "last_active": iso(scoped(store, s).last_active),
+        "last_active": iso(scoped(record, s).last_active),
         "role_counts": dict(Counter(e.author for e in entries)),
         "kind_counts": dict(Counter(e.kind for e in entries)),
         "event_counts": {t: n for t in EVENT_TYPES if (n := sum(ev.event_type == t for ev in events))},

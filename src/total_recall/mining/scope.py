@@ -20,9 +20,9 @@ from typing import TypeVar
 
 from total_recall.errors import AddressError, ScopeError
 from total_recall.model import HARNESSES, NUMBER_MAX, Address, Session, echoed
+from total_recall.record.database import Record
 from total_recall.record.queries import last_entry_times
 from total_recall.record.sessions import TIERS, matching
-from total_recall.record.store import Store
 
 # The bounds every tool states in its schema as minimum/maximum, so a schema-honouring client cannot send
 # a value the handler rejects.
@@ -259,7 +259,7 @@ def _last_active(s: Session, last_entry: str | None) -> datetime | None:
     return max(stamps) if stamps else None
 
 
-def sessions_by_activity(store: Store, harness: str | None = None) -> list[Scoped]:
+def sessions_by_activity(record: Record, harness: str | None = None) -> list[Scoped]:
     """The record's sessions, most recently active first, one per (harness, native id).
 
     A source rewritten under bytes already read starts a new generation (a new sN); the older ones are
@@ -267,8 +267,8 @@ def sessions_by_activity(store: Store, harness: str | None = None) -> list[Scope
     latest of the last timed entry, the session's end and its start; a session with no time at all sorts
     last and is in no window (only `all=true` reaches it).
     """
-    sessions = store.sessions((harness,) if harness else ())
-    times = last_entry_times(store)
+    sessions = record.sessions((harness,) if harness else ())
+    times = last_entry_times(record)
     newest: dict[tuple[str, str], Session] = {}
     older: dict[tuple[str, str], list[int]] = {}
     for s in sessions:
@@ -293,7 +293,7 @@ def _empty_record(tool: str, harness: str | None) -> ScopeError:
     return ScopeError(f"{tool}: the record holds no sessions{which} — run `total-recall sync` first")
 
 
-def resolve_session(store: Store, tool: str, session_id: str | None, harness: str | None = None) -> Scoped:
+def resolve_session(record: Record, tool: str, session_id: str | None, harness: str | None = None) -> Scoped:
     """The one session a session tool works on.
 
     `session_id` may be an address (`s7`, or `s7#12` for its session), a native id, a prefix of one, or a
@@ -305,7 +305,7 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
     if session_id is not None and not isinstance(session_id, str):
         raise ScopeError(f"{tool}: `session_id` must be text (s7, or a native id), not {echoed(session_id)}")
     harness = check_harness(tool, harness)
-    candidates = sessions_by_activity(store, harness)
+    candidates = sessions_by_activity(record, harness)
     query = (session_id or "").strip()
     if not query:
         if not candidates:
@@ -317,7 +317,7 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
         except AddressError:
             number = None
         if number is not None:
-            return _by_number(store, tool, number, harness, candidates)
+            return _by_number(record, tool, number, harness, candidates)
     # The record's one resolver of native ids (record/sessions.py) decides; this only words the refusal.
     found = matching(candidates, query, lambda c: c.session.native_id)
     if len(found) == 1:
@@ -339,24 +339,25 @@ def resolve_session(store: Store, tool: str, session_id: str | None, harness: st
     )
 
 
-def _by_number(store: Store, tool: str, number: int, harness: str | None, candidates: list[Scoped]) -> Scoped:
+def _by_number(record: Record, tool: str, number: int, harness: str | None,
+               candidates: list[Scoped]) -> Scoped:
     for c in candidates:
         if c.session.number == number:
             return c
     try:
-        s = store.session(number)
+        s = record.session(number)
     except AddressError:
-        total = store.counts()["sessions"]
+        total = record.counts()["sessions"]
         held = f"s1–s{total}" if total else "no sessions"
         raise ScopeError(f"{tool}: no session s{number} — the record holds {held}") from None
     if harness and s.harness != harness:
         raise ScopeError(f"{tool}: s{number} is a {s.harness} session, outside harness {harness}")
     # An older generation, asked for by its own address: served as it is.
-    return Scoped(s, _last_active(s, last_entry_times(store).get(number)))
+    return Scoped(s, _last_active(s, last_entry_times(record).get(number)))
 
 
 def sessions_in_window(
-    store: Store,
+    record: Record,
     window: Window,
     harness: str | None = None,
     now: datetime | None = None,
@@ -368,7 +369,7 @@ def sessions_in_window(
     cutoff = window.cutoff(now or datetime.now(UTC))
     folder = window.directory.casefold() if window.directory else None
     out = []
-    for c in sessions_by_activity(store) if ranked is None else ranked:
+    for c in sessions_by_activity(record) if ranked is None else ranked:
         if harness is not None and c.session.harness != harness:
             continue
         if cutoff is not None and (c.last_active is None or c.last_active < cutoff):
@@ -380,7 +381,7 @@ def sessions_in_window(
 
 
 def select_sessions(
-    store: Store,
+    record: Record,
     tool: str,
     *,
     session_id: str | None,
@@ -396,14 +397,14 @@ def select_sessions(
         session_id=session_id, takes_session=True,
     )
     if window is None:
-        one = resolve_session(store, tool, session_id, harness)
+        one = resolve_session(record, tool, session_id, harness)
         return [one], f"session {one.address} (session_id={echoed(session_id)})"
-    return sessions_in_window(store, window, harness), window.describe()
+    return sessions_in_window(record, window, harness), window.describe()
 
 
-def scoped(store: Store, session: Session) -> Scoped:
+def scoped(record: Record, session: Session) -> Scoped:
     """`session` (resolved already) with the time it was last active."""
-    return Scoped(session, _last_active(session, last_entry_times(store).get(session.number)))
+    return Scoped(session, _last_active(session, last_entry_times(record).get(session.number)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,10 +417,10 @@ class Selection:
     window: Window | None  # None: the one session it was given
 
     @classmethod
-    def one(cls, store: Store, session: Session, named: str) -> Selection:
+    def one(cls, record: Record, session: Session, named: str) -> Selection:
         """The session `named` (what the caller typed) resolved to."""
-        return cls([scoped(store, session)], f"session {session.address} (session_id={echoed(named)})", None)
+        return cls([scoped(record, session)], f"session {session.address} (session_id={echoed(named)})", None)
 
     @classmethod
-    def of(cls, store: Store, window: Window, harness: str | None = None) -> Selection:
-        return cls(sessions_in_window(store, window, harness), window.describe(), window)
+    def of(cls, record: Record, window: Window, harness: str | None = None) -> Selection:
+        return cls(sessions_in_window(record, window, harness), window.describe(), window)

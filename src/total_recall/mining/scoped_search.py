@@ -10,7 +10,7 @@ from total_recall.find.search import search
 from total_recall.mining.flood import cap_text
 from total_recall.mining.scope import LIMIT_MAX, REPORT_MAX_BYTES, Selection, check_limit, check_max_bytes
 from total_recall.model import Hit, echoed
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 DREAM_TOOL = "do_android_dream_of_electric_sheep"
 DREAM_LIMIT_DEFAULT = 10
@@ -19,7 +19,7 @@ NAMED_SESSIONS = 20
 
 
 def dream(
-    store: Store,
+    record: Record,
     query: str,
     scope: Selection,
     *,
@@ -48,12 +48,12 @@ def dream(
     hits: list[Hit] = []
     try:
         if scope.window is not None and scope.window.everything:
-            wide = search(store, query, limit=LIMIT_MAX, harness=(harness,) if harness else (),
+            wide = search(record, query, limit=LIMIT_MAX, harness=(harness,) if harness else (),
                           project=scope.window.directory)
             hits = [h for h in wide if h.session in recency]
         else:
             for c in sessions:
-                hits.extend(search(store, query, limit=n, session=c.session.number))
+                hits.extend(search(record, query, limit=n, session=c.session.number))
     except SearchError as exc:
         raise SearchError(f"{tool}: {exc}") from exc
     hits.sort(key=lambda h: (-h.score, recency[h.session], h.seq))

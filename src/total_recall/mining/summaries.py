@@ -41,8 +41,8 @@ from total_recall.mining.todos import (
 )
 from total_recall.model import Address, Entry, Session, echoed
 from total_recall.record import queries, summary_blocks
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 from total_recall.record.summary_blocks import Block, BlockDraft, Tally
 
 # Characters of one entry a prompt shows: tool traffic is snipped hardest (the Rust tool's 500), the
@@ -108,27 +108,27 @@ _GIT = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?(commit|push|tag)\b")
 
 # -- summary_cache --
 
-def summary_cache(store: Store, *, session: int, with_text: bool = False) -> dict[str, Any]:
+def summary_cache(record: Record, *, session: int, with_text: bool = False) -> dict[str, Any]:
     """What the summary cache holds for `session`: its blocks and the tail no block covers yet.
 
     Raises:
         AddressError: there is no such session.
     """
-    s = store.session(session)
-    blocks = summary_blocks.blocks(store, session)
-    return _status(store, s, blocks, with_text)
+    s = record.session(session)
+    blocks = summary_blocks.blocks(record, session)
+    return _status(record, s, blocks, with_text)
 
 
-def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> dict[str, Any]:
+def _status(record: Record, s: Session, blocks: list[Block], with_text: bool) -> dict[str, Any]:
     rows = []
     for b in blocks:
         row = _block_json(b)
-        row["erased_since"] = summary_blocks.erased_since(store, b)
+        row["erased_since"] = summary_blocks.erased_since(record, b)
         if with_text:
             row["text"] = None if row["erased_since"] else b.draft.text
         rows.append(row)
     start = blocks[-1].draft.last_seq + 1 if blocks else 1
-    tail = summary_blocks.tally(store, s.number, start)
+    tail = summary_blocks.tally(record, s.number, start)
     return {
         "session": s.address,
         "harness": s.harness,
@@ -143,7 +143,7 @@ def _status(store: Store, s: Session, blocks: list[Block], with_text: bool) -> d
             "chars": tail.chars, "tokens_est": tail.tokens_est,
         },
         "next": f"{s.address}#{start}" if tail is not None else None,
-        "deletions": len(summary_blocks.deletions(store, s.number)),
+        "deletions": len(summary_blocks.deletions(record, s.number)),
     }
 
 
@@ -163,25 +163,26 @@ def _block_json(b: Block) -> dict[str, Any]:
 
 # -- cache_delete_latest --
 
-def cache_delete_latest(store: Store, *, session: int, reason: str = "deleted on request") -> dict[str, Any]:
+def cache_delete_latest(record: Record, *, session: int,
+                        reason: str = "deleted on request") -> dict[str, Any]:
     """Drop the newest block of `session` (the deletion is logged) and return the cache status.
 
     Raises:
         AddressError: there is no such session.
         SummaryCacheError: the session has no blocks (a delete is never a silent no-op).
     """
-    s = store.session(session)
+    s = record.session(session)
     if not reason.strip():
         raise SummaryCacheError("cache_delete_latest: give a reason (it is kept in the deletion log)")
-    gone = summary_blocks.delete_latest(store, session, reason.strip())
-    status = _status(store, s, summary_blocks.blocks(store, session), with_text=False)
+    gone = summary_blocks.delete_latest(record, session, reason.strip())
+    status = _status(record, s, summary_blocks.blocks(record, session), with_text=False)
     status["deleted"] = _block_json(gone)
     return status
 
 
 # -- summarise_from --
 
-def summarise_from(store: Store, *, session: int, from_seq: int | None = None, through: int | None = None,
+def summarise_from(record: Record, *, session: int, from_seq: int | None = None, through: int | None = None,
                    provider: Provider | None = None) -> dict[str, Any]:
     """Summarise `session` from `from_seq` (default: the first unsummarised entry) to `through`
     (default: its end), store the summary as the next block, and return every part composed.
@@ -192,8 +193,8 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
             every entry is already covered.
         LLMNotConfigured, LLMError, LLMBudgetExceeded: from the provider.
     """
-    s = store.session(session)
-    expected = summary_blocks.next_seq(store, session)
+    s = record.session(session)
+    expected = summary_blocks.next_seq(record, session)
     first = expected if from_seq is None else from_seq
     if first != expected:
         chain = (f"the cache of {s.address} ends at {s.address}#{expected - 1}" if expected > 1
@@ -207,31 +208,31 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
             f"summarise_from: through={through} is outside {s.address}#{first}-{s.entries} "
             f"({s.address} has {s.entries} entries)"
         )
-    tally = summary_blocks.tally(store, session, first, through)
+    tally = summary_blocks.tally(record, session, first, through)
     if tally is None:
         raise SummaryCacheError(
             f"summarise_from: nothing to summarise — every entry of {s.address} ({s.entries}) is covered "
             f"through {s.address}#{expected - 1}; new entries appear after the next sync"
         )
-    entries = read(store, Address(session, tally.first_seq, tally.last_seq))
+    entries = read(record, Address(session, tally.first_seq, tally.last_seq))
     if all(e.kind == "meta" for e in entries):
         raise SummaryCacheError(
             f"summarise_from: {s.address}#{tally.first_seq}-{tally.last_seq} holds only harness metadata, "
             "nothing to summarise; it joins the block of the entries that follow it"
         )
-    provider = provider or Provider.from_env(home=store.path.parent)
-    earlier = [b.draft for b in summary_blocks.blocks(store, session)
-               if not summary_blocks.erased_since(store, b)]
+    provider = provider or Provider.from_env(home=record.path.parent)
+    earlier = [b.draft for b in summary_blocks.blocks(record, session)
+               if not summary_blocks.erased_since(record, b)]
     prompt = _summary_prompt(s, tally, earlier, entries, provider.settings.prompt_bytes)
     answer = provider.complete(prompt.messages)
-    unverified = _check_citations(store, answer.text, prompt.shown)
-    block = summary_blocks.add(store, BlockDraft(
+    unverified = _check_citations(record, answer.text, prompt.shown)
+    block = summary_blocks.add(record, BlockDraft(
         session=session, tally=tally, provider=provider.name, model=answer.model,
         prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens,
         usage_reported=answer.usage_reported, prompt_bytes=prompt.size, dropped_entries=prompt.dropped,
         dropped_bytes=prompt.dropped_bytes, unverified=tuple(unverified), text=answer.text.strip(),
     ))
-    status = _status(store, s, summary_blocks.blocks(store, session), with_text=False)
+    status = _status(record, s, summary_blocks.blocks(record, session), with_text=False)
     notices = []
     if prompt.dropped:
         notices.append(
@@ -243,7 +244,7 @@ def summarise_from(store: Store, *, session: int, from_seq: int | None = None, t
         "session": s.address,
         "block": _block_json(block),
         "text": _timing("summarise_from", block.draft.range, prompt, answer, provider) + "\n"
-                + _compose(store, s, status),
+                + _compose(record, s, status),
         "cache": status,
         "prompt": prompt.report(),
         "usage": answer.usage(),
@@ -333,7 +334,7 @@ def _piece(e: Entry) -> Piece | None:
     return Piece(f"[{e.address} · {e.author} · {label} · {when}]\n{text}\n\n", e.session, e.seq, e.seq)
 
 
-def _check_citations(store: Store, text: str, shown: _Shown) -> list[dict[str, str]]:
+def _check_citations(record: Record, text: str, shown: _Shown) -> list[dict[str, str]]:
     """Every address the model cited that names nothing in the record, or that it was never shown."""
     problems: list[dict[str, str]] = []
     sizes: dict[int, int | None] = {}
@@ -347,7 +348,7 @@ def _check_citations(store: Store, text: str, shown: _Shown) -> list[dict[str, s
         last = int(m.group(3)) if m.group(3) else first
         if session not in sizes:
             try:
-                sizes[session] = store.session(session).entries
+                sizes[session] = record.session(session).entries
             except AddressError:
                 sizes[session] = None
         size = sizes[session]
@@ -360,13 +361,13 @@ def _check_citations(store: Store, text: str, shown: _Shown) -> list[dict[str, s
     return problems
 
 
-def _compose(store: Store, s: Session, status: dict[str, Any]) -> str:
+def _compose(record: Record, s: Session, status: dict[str, Any]) -> str:
     """Every cached part of the session in order, then the cache footer."""
     out = []
-    for n, b in enumerate(summary_blocks.blocks(store, s.number), 1):
+    for n, b in enumerate(summary_blocks.blocks(record, s.number), 1):
         d = b.draft
         out.append(f"### part {n}: {d.tally.first_ts or '?'} → {d.tally.last_ts or '?'} ({d.range})")
-        erased = summary_blocks.erased_since(store, b)
+        erased = summary_blocks.erased_since(record, b)
         if erased:
             out.append(f"[summary withheld: {', '.join(erased)} was erased after this part was written; "
                        "roll back with cache_delete_latest and summarise again]")
@@ -403,7 +404,7 @@ def _timing(tool: str, scope: str, prompt: _Prompt, answer: Completion, provider
 
 # -- prior_period_summary --
 
-def prior_period_summary(store: Store, *, since: datetime | None, until: datetime | None = None,
+def prior_period_summary(record: Record, *, since: datetime | None, until: datetime | None = None,
                          directory: str | None = None, harness: str | None = None,
                          provider: Provider | None = None) -> dict[str, Any]:
     """An orientation summary of the work between `since` and `until` (default: now) across sessions,
@@ -419,17 +420,17 @@ def prior_period_summary(store: Store, *, since: datetime | None, until: datetim
         raise ScopeError(
             f"prior_period_summary: the window ends ({iso(until)}) before it starts ({iso(since)})")
     folder = directory.strip().casefold() if directory and directory.strip() else None
-    chosen = [c for c in sessions_by_activity(store, harness)
+    chosen = [c for c in sessions_by_activity(record, harness)
               if (since is None or (c.last_active is not None and c.last_active >= since))
               and (folder is None or folder in (c.session.cwd or "").casefold())]
-    window, held_back = _window_entries(store, [c.session for c in chosen], since, until)
+    window, held_back = _window_entries(record, [c.session for c in chosen], since, until)
     if not window:
         where = f" in folders containing {echoed(directory)}" if folder else ""
         raise ScopeError(
             f"prior_period_summary: no entries between {iso(since) or 'the beginning'} and "
             f"{iso(until)}{where} — widen hours_back, drop directory, or pass all=true on purpose"
         )
-    provider = provider or Provider.from_env(home=store.path.parent)
+    provider = provider or Provider.from_env(home=record.path.parent)
     sessions = {c.session.number: c.session for c in chosen}
     present = {e.session for e in window}
     order = [c.session.number for c in chosen if c.session.number in present]  # most recent first
@@ -445,14 +446,14 @@ def prior_period_summary(store: Store, *, since: datetime | None, until: datetim
     prompt = _Prompt(messages, shown, sum(len(m.content.encode()) for m in messages), body.dropped,
                      body.dropped_bytes, body.dropped_ranges, provider.settings.prompt_bytes)
     answer = provider.complete(messages)
-    unverified = _check_citations(store, answer.text, shown)
+    unverified = _check_citations(record, answer.text, shown)
     scope = f"{iso(since) or 'beginning'}..{iso(until)}"
     text = "\n".join([
         _timing("prior_period_summary", scope, prompt, answer, provider),
         _sessions_table(sessions, order, window, held_back),
         _instructions(window),
         _git_events(window),
-        _todo_log(store, sessions, order, window, since, until),
+        _todo_log(record, sessions, order, window, since, until),
         f"## Summary (written by {answer.model}; verify before trusting)\n\n{answer.text.strip()}\n"
         + (_fitted_note(body) if body.dropped else "")
         + ("\n> ⚠ unverified citations: " + ", ".join(f"{u['address']} ({u['why']})" for u in unverified)
@@ -488,7 +489,7 @@ def _aware(when: datetime | None) -> datetime | None:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
-def _window_entries(store: Store, sessions: Sequence[Session], since: datetime | None,
+def _window_entries(record: Record, sessions: Sequence[Session], since: datetime | None,
                     until: datetime) -> tuple[list[Entry], int]:
     """The entries of `sessions` timed inside the window (and untimed ones between them), oldest first,
     at most MAX_WINDOW_ENTRIES of them — the most recent sessions first — and how many were held back."""
@@ -499,14 +500,14 @@ def _window_entries(store: Store, sessions: Sequence[Session], since: datetime |
     out: list[tuple[datetime, int, int, Entry]] = []
     held = 0
     for s in sessions:
-        timed = queries.timed_span(store, s.number, lo, hi)
+        timed = queries.timed_span(record, s.number, lo, hi)
         room = MAX_WINDOW_ENTRIES - len(out)
         undated: datetime | None = None
         if timed is not None:
             first, last, count = timed
         else:
             # A session whose entries carry no time (Vibe writes none) is placed by its own start and end.
-            undated = _undated_start(store, s, since, until)
+            undated = _undated_start(record, s, since, until)
             if undated is None:
                 continue
             first, last, count = 1, s.entries, s.entries
@@ -517,7 +518,7 @@ def _window_entries(store: Store, sessions: Sequence[Session], since: datetime |
             held += last - first + 1 - room
             first = last - room + 1
         last_time: datetime | None = undated
-        for e in read(store, Address(s.number, first, last)):
+        for e in read(record, Address(s.number, first, last)):
             when = parse_time(e.timestamp) or last_time
             last_time = when
             if when is None or (since is not None and when < since) or when > until:
@@ -527,9 +528,9 @@ def _window_entries(store: Store, sessions: Sequence[Session], since: datetime |
     return [t[3] for t in out], held
 
 
-def _undated_start(store: Store, s: Session, since: datetime | None, until: datetime) -> datetime | None:
+def _undated_start(record: Record, s: Session, since: datetime | None, until: datetime) -> datetime | None:
     """When a session with no timed entries started, if its span meets the window; else None."""
-    timed = queries.holds_timed_entries(store, s.number)
+    timed = queries.holds_timed_entries(record, s.number)
     start = parse_time(s.started)
     end = parse_time(s.ended) or start
     if timed or start is None or end is None or s.entries == 0:
@@ -601,7 +602,7 @@ def _git_events(window: list[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _todo_log(store: Store, sessions: dict[int, Session], order: list[int], window: list[Entry],
+def _todo_log(record: Record, sessions: dict[int, Session], order: list[int], window: list[Entry],
               since: datetime | None, until: datetime) -> str:
     """The period's todo edits, replayed from each session's start so an item opened before the period
     and closed in it reads as closed, not as new; with open/close timings and a churn note."""
@@ -614,8 +615,8 @@ def _todo_log(store: Store, sessions: dict[int, Session], order: list[int], wind
     took: list[tuple[TodoEdit, float]] = []
     for number in order:
         last_seq = max(e.seq for e in window if e.session == number)
-        seqs = queries.tool_seqs(store, number, last_seq, names)
-        entries = [e for seq in seqs for e in store.entries(Address(number, seq, seq), with_spans=False)]
+        seqs = queries.tool_seqs(record, number, last_seq, names)
+        entries = [e for seq in seqs for e in record.entries(Address(number, seq, seq), with_spans=False)]
         for call in todo_calls(entries):
             for edit in call.edits:
                 when = parse_time(edit.timestamp) or undated.get(number)

@@ -11,8 +11,8 @@ import re
 from typing import Any
 
 from total_recall.model import Address, Entry
+from total_recall.record.database import Record
 from total_recall.record.reading import read
-from total_recall.record.store import Store
 
 WITHHELD = "[quarantined: withheld]"
 INJECTED_AUTHORS = ("harness", "system")
@@ -20,9 +20,9 @@ INJECTED_AUTHORS = ("harness", "system")
 _WRAPPER = re.compile(r"<")
 
 
-def load(store: Store, session: int) -> list[Entry]:
+def load(record: Record, session: int) -> list[Entry]:
     """Every entry of a session, in order, with owner spans and (for tree sessions) its branch."""
-    return read(store, Address(session))
+    return read(record, Address(session))
 
 
 def is_injected(e: Entry) -> bool:
@@ -77,7 +77,7 @@ def owner_words(e: Entry) -> tuple[str, bool]:
     return "".join(parts), cut
 
 
-def record(e: Entry, *, text: str | None = None, injected_flag: bool = False) -> dict[str, Any]:
+def entry_record(e: Entry, *, text: str | None = None, injected_flag: bool = False) -> dict[str, Any]:
     """The compact JSON form of an entry in a mining reply: address first, nulls left out."""
     out: dict[str, Any] = {"address": e.address, "author": e.author, "kind": e.kind}
     if e.tool:

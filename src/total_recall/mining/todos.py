@@ -20,7 +20,7 @@ from total_recall.mining.flood import cap_text
 from total_recall.mining.scope import REPORT_MAX_BYTES, check_max_bytes
 from total_recall.mining.timeline import load, since_last_compaction
 from total_recall.model import Entry, Session
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 TODO_TOOL = "todo_history"
 # Tool names compared case-insensitively. Snapshot tools carry the whole list.
@@ -187,7 +187,7 @@ def _task_call(e: Entry, tool: str, name: str, args: dict[str, Any], result: Ent
     return TodoCall(e, ())
 
 
-def todo_history(store: Store, session: Session, *, full: bool = True, max_bytes: int = REPORT_MAX_BYTES
+def todo_history(record: Record, session: Session, *, full: bool = True, max_bytes: int = REPORT_MAX_BYTES
                  ) -> dict[str, Any]:
     """A session's todo-list edits in order (`action`: added, updated, removed, or the new status), with
     what was read: the calls, the tools, the calls skipped and why. `full` (default true) reads the whole
@@ -197,7 +197,7 @@ def todo_history(store: Store, session: Session, *, full: bool = True, max_bytes
         ScopeError: max_bytes out of range.
     """
     budget = check_max_bytes(TODO_TOOL, max_bytes, REPORT_MAX_BYTES)
-    entries = load(store, session.number)
+    entries = load(record, session.number)
     if not full:
         entries, _ = since_last_compaction(entries)
     calls = todo_calls(entries)

@@ -36,11 +36,11 @@ class SearchParams(Params):
 
 def search(call: Call, p: SearchParams) -> Reply:
     """Find entries by words, exact strings and meaning; every hit is an address `read` opens exactly."""
-    with call.store() as store:
-        number = call.session(store, "search", p.session_id).number if p.session_id.strip() else None
-        hits = find(store, p.query, limit=p.limit, harness=call.harnesses(p.harness), session=number,
+    with call.record() as record:
+        number = call.session(record, "search", p.session_id).number if p.session_id.strip() else None
+        hits = find(record, p.query, limit=p.limit, harness=call.harnesses(p.harness), session=number,
                     project=p.directory or None, author=p.author, since=p.since or None)
-        if not hits and not store.holds_sessions():
+        if not hits and not record.holds_sessions():
             from total_recall.ops.record import empty_record
 
             call.notes.append(empty_record(call))

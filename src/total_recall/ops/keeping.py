@@ -49,10 +49,10 @@ class CompactParams(Params):
 def compact(call: Call, p: CompactParams) -> Reply:
     if p.bo is not None and p.bo > p.budget:  # checked before the record is touched
         raise MarkerError(f"compact: `bo` must be between 0 and the budget ({p.budget} tokens); got {p.bo}")
-    with call.store() as store:
-        number = call.session(store, "compact", p.session_id).number
-        span = resolve_address(store, p.range) if p.range.strip() else None
-        done = compact_range(store, number, budget=p.budget, span=span, bo=p.bo,
+    with call.record() as record:
+        number = call.session(record, "compact", p.session_id).number
+        span = resolve_address(record, p.range) if p.range.strip() else None
+        done = compact_range(record, number, budget=p.budget, span=span, bo=p.bo,
                              keep_exchanges=p.keep_exchanges, controller=call.surface)
     return compaction_json(done)
 
@@ -66,9 +66,9 @@ class MarkersParams(Params):
 
 
 def markers(call: Call, p: MarkersParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, "markers", p.session_id)
-        stored = markers_for(store, session.number, include_withdrawn=True)
+    with call.record() as record:
+        session = call.session(record, "markers", p.session_id)
+        stored = markers_for(record, session.number, include_withdrawn=True)
     whole = {"session": session.address, "markers": [stored_marker_json(m) for m in stored]}
     return fit_json("markers", session.address, whole, "markers", p.max_bytes)
 
@@ -84,9 +84,9 @@ class CueParams(Params):
 
 
 def cue(call: Call, p: CueParams) -> Reply:
-    with call.store() as store:
-        number = call.session(store, "cue", p.session_id).number
-        return cue_json(leave_cue(store, number, p.text))
+    with call.record() as record:
+        number = call.session(record, "cue", p.session_id).number
+        return cue_json(leave_cue(record, number, p.text))
 
 
 # -- receipts --
@@ -99,9 +99,9 @@ class ReceiptsParams(Params):
 
 
 def receipts(call: Call, p: ReceiptsParams) -> Reply:
-    with call.store() as store:
-        number = call.session(store, "receipts", p.session_id).number if p.session_id.strip() else None
-        whole = account_json(account(store, number, call.harness))
+    with call.record() as record:
+        number = call.session(record, "receipts", p.session_id).number if p.session_id.strip() else None
+        whole = account_json(account(record, number, call.harness))
     return fit_json("receipts", p.session_id.strip() or "all", whole, "receipts", p.max_bytes)
 
 

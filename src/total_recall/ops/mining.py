@@ -36,7 +36,7 @@ from total_recall.ops.params import (
     SessionName,
     WindowSession,
 )
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.record.sync import DEFAULT_VECTOR_BUDGET
 
 EntryType = Literal["user", "assistant", "tool", "thinking", "meta", "all"]
@@ -49,7 +49,7 @@ _SCOPE = (f"Scope: one session, or the sessions active in the last N hours (defa
 _WINDOW_FLAGS = {"session_id": "session", "hours_back": "hours"}
 
 
-def _scope(call: Call, store: Store, op: str, session_id: str, hours_back: float, everything: bool,
+def _scope(call: Call, record: Record, op: str, session_id: str, hours_back: float, everything: bool,
            directory: str) -> Selection:
     """The sessions a window operation works on: the one `session_id` names (within the binding), or
     those of the window.
@@ -61,8 +61,8 @@ def _scope(call: Call, store: Store, op: str, session_id: str, hours_back: float
     window = check_window(op, hours_back=hours_back, all=everything, directory=directory,
                           session_id=session_id, takes_session=True)
     if window is None:
-        return Selection.one(store, call.session(store, op, session_id), session_id)
-    return Selection.of(store, window, call.harness)
+        return Selection.one(record, call.session(record, op, session_id), session_id)
+    return Selection.of(record, window, call.harness)
 
 
 # -- list_sessions --
@@ -76,10 +76,10 @@ class ListParams(Params):
 
 
 def list_sessions(call: Call, p: ListParams) -> Reply:
-    with call.store() as store:
-        listed = listing.list_sessions(store, hours_back=p.hours_back, all=p.all, directory=p.directory,
+    with call.record() as record:
+        listed = listing.list_sessions(record, hours_back=p.hours_back, all=p.all, directory=p.directory,
                                        harness=call.harness, max_bytes=p.max_bytes)
-        if not listed["window_count"] and not store.holds_sessions():
+        if not listed["window_count"] and not record.holds_sessions():
             from total_recall.ops.record import empty_record
 
             call.notes.append(empty_record(call))
@@ -95,9 +95,9 @@ class ProfileParams(Params):
 
 
 def profile_session(call: Call, p: ProfileParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, "profile_session", p.session_id)
-        return profile.profile_session(store, session, max_bytes=p.max_bytes)
+    with call.record() as record:
+        session = call.session(record, "profile_session", p.session_id)
+        return profile.profile_session(record, session, max_bytes=p.max_bytes)
 
 
 class ExtractParams(Params):
@@ -111,9 +111,9 @@ class ExtractParams(Params):
 
 
 def extract_messages(call: Call, p: ExtractParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, "extract_messages", p.session_id)
-        return extraction.extract_messages(store, session, full=p.full, limit=p.limit, offset=p.offset,
+    with call.record() as record:
+        session = call.session(record, "extract_messages", p.session_id)
+        return extraction.extract_messages(record, session, full=p.full, limit=p.limit, offset=p.offset,
                                            max_bytes=p.max_bytes, max_record_bytes=p.max_record_bytes)
 
 
@@ -126,9 +126,9 @@ class UserMessagesParams(Params):
 
 
 def extract_user_messages(call: Call, p: UserMessagesParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, "extract_user_messages", p.session_id)
-        return extraction.extract_user_messages(store, session, limit=p.limit, offset=p.offset,
+    with call.record() as record:
+        session = call.session(record, "extract_user_messages", p.session_id)
+        return extraction.extract_user_messages(record, session, limit=p.limit, offset=p.offset,
                                                 max_bytes=p.max_bytes, max_record_bytes=p.max_record_bytes)
 
 
@@ -145,9 +145,9 @@ class ByTypeParams(Params):
 
 
 def extract_by_type(call: Call, p: ByTypeParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, "extract_by_type", p.session_id)
-        return extraction.extract_by_type(store, session, types=p.types, full=p.full,
+    with call.record() as record:
+        session = call.session(record, "extract_by_type", p.session_id)
+        return extraction.extract_by_type(record, session, types=p.types, full=p.full,
                                           include_injected=p.include_injected, raw=p.raw, limit=p.limit,
                                           offset=p.offset, max_bytes=p.max_bytes,
                                           max_record_bytes=p.max_record_bytes)
@@ -160,9 +160,9 @@ class TodoParams(Params):
 
 
 def todo_history(call: Call, p: TodoParams) -> Reply:
-    with call.store() as store:
-        session = call.session(store, todos.TODO_TOOL, p.session_id)
-        return todos.todo_history(store, session, full=p.full, max_bytes=p.max_bytes)
+    with call.record() as record:
+        session = call.session(record, todos.TODO_TOOL, p.session_id)
+        return todos.todo_history(record, session, full=p.full, max_bytes=p.max_bytes)
 
 
 # -- the window tools --
@@ -177,9 +177,9 @@ class QAParams(Params):
 
 
 def extract_qa_pairs(call: Call, p: QAParams) -> Reply:
-    with call.store() as store:
-        scope = _scope(call, store, dialogue.QA_TOOL, p.session_id, p.hours_back, p.all, p.directory)
-        return dialogue.extract_qa_pairs(store, scope, max_bytes=p.max_bytes)
+    with call.record() as record:
+        scope = _scope(call, record, dialogue.QA_TOOL, p.session_id, p.hours_back, p.all, p.directory)
+        return dialogue.extract_qa_pairs(record, scope, max_bytes=p.max_bytes)
 
 
 class SaidParams(Params):
@@ -194,9 +194,9 @@ class SaidParams(Params):
 
 
 def she_said_he_said_action(call: Call, p: SaidParams) -> Reply:
-    with call.store() as store:
-        scope = _scope(call, store, dialogue.SAID_TOOL, p.session_id, p.hours_back, p.all, p.directory)
-        return dialogue.she_said_he_said_action(store, p.words, scope, max_bytes=p.max_bytes)
+    with call.record() as record:
+        scope = _scope(call, record, dialogue.SAID_TOOL, p.session_id, p.hours_back, p.all, p.directory)
+        return dialogue.she_said_he_said_action(record, p.words, scope, max_bytes=p.max_bytes)
 
 
 class IndexSessionsParams(Params):
@@ -211,12 +211,12 @@ class IndexSessionsParams(Params):
 
 
 def index_sessions(call: Call, p: IndexSessionsParams) -> Reply:
-    with call.store() as store:
+    with call.record() as record:
         # The scope, and the session against the binding, are checked before the sync does any work.
         if check_window(INDEX_TOOL, hours_back=p.hours_back, all=p.all, directory=p.directory,
                         session_id=p.session_id, takes_session=True) is None:
-            call.session(store, INDEX_TOOL, p.session_id)
-        return index_scope(store, session_id=p.session_id, hours_back=p.hours_back, all=p.all,
+            call.session(record, INDEX_TOOL, p.session_id)
+        return index_scope(record, session_id=p.session_id, hours_back=p.hours_back, all=p.all,
                            directory=p.directory, harness=call.harness, budget_seconds=p.budget_seconds,
                            max_bytes=p.max_bytes, roots=demo_roots() if call.demo else None)
 
@@ -234,9 +234,9 @@ class DreamParams(Params):
 
 def dream(call: Call, p: DreamParams) -> Reply:
     scoped_search.check_query(p.query)
-    with call.store() as store:
-        scope = _scope(call, store, scoped_search.DREAM_TOOL, p.session_id, p.hours_back, p.all, p.directory)
-        return scoped_search.dream(store, p.query, scope, harness=call.harness, limit=p.limit,
+    with call.record() as record:
+        scope = _scope(call, record, scoped_search.DREAM_TOOL, p.session_id, p.hours_back, p.all, p.directory)
+        return scoped_search.dream(record, p.query, scope, harness=call.harness, limit=p.limit,
                                    max_bytes=p.max_bytes)
 
 

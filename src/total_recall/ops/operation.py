@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from total_recall.errors import AddressError, OutsideBinding, ScopeError
 from total_recall.model import Address, Session, echoed
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 Group = Literal["record", "finding", "keeping", "mining", "serving", "setup"]
 GROUPS: tuple[str, ...] = get_args(Group)
@@ -57,7 +57,7 @@ P = TypeVar("P", bound=Params)
 class Call:
     """One call of an operation: the record it works on and what the calling surface adds to it."""
 
-    record: Path
+    record_path: Path
     surface: Surface
     # A server bound to one harness serves only its sessions (MCP `--harness`/`HARNESS`; the CLI's
     # `--harness` on operations that take no harness filter of their own). None: every harness.
@@ -74,18 +74,18 @@ class Call:
     notes: list[str] = field(default_factory=list)
 
     @contextmanager
-    def store(self) -> Iterator[Store]:
+    def record(self) -> Iterator[Record]:
         # Opened per call: another process (or the server's own start-up sync) may append meanwhile.
-        with Store(self.record) as store:
-            yield store
+        with Record(self.record_path) as record:
+            yield record
 
-    def check(self, store: Store, address: Address) -> Address:
+    def check(self, record: Record, address: Address) -> Address:
         """`address`, once its session is known to be within the binding.
 
         Raises:
             AddressError: no such session. OutsideBinding: another harness's session.
         """
-        session = store.session(address.session)
+        session = record.session(address.session)
         if self.harness and session.harness != self.harness:
             raise OutsideBinding(f"s{session.number} is a {session.harness} session; this server is bound to "
                                  f"{self.harness}")
@@ -104,7 +104,7 @@ class Call:
                                  f"{self.harness}")
         return (self.harness,)
 
-    def session(self, store: Store, op: str, name: str, param: str = "session_id") -> Session:
+    def session(self, record: Record, op: str, name: str, param: str = "session_id") -> Session:
         """The session `name` names, within the binding: `s7`, the session's own id, a unique prefix or
         piece of it (`record/sessions.py` decides, through the scope contract's wording); empty: the most
         recently active session. An entry address (`s7#12`) names entries, not a session: refused.
@@ -125,13 +125,13 @@ class Call:
                 raise ScopeError(f"{op}: `{param}` must name a session (s{address.session}), not entries "
                                  f"({echoed(text)})")
         try:
-            found = resolve_session(store, op, text, self.harness)
+            found = resolve_session(record, op, text, self.harness)
         except ScopeError as exc:
-            self._refuse_outside(store, op, text, exc)
+            self._refuse_outside(record, op, text, exc)
             raise
         return found.session
 
-    def _refuse_outside(self, store: Store, op: str, text: str, exc: ScopeError) -> None:
+    def _refuse_outside(self, record: Record, op: str, text: str, exc: ScopeError) -> None:
         """Raise OutsideBinding when the session refused within the binding is another harness's: the
         core, asked within the harness, can only say it found no such session."""
         from total_recall.mining.scope import resolve_session
@@ -139,7 +139,7 @@ class Call:
         if self.harness is None or not text:
             return
         try:
-            found = resolve_session(store, op, text)
+            found = resolve_session(record, op, text)
         except ScopeError:
             return
         if found.session.harness != self.harness:

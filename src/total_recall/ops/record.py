@@ -24,9 +24,9 @@ from total_recall.model import Address, Harness, SyncReport
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import REPORT_MAX_BYTES, Directory, Limit, ReplyBytes, Since
 from total_recall.ops.replies import entry_json, session_json, sync_json
+from total_recall.record.database import Record
 from total_recall.record.reading import read as read_entries
 from total_recall.record.sessions import resolve_address
-from total_recall.record.store import Store
 
 # Claude Code moves a reply over 50,000 characters out to a file (and refuses one over 25k tokens): the
 # default page stays under both; bytes >= characters, so 48 KiB is below 50,000 characters.
@@ -59,15 +59,15 @@ def sync(call: Call, p: SyncParams) -> Reply:
     harnesses = call.harnesses(p.harness)
     why = None
     if call.home is not None and not call.demo and use_demo(harnesses):
-        call = replace(call, record=call.home / DEMO_RECORD_FILE, demo=True)
+        call = replace(call, record_path=call.home / DEMO_RECORD_FILE, demo=True)
         why = "No agent store found on this machine"
 
     def once(into: Call) -> tuple[SyncReport, bool]:
         roots = demo_roots() if into.demo else None
-        with into.store() as store:
-            report = run_sync(store, (list(roots) if roots else list(harnesses)) or None, roots=roots,
+        with into.record() as record:
+            report = run_sync(record, (list(roots) if roots else list(harnesses)) or None, roots=roots,
                               progress=call.progress, processes=call.processes)
-            return report, store.holds_sessions()
+            return report, record.holds_sessions()
 
     report, held = once(call)
     if (why is None and call.home is not None and not call.demo and not held and not report.errors
@@ -75,12 +75,13 @@ def sync(call: Call, p: SyncParams) -> Reply:
         looked = ", ".join(str(p) for p in store_roots()) or "no folder"
         why = f"The agent stores on this machine hold no session yet (looked in {looked})"
         real = report
-        call = replace(call, record=call.home / DEMO_RECORD_FILE, demo=True)
+        call = replace(call, record_path=call.home / DEMO_RECORD_FILE, demo=True)
         report, _ = once(call)
         report.warnings[:0], report.notices[:0] = real.warnings, real.notices
     if why is not None:
-        report.notices.append(f"{why}: synced the bundled demo store into {call.record}")
-    return fit_json("sync", "record", sync_json(report, str(call.record), call.demo), "warnings", p.max_bytes)
+        report.notices.append(f"{why}: synced the bundled demo store into {call.record_path}")
+    whole = sync_json(report, str(call.record_path), call.demo)
+    return fit_json("sync", "record", whole, "warnings", p.max_bytes)
 
 
 # -- status --
@@ -93,8 +94,8 @@ class StatusParams(Params):
 def status(call: Call, p: StatusParams) -> Reply:
     from total_recall.mining.listing import harness_status
 
-    with call.store() as store:
-        coverage = harness_status(store, call.harness)
+    with call.record() as record:
+        coverage = harness_status(record, call.harness)
     if call.serving is not None:
         last = coverage.get("last_sync")
         if last and len(last["warnings"]) > SERVED_WARNINGS:
@@ -127,10 +128,10 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
             raise ScopeError(f"sessions: `since` {p.since!r} is not a time; give an ISO date or time "
                              "(2026-11-01, 2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week "
                              "or May 2026")
-    with call.store() as store:
-        found = sessions_newest_first(store, call.harnesses(p.harness), project=p.directory or None,
+    with call.record() as record:
+        found = sessions_newest_first(record, call.harnesses(p.harness), project=p.directory or None,
                                       since=moment, limit=p.limit)
-        empty = not found and not store.holds_sessions()
+        empty = not found and not record.holds_sessions()
     if empty:
         call.notes.append(empty_record(call))
     elif not found:
@@ -144,19 +145,20 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
 def empty_record(call: Call) -> str:
     """What to say when the record holds no session yet: how to fill it, or where the demo is."""
     if call.demo:
-        return (f"the demo record {call.record} holds no session yet: `{suggested(call, 'sync', demo=True)}` "
+        fill = suggested(call, "sync", demo=True)
+        return (f"the demo record {call.record_path} holds no session yet: `{fill}` "
                 "fills it")
-    demo = call.record.with_name(DEMO_RECORD_FILE)
+    demo = call.record_path.with_name(DEMO_RECORD_FILE)
     where = (f"the demo's sessions are in their own record: `{suggested(call, 'sessions', demo=True)}`"
              if demo.exists() else f"or try the bundled demo: `{suggested(call, 'sync', demo=True)}`")
-    return (f"the record {call.record} holds no session yet: `{suggested(call, 'sync')}` reads this "
+    return (f"the record {call.record_path} holds no session yet: `{suggested(call, 'sync')}` reads this "
             f"machine's agent stores into it; {where}")
 
 
 def suggested(call: Call, *words: str, demo: bool = False) -> str:
     """A command to suggest on the call's record: `total-recall [--home H] [--demo] WORDS`, naming the
     record's home when it is not the one the environment gives (a `--home` the person typed)."""
-    home = call.record.parent
+    home = call.record_path.parent
     named = f" --home {home}" if home != record_home(os.environ) else ""
     return f"total-recall{named}{' --demo' if demo else ''} {' '.join(words)}"
 
@@ -177,12 +179,12 @@ class ReadParams(Params):
 def read(call: Call, p: ReadParams) -> Reply:
     """The entries at an address exactly as recorded, one bounded page (`bounds` says what came back,
     why the page stopped and the `next_offset` to continue from)."""
-    with call.store() as store:
-        address = call.check(store, resolve_address(store, p.address))
-        session = store.session(address.session)
+    with call.record() as record:
+        address = call.check(record, resolve_address(record, p.address))
+        session = record.session(address.session)
         first = address.first or 1
         last = min(address.last if address.last is not None else session.entries, session.entries)
-        entries = _AddressEntries(store, address.session, first, max(first - 1, last))
+        entries = _AddressEntries(record, address.session, first, max(first - 1, last))
 
         def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
             return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
@@ -204,8 +206,8 @@ class _AddressEntries(Sequence[dict[str, Any]]):
     """The entries s{session}#{first}-{last} as JSON, read from the record only for the slice asked for, so
     a page of a long session costs the page."""
 
-    def __init__(self, store: Store, session: int, first: int, last: int) -> None:
-        self.store, self.session, self.first, self.last = store, session, first, last
+    def __init__(self, record: Record, session: int, first: int, last: int) -> None:
+        self.record, self.session, self.first, self.last = record, session, first, last
 
     def __len__(self) -> int:
         return self.last - self.first + 1
@@ -222,7 +224,7 @@ class _AddressEntries(Sequence[dict[str, Any]]):
         start, stop, step = index.indices(len(self))
         if stop <= start:
             return []
-        got = read_entries(self.store, Address(self.session, self.first + start, self.first + stop - 1))
+        got = read_entries(self.record, Address(self.session, self.first + start, self.first + stop - 1))
         return [entry_json(e) for e in got][::step]
 
 
@@ -239,10 +241,10 @@ class EraseParams(Params):
 def erase(call: Call, p: EraseParams) -> Reply:
     from total_recall.erasure import erase as erase_target
 
-    with call.store() as store:
+    with call.record() as record:
         if not p.address.strip().startswith(("cue:", "receipt:")):
-            call.check(store, resolve_address(store, p.address))
-        done = erase_target(store, p.address, p.reason)
+            call.check(record, resolve_address(record, p.address))
+        done = erase_target(record, p.address, p.reason)
     return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged)}
 
 
@@ -253,9 +255,9 @@ class QuarantineParams(Params):
 
 
 def quarantine(call: Call, p: QuarantineParams) -> Reply:
-    with call.store() as store:
-        address = call.check(store, resolve_address(store, p.address))
-        done = store.quarantine(address, p.reason or None, undo=p.undo)
+    with call.record() as record:
+        address = call.check(record, resolve_address(record, p.address))
+        done = record.quarantine(address, p.reason or None, undo=p.undo)
     return {"released" if p.undo else "quarantined": done, "reason": p.reason or None}
 
 
@@ -279,14 +281,14 @@ def index(call: Call, p: IndexParams) -> Reply:
                                  "'total-recall[vectors]' (`rebuild` rebuilds the word and exact-string "
                                  "indexes without it)")
     embedded, total, done = 0, 0, extra
-    with call.store() as store:
+    with call.record() as record:
         if p.rebuild:
-            store.rebuild_indexes()
+            record.rebuild_indexes()
         if extra:
             progress = call.progress
-            embedded, done = store.make_vectors(
+            embedded, done = record.make_vectors(
                 p.budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
-            total = store.vector_count()
+            total = record.vector_count()
     if not extra:
         call.notes.append("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
     return {"embedded": embedded, "vectors": total, "done": done, "rebuilt": p.rebuild,

@@ -23,7 +23,7 @@ from total_recall.mining.scope import check_window
 from total_recall.model import NUMBER_MAX, Address
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import WINDOW_HOURS, Directory, Everything, HoursBack, SessionName
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 # The entries part of a target: `#41` or `#41-80` after the session's name (s7, or its own id).
 _ENTRIES = re.compile(r"#\d+(?:-\d+)?\s*$")
@@ -38,9 +38,9 @@ class SummaryCacheParams(Params):
 
 
 def summary_cache(call: Call, p: SummaryCacheParams) -> Reply:
-    with call.store() as store:
-        number = call.session(store, "summary_cache", p.session_id).number
-        return summaries.summary_cache(store, session=number, with_text=p.with_text)
+    with call.record() as record:
+        number = call.session(record, "summary_cache", p.session_id).number
+        return summaries.summary_cache(record, session=number, with_text=p.with_text)
 
 
 # -- summarise_from --
@@ -56,15 +56,15 @@ class SummariseFromParams(Params):
 
 
 def summarise_from(call: Call, p: SummariseFromParams) -> Reply:
-    with call.store() as store:
-        number, first, last = _target(call, store, p.target)
+    with call.record() as record:
+        number, first, last = _target(call, record, p.target)
         through = p.through
         if through is None and last is not None and last != first:
             through = last  # a range: summarise exactly that range
-        return summaries.summarise_from(store, session=number, from_seq=first, through=through)
+        return summaries.summarise_from(record, session=number, from_seq=first, through=through)
 
 
-def _target(call: Call, store: Store, target: str) -> tuple[int, int | None, int | None]:
+def _target(call: Call, record: Record, target: str) -> tuple[int, int | None, int | None]:
     """The session `target` names (through the one resolver, within the binding) and the entries an
     address in it starts and ends at (None, None for a session alone).
 
@@ -75,8 +75,8 @@ def _target(call: Call, store: Store, target: str) -> tuple[int, int | None, int
     text = target.strip()
     entries = _ENTRIES.search(text)
     if entries is None or not text[:entries.start()]:
-        return call.session(store, "summarise_from", text, "target").number, None, None
-    session = call.session(store, "summarise_from", text[:entries.start()], "target")
+        return call.session(record, "summarise_from", text, "target").number, None, None
+    session = call.session(record, "summarise_from", text[:entries.start()], "target")
     try:
         address = Address.parse(f"s{session.number}{entries.group().strip()}")
     except AddressError as exc:
@@ -94,9 +94,9 @@ class CacheDeleteLatestParams(Params):
 
 
 def cache_delete_latest(call: Call, p: CacheDeleteLatestParams) -> Reply:
-    with call.store() as store:
-        number = call.session(store, "cache_delete_latest", p.session_id).number
-        status = summaries.cache_delete_latest(store, session=number, reason=p.reason)
+    with call.record() as record:
+        number = call.session(record, "cache_delete_latest", p.session_id).number
+        status = summaries.cache_delete_latest(record, session=number, reason=p.reason)
     return {**status, "reason": p.reason.strip()}
 
 
@@ -114,8 +114,8 @@ def prior_period_summary(call: Call, p: PriorPeriodParams) -> Reply:
                           directory=p.directory or None, default_hours=WINDOW_HOURS)
     assert window is not None  # it takes no session_id, so there is always a window
     until = datetime.now(UTC)
-    with call.store() as store:
-        return summaries.prior_period_summary(store, since=window.cutoff(until), until=until,
+    with call.record() as record:
+        return summaries.prior_period_summary(record, since=window.cutoff(until), until=until,
                                               directory=window.directory, harness=call.harness)
 
 
@@ -131,7 +131,7 @@ def llm_status(call: Call, p: LLMStatusParams) -> Reply:
     from total_recall.llm.settings import load_settings
     from total_recall.llm.usage import DailyUsage
 
-    llm = load_settings(home=call.record.parent)
+    llm = load_settings(home=call.record_path.parent)
     today = DailyUsage(llm.home, llm.max_day_tokens, time.time).today()
     return {**llm.describe(), "today": {"day": today.day, "tokens": today.tokens, "calls": today.calls,
                                         "estimated_calls": today.estimated_calls}}

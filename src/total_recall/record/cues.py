@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from total_recall.record.store import TOMBSTONE, Store
+from total_recall.record.database import TOMBSTONE, Record
 
 _SELECT = ("SELECT c.id, c.session, c.text, c.covers, c.created, x.at, x.reason FROM cues c "
            "LEFT JOIN cue_erasures x ON x.cue = c.id")
@@ -25,62 +25,62 @@ class Cue:
     erased: str | None = None
 
 
-def add(store: Store, session: int, text: str, covers: str, created: str) -> Cue:
+def add(record: Record, session: int, text: str, covers: str, created: str) -> Cue:
     """Append a cue in a transaction of its own."""
-    store.begin()
+    record.begin()
     try:
-        cur = store.db.execute(
+        cur = record.db.execute(
             "INSERT INTO cues(session, text, covers, created) VALUES (?, ?, ?, ?)",
             (session, text, covers, created),
         )
-        store.commit()
+        record.commit()
     except BaseException:
-        store.rollback()
+        record.rollback()
         raise
     return Cue(int(cur.lastrowid or 0), session, text, covers, created)
 
 
-def of_session(store: Store, session: int) -> list[Cue]:
+def of_session(record: Record, session: int) -> list[Cue]:
     """The session's cues, erased ones included, oldest first."""
-    rows = store.db.execute(_SELECT + " WHERE c.session = ? ORDER BY c.id", (session,)).fetchall()
+    rows = record.db.execute(_SELECT + " WHERE c.session = ? ORDER BY c.id", (session,)).fetchall()
     return [_cue(r) for r in rows]
 
 
-def by_id(store: Store, cue_id: int) -> Cue | None:
-    r = store.db.execute(_SELECT + " WHERE c.id = ?", (cue_id,)).fetchone()
+def by_id(record: Record, cue_id: int) -> Cue | None:
+    r = record.db.execute(_SELECT + " WHERE c.id = ?", (cue_id,)).fetchone()
     return None if r is None else _cue(r)
 
 
-def left(store: Store, session: int, covers: str, text: str) -> bool:
+def left(record: Record, session: int, covers: str, text: str) -> bool:
     """Whether a cue with this text was left for the session over exactly `covers`."""
-    row = store.db.execute(
+    row = record.db.execute(
         "SELECT 1 FROM cues WHERE session = ? AND covers = ? AND text = ?", (session, covers, text)
     ).fetchone()
     return row is not None
 
 
-def erase(store: Store, cue: Cue, at: str, reason: str) -> None:
+def erase(record: Record, cue: Cue, at: str, reason: str) -> None:
     """Replace the cue's text with a tombstone and blank every stored marker of its session that shows it,
     in one transaction (freed pages zeroed, the WAL truncated after); an erased cue is left as it is."""
-    with store.secure_delete():
-        store.begin()
+    with record.secure_delete():
+        record.begin()
         try:
-            done = store.db.execute("SELECT 1 FROM cue_erasures WHERE cue = ?", (cue.id,)).fetchone()
+            done = record.db.execute("SELECT 1 FROM cue_erasures WHERE cue = ?", (cue.id,)).fetchone()
             if done is None:
-                store.db.execute("INSERT INTO cue_erasures(cue, at, reason) VALUES (?, ?, ?)",
+                record.db.execute("INSERT INTO cue_erasures(cue, at, reason) VALUES (?, ?, ?)",
                                  (cue.id, at, reason))
-                store.db.execute(
+                record.db.execute(
                     "UPDATE markers SET body = '', erased_at = ? WHERE session = ? AND erased_at IS NULL "
                     "AND CASE WHEN json_valid(body) THEN json_extract(body, '$.cue.text') END = ?",
                     (at, cue.session, cue.text),
                 )
-                store.db.execute("UPDATE cues SET text = ? WHERE id = ?",
+                record.db.execute("UPDATE cues SET text = ? WHERE id = ?",
                                  (TOMBSTONE.format(at=at, reason=reason), cue.id))
-            store.commit()
+            record.commit()
         except BaseException:
-            store.rollback()
+            record.rollback()
             raise
-    store.checkpoint()
+    record.checkpoint()
 
 
 def _cue(r: sqlite3.Row) -> Cue:

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from total_recall.record.store import Store, now
+from total_recall.record.database import Record, now
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,18 +25,18 @@ class StoredRow:
     erased_at: str | None
 
 
-def add(store: Store, session: int, range: str, body: dict[str, Any], tokens: int,
+def add(record: Record, session: int, range: str, body: dict[str, Any], tokens: int,
         quoted: Collection[int]) -> int:
     """Store a marker with the entries of `session` it quotes (by number), in the caller's transaction;
     returns its id."""
-    cur = store.db.execute(
+    cur = record.db.execute(
         "INSERT INTO markers(session, range, body, tokens, created) VALUES (?, ?, ?, ?, ?)",
         (session, range, orjson.dumps(body).decode(), tokens, now()),
     )
     marker_id = int(cur.lastrowid or 0)
     seqs = sorted(quoted)
     if seqs:
-        store.db.execute(
+        record.db.execute(
             f"INSERT INTO marker_entries(marker, entry) SELECT ?, id FROM entries WHERE session = ? "
             f"AND seq IN ({','.join('?' * len(seqs))})",
             (marker_id, session, *seqs),
@@ -44,9 +44,9 @@ def add(store: Store, session: int, range: str, body: dict[str, Any], tokens: in
     return marker_id
 
 
-def of_session(store: Store, session: int) -> list[StoredRow]:
+def of_session(record: Record, session: int) -> list[StoredRow]:
     """The session's markers, oldest first."""
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT id, range, body, tokens, created, erased_at FROM markers WHERE session = ? ORDER BY id",
         (session,),
     ).fetchall()
@@ -54,11 +54,11 @@ def of_session(store: Store, session: int) -> list[StoredRow]:
                       r["created"], r["erased_at"]) for r in rows]
 
 
-def quarantined_quotes(store: Store, session: int) -> dict[int, int]:
+def quarantined_quotes(record: Record, session: int) -> dict[int, int]:
     """Marker id → the number of an entry it quotes that is quarantined now (the first found), for the
     session's markers that quote one."""
     out: dict[int, int] = {}
-    for marker_id, seq in store.db.execute(
+    for marker_id, seq in record.db.execute(
         "SELECT me.marker, e.seq FROM marker_entries me JOIN markers m ON m.id = me.marker "
         "JOIN entries e ON e.id = me.entry WHERE m.session = ? AND (SELECT q.action FROM quarantine q "
         "WHERE q.entry = me.entry ORDER BY q.id DESC LIMIT 1) = 'quarantine'",

@@ -1,4 +1,4 @@
-"""The read-only queries over sessions and entries that keeping and mining need beyond `Store`'s reads.
+"""The read-only queries over sessions and entries that keeping and mining need beyond `Record`'s reads.
 
 Every statement here reads; none writes. Each takes and returns domain values (numbers, addresses' parts,
 texts, small typed tuples), so no SQL or row leaves the record, and each is shaped to use an index the
@@ -13,7 +13,7 @@ from typing import NamedTuple, cast
 
 from total_recall.indexes import vectors
 from total_recall.model import SpanTag
-from total_recall.record.store import Store, unpack_raw
+from total_recall.record.database import Record, unpack_raw
 
 # Entry times a reader could not make sense of ("[trimmed for fixture]") are not times.
 _ISO_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"
@@ -50,7 +50,7 @@ LeanRow = tuple[int, int, str, str, str | None, str | None, str | None, str | No
 
 # -- sessions and harnesses (mining's status and listings) --
 
-def last_entry_times(store: Store) -> dict[int, str | None]:
+def last_entry_times(record: Record) -> dict[int, str | None]:
     """Each session's time of its last entry that carries a real time.
 
     One probe per session down the `(session, seq)` index from the end, so the cost is the number of
@@ -60,32 +60,32 @@ def last_entry_times(store: Store) -> dict[int, str | None]:
         "SELECT s.id, (SELECT e.ts FROM entries e WHERE e.session = s.id AND e.ts GLOB ? "
         "ORDER BY e.seq DESC LIMIT 1) FROM sessions s"
     )
-    return {int(r[0]): r[1] for r in store.db.execute(sql, (_ISO_GLOB,))}
+    return {int(r[0]): r[1] for r in record.db.execute(sql, (_ISO_GLOB,))}
 
 
-def first_entry_time(store: Store, session: int) -> str | None:
-    row = store.db.execute(
+def first_entry_time(record: Record, session: int) -> str | None:
+    row = record.db.execute(
         "SELECT ts FROM entries WHERE session = ? AND ts GLOB ? ORDER BY seq LIMIT 1", (session, _ISO_GLOB)
     ).fetchone()
     return None if row is None else str(row[0])
 
 
-def kind_counts(store: Store, session: int) -> dict[tuple[str, str], int]:
+def kind_counts(record: Record, session: int) -> dict[tuple[str, str], int]:
     """How many entries of each (author, kind) one session holds."""
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT author, kind, COUNT(*) FROM entries WHERE session = ? GROUP BY author, kind", (session,)
     )
     return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
 
 
-def harness_counts(store: Store) -> list[HarnessCounts]:
+def harness_counts(record: Record) -> list[HarnessCounts]:
     sessions = {
         str(r[0]): (int(r[1]), int(r[2] or 0))
-        for r in store.db.execute("SELECT harness, COUNT(*), SUM(entries) FROM sessions GROUP BY harness")
+        for r in record.db.execute("SELECT harness, COUNT(*), SUM(entries) FROM sessions GROUP BY harness")
     }
     sources = {
         str(r[0]): (int(r[1]), int(r[2] or 0), r[3])
-        for r in store.db.execute(
+        for r in record.db.execute(
             "SELECT harness, COUNT(*), SUM(read_error IS NOT NULL), MAX(synced_at) FROM sources "
             "GROUP BY harness"
         )
@@ -98,12 +98,12 @@ def harness_counts(store: Store) -> list[HarnessCounts]:
     return out
 
 
-def vector_coverage(store: Store, sessions: Sequence[int]) -> dict[int, tuple[int, int]]:
+def vector_coverage(record: Record, sessions: Sequence[int]) -> dict[int, tuple[int, int]]:
     """Per session: (entries that should have a meaning vector, entries that have one)."""
     if not sessions:
         return {}
     kinds, authors = vectors.EMBEDDED_KINDS, vectors.EMBEDDED_AUTHORS
-    rows = store.db.execute(
+    rows = record.db.execute(
         f"""SELECT e.session, COUNT(*), COUNT(v.entry) FROM entries e LEFT JOIN vectors v ON v.entry = e.id
         WHERE e.session IN ({",".join("?" * len(sessions))}) AND e.erased_at IS NULL
           AND e.kind IN ({",".join("?" * len(kinds))}) AND e.author IN ({",".join("?" * len(authors))})
@@ -115,18 +115,18 @@ def vector_coverage(store: Store, sessions: Sequence[int]) -> dict[int, tuple[in
 
 # -- times of entries (the prior-period summary) --
 
-def timed_span(store: Store, session: int, low: str, high: str) -> tuple[int, int, int] | None:
+def timed_span(record: Record, session: int, low: str, high: str) -> tuple[int, int, int] | None:
     """(first seq, last seq, count) of the session's entries whose ISO time text lies in [low, high]; None
     when there are none."""
-    first, last, count = store.db.execute(
+    first, last, count = record.db.execute(
         "SELECT MIN(seq), MAX(seq), COUNT(*) FROM entries WHERE session = ? "
         "AND ts GLOB '[0-9][0-9][0-9][0-9]-*' AND ts >= ? AND ts <= ?", (session, low, high)).fetchone()
     return None if first is None else (int(first), int(last), int(count))
 
 
-def holds_timed_entries(store: Store, session: int) -> bool:
+def holds_timed_entries(record: Record, session: int) -> bool:
     """Whether any entry of the session carries a time."""
-    return store.db.execute("SELECT 1 FROM entries WHERE session = ? AND ts GLOB '[0-9][0-9][0-9][0-9]-*' "
+    return record.db.execute("SELECT 1 FROM entries WHERE session = ? AND ts GLOB '[0-9][0-9][0-9][0-9]-*' "
                             "LIMIT 1", (session,)).fetchone() is not None
 
 
@@ -136,7 +136,7 @@ def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def matching_seqs(store: Store, sessions: Sequence[int], words: Sequence[str]) -> Iterator[tuple[int, int]]:
+def matching_seqs(record: Record, sessions: Sequence[int], words: Sequence[str]) -> Iterator[tuple[int, int]]:
     """(session, seq) of the owner's and the agent's messages and the tool calls whose text (or tool name)
     holds any of `words`, case-insensitively, in session order then entry order.
 
@@ -151,7 +151,7 @@ def matching_seqs(store: Store, sessions: Sequence[int], words: Sequence[str]) -
         tests.append("text LIKE ? ESCAPE '\\' OR (kind = 'tool_call' AND tool LIKE ? ESCAPE '\\')")
         params += [_like(word), _like(word)]
     if others:
-        store.db.create_function(
+        record.db.create_function(
             "total_recall_matches", 2,
             lambda tool, text: int(any(w in f"{tool or ''}\n{text or ''}".casefold() for w in others)),
             deterministic=True,
@@ -163,24 +163,24 @@ def matching_seqs(store: Store, sessions: Sequence[int], words: Sequence[str]) -
         f"AND ({' OR '.join(f'({t})' for t in tests)}) ORDER BY seq"
     )
     for number in sessions:
-        for row in store.db.execute(sql, (number, *params)):
+        for row in record.db.execute(sql, (number, *params)):
             yield number, int(row[0])
 
 
-def tool_seqs(store: Store, session: int, through: int, tools: Sequence[str]) -> list[int]:
+def tool_seqs(record: Record, session: int, through: int, tools: Sequence[str]) -> list[int]:
     """The session's calls, up to entry `through`, of any of `tools` (lower-case names, matched whatever
     the case recorded) and the results grouped with them, in order."""
     marks = ",".join("?" * len(tools))
-    return [int(r[0]) for r in store.db.execute(
+    return [int(r[0]) for r in record.db.execute(
         f"SELECT seq FROM entries WHERE session = ? AND seq <= ? AND ((kind = 'tool_call' AND "
         f"lower(tool) IN ({marks})) OR (kind = 'tool_result' AND grp IN (SELECT grp FROM entries WHERE "
         f"session = ? AND kind = 'tool_call' AND lower(tool) IN ({marks})))) ORDER BY seq",
         (session, through, *tools, session, *tools))]
 
 
-def newest_owner_messages(store: Store, session: int, count: int) -> list[int]:
+def newest_owner_messages(record: Record, session: int, count: int) -> list[int]:
     """The numbers of the session's newest `count` owner messages, newest first."""
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT seq FROM entries WHERE session = ? AND author = 'owner' AND kind = 'message' "
         "ORDER BY seq DESC LIMIT ?",
         (session, count),
@@ -188,13 +188,13 @@ def newest_owner_messages(store: Store, session: int, count: int) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
-def owner_seqs(store: Store, session: int) -> list[int]:
+def owner_seqs(record: Record, session: int) -> list[int]:
     """The numbers of every entry of the owner's in the session, in order."""
-    return [int(r[0]) for r in store.db.execute(
+    return [int(r[0]) for r in record.db.execute(
         "SELECT seq FROM entries WHERE session = ? AND author = 'owner' ORDER BY seq", (session,))]
 
 
-def compactions(store: Store, session: int | None = None) -> list[CompactionEntry]:
+def compactions(record: Record, session: int | None = None) -> list[CompactionEntry]:
     """Every entry of kind `compaction` (one session's when given), by session then number."""
     sql = ("SELECT e.session, e.seq, e.text, e.ts, s.harness FROM entries e "
            "JOIN sessions s ON s.id = e.session WHERE e.kind = 'compaction'")
@@ -202,24 +202,24 @@ def compactions(store: Store, session: int | None = None) -> list[CompactionEntr
     if session is not None:
         sql += " AND e.session = ?"
         params = (session,)
-    return [CompactionEntry(*r) for r in store.db.execute(sql + " ORDER BY e.session, e.seq", params)]
+    return [CompactionEntry(*r) for r in record.db.execute(sql + " ORDER BY e.session, e.seq", params)]
 
 
-def texts(store: Store, session: int, first: int, last: int) -> Iterator[str]:
+def texts(record: Record, session: int, first: int, last: int) -> Iterator[str]:
     """The text of each entry of the session numbered `first`..`last` (tombstones for erased ones)."""
-    for r in store.db.execute(
+    for r in record.db.execute(
         "SELECT text FROM entries WHERE session = ? AND seq BETWEEN ? AND ?", (session, first, last)
     ):
         yield r[0]
 
 
-def holding_strings(store: Store, session: int, seqs: Sequence[int]) -> set[int]:
+def holding_strings(record: Record, session: int, seqs: Sequence[int]) -> set[int]:
     """Of these entries of the session, those the exact-string index holds strings for."""
     holding: set[int] = set()
     for i in range(0, len(seqs), _CHUNK):
         chunk = list(seqs[i:i + _CHUNK])
         marks = ",".join("?" * len(chunk))
-        rows = store.db.execute(
+        rows = record.db.execute(
             f"SELECT e.seq FROM entries e WHERE e.session = ? AND e.seq IN ({marks}) "
             "AND EXISTS (SELECT 1 FROM strings s WHERE s.entry = e.id)", [session, *chunk])
         holding.update(int(r[0]) for r in rows)
@@ -228,10 +228,10 @@ def holding_strings(store: Store, session: int, seqs: Sequence[int]) -> set[int]
 
 # -- source records (extraction) --
 
-def raw_records(store: Store, session: int, first: int, last: int
+def raw_records(record: Record, session: int, first: int, last: int
                 ) -> dict[int, tuple[int | None, bytes | None]]:
     """seq → (source-record id, source record) for a range of one session; None once erased."""
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT e.seq, e.raw_id, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id "
         "WHERE e.session = ? AND e.seq BETWEEN ? AND ?",
         (session, first, last),
@@ -239,11 +239,11 @@ def raw_records(store: Store, session: int, first: int, last: int
     return {int(r[0]): (r[1], unpack_raw(r[2])) for r in rows}
 
 
-def raw_ids(store: Store, session: int, seqs: Sequence[int]) -> set[int]:
+def raw_ids(record: Record, session: int, seqs: Sequence[int]) -> set[int]:
     """The source-record ids of some entries of one session."""
     out: set[int] = set()
     for seq in seqs:
-        row = store.db.execute(
+        row = record.db.execute(
             "SELECT raw_id FROM entries WHERE session = ? AND seq = ?", (session, seq)
         ).fetchone()
         if row is not None and row[0] is not None:
@@ -254,10 +254,10 @@ def raw_ids(store: Store, session: int, seqs: Sequence[int]) -> set[int]:
 # -- a range read lean (the marker builder, keeping/evicted.py) --
 # Plain tuples, not sqlite3.Row: a 10k-entry range has a budget of 200 ms.
 
-def lean_rows(store: Store, session: int, first: int, last: int, unread_from: int) -> list[LeanRow]:
+def lean_rows(record: Record, session: int, first: int, last: int, unread_from: int) -> list[LeanRow]:
     """The session's entries `first`..`last` in order, as `LeanRow`s; the text of a tool output from entry
     id `unread_from` on is left unread (None)."""
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     return cast(list[LeanRow], cur.execute(
         "SELECT id, seq, author, kind, CASE WHEN kind = 'tool_result' AND id >= ? THEN NULL ELSE text END, "
@@ -267,20 +267,20 @@ def lean_rows(store: Store, session: int, first: int, last: int, unread_from: in
     ).fetchall())
 
 
-def entry_texts(store: Store, ids: Sequence[int]) -> list[tuple[int, str]]:
+def entry_texts(record: Record, ids: Sequence[int]) -> list[tuple[int, str]]:
     """(id, text) of these entries."""
     if not ids:
         return []
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     return cur.execute(f"SELECT id, text FROM entries WHERE id IN ({','.join('?' * len(ids))})",
                        list(ids)).fetchall()
 
 
-def quarantine_actions(store: Store, low: int, high: int) -> dict[int, str]:
+def quarantine_actions(record: Record, low: int, high: int) -> dict[int, str]:
     """Entry id → the latest action of the quarantine log (`quarantine` or `release`), for the entries with
     ids `low`..`high` that have one."""
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     state: dict[int, str] = {}
     for entry_id, action in cur.execute(
@@ -290,23 +290,23 @@ def quarantine_actions(store: Store, low: int, high: int) -> dict[int, str]:
     return state
 
 
-def failures_digested_from(store: Store) -> int:
+def failures_digested_from(record: Record) -> int:
     """The first entry whose tool-failure digest the record keeps (entries before it are worked out)."""
-    row = store.db.execute("SELECT from_entry FROM digests WHERE name = 'tool_failures'").fetchone()
+    row = record.db.execute("SELECT from_entry FROM digests WHERE name = 'tool_failures'").fetchone()
     return int(row[0]) if row is not None else 1 << 62
 
 
-def failed_outputs(store: Store, low: int, high: int) -> set[int]:
+def failed_outputs(record: Record, low: int, high: int) -> set[int]:
     """The ids `low`..`high` of the tool outputs the failure digest holds as failed."""
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     return {r[0] for r in cur.execute(
         "SELECT entry FROM tool_failures WHERE entry BETWEEN ? AND ?", (low, high))}
 
 
-def spans_between(store: Store, low: int, high: int) -> list[tuple[int, int, int, SpanTag]]:
+def spans_between(record: Record, low: int, high: int) -> list[tuple[int, int, int, SpanTag]]:
     """(entry id, start, end, tag) of the owner spans of the entries with ids `low`..`high`, in order."""
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     return cast(list[tuple[int, int, int, SpanTag]], cur.execute(
         "SELECT entry, start, end, tag FROM spans WHERE entry BETWEEN ? AND ? ORDER BY entry, start",
@@ -314,9 +314,9 @@ def spans_between(store: Store, low: int, high: int) -> list[tuple[int, int, int
     ).fetchall())
 
 
-def parents_outside(store: Store, session: int, first: int, last: int) -> list[str]:
+def parents_outside(record: Record, session: int, first: int, last: int) -> list[str]:
     """The native parents named by the session's entries outside `first`..`last`."""
-    cur = store.db.cursor()
+    cur = record.db.cursor()
     cur.row_factory = None
     return [r[0] for r in cur.execute(
         "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 from total_recall.errors import ReceiptError
-from total_recall.record.store import TOMBSTONE, Store, now
+from total_recall.record.database import TOMBSTONE, Record, now
 
 Decision = Literal["compacted", "kept"]
 Knowledge = Literal["known input", "sent, unconfirmed"]
@@ -33,67 +33,67 @@ class Receipt:
     created: str | None = None
 
 
-def add(store: Store, receipt: Receipt) -> int:
+def add(record: Record, receipt: Receipt) -> int:
     """Append a receipt in a transaction of its own; returns its id.
 
     Raises:
         ReceiptError: the record refused it (no such session or marker).
     """
-    store.begin()
+    record.begin()
     try:
-        cur = store.db.execute(
+        cur = record.db.execute(
             "INSERT INTO receipts(controller, trigger, decision, knowledge, session, range, tokens_before, "
             "tokens_after, marker, source, note, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge, receipt.session,
              receipt.range, receipt.tokens_before, receipt.tokens_after, receipt.marker_id, receipt.source,
              receipt.note, receipt.created or now()),
         )
-        store.commit()
+        record.commit()
     except sqlite3.IntegrityError as exc:
-        store.rollback()
+        record.rollback()
         raise ReceiptError(
             f"receipt refused by the record: {exc} (does the session or marker exist?)"
         ) from exc
     except BaseException:
-        store.rollback()
+        record.rollback()
         raise
     return int(cur.lastrowid or 0)
 
 
-def by_id(store: Store, receipt_id: int) -> Receipt | None:
-    row = store.db.execute("SELECT * FROM receipts WHERE id = ?", (receipt_id,)).fetchone()
+def by_id(record: Record, receipt_id: int) -> Receipt | None:
+    row = record.db.execute("SELECT * FROM receipts WHERE id = ?", (receipt_id,)).fetchone()
     return None if row is None else _receipt(row)
 
 
-def listed(store: Store, session: int | None = None) -> list[Receipt]:
+def listed(record: Record, session: int | None = None) -> list[Receipt]:
     """Every receipt (or one session's), oldest first."""
     sql = "SELECT * FROM receipts"
     params: tuple[int, ...] = ()
     if session is not None:
         sql += " WHERE session = ?"
         params = (session,)
-    return [_receipt(r) for r in store.db.execute(sql + " ORDER BY id", params)]
+    return [_receipt(r) for r in record.db.execute(sql + " ORDER BY id", params)]
 
 
-def erase_note(store: Store, receipt_id: int, at: str, reason: str) -> None:
+def erase_note(record: Record, receipt_id: int, at: str, reason: str) -> None:
     """Replace the receipt's note with a tombstone (freed pages zeroed, the WAL truncated after); one
     without a note, or already erased, is left as it is."""
-    with store.secure_delete():
-        store.begin()
+    with record.secure_delete():
+        record.begin()
         try:
-            row = store.db.execute(
+            row = record.db.execute(
                 "SELECT r.note, x.at FROM receipts r LEFT JOIN receipt_erasures x ON x.receipt = r.id "
                 "WHERE r.id = ?", (receipt_id,)).fetchone()
             if row["note"] is not None and row["at"] is None:
-                store.db.execute("INSERT INTO receipt_erasures(receipt, at, reason) VALUES (?, ?, ?)",
+                record.db.execute("INSERT INTO receipt_erasures(receipt, at, reason) VALUES (?, ?, ?)",
                                  (receipt_id, at, reason))
-                store.db.execute("UPDATE receipts SET note = ? WHERE id = ?",
+                record.db.execute("UPDATE receipts SET note = ? WHERE id = ?",
                                  (TOMBSTONE.format(at=at, reason=reason), receipt_id))
-            store.commit()
+            record.commit()
         except BaseException:
-            store.rollback()
+            record.rollback()
             raise
-    store.checkpoint()
+    record.checkpoint()
 
 
 def _receipt(r: sqlite3.Row) -> Receipt:

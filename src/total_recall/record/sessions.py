@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from total_recall.errors import AddressError
 from total_recall.model import Address, Session, echoed
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 T = TypeVar("T")
 # Tried in this order; the first that matches anything decides (an exact id never loses to a longer one it
@@ -55,7 +55,7 @@ def label(s: Session) -> str:
     return f"{s.address} ({s.harness}, {s.native_id}{title})"
 
 
-def resolve_session(store: Store, text: str) -> Session:
+def resolve_session(record: Record, text: str) -> Session:
     """The session `text` names: `s3` (or `s3#12`, for its session), a native id, or a unique prefix or
     piece of one.
 
@@ -71,8 +71,8 @@ def resolve_session(store: Store, text: str) -> Session:
     except AddressError as exc:
         not_an_address: AddressError | None = exc
     else:
-        return store.session(number)
-    found = matching(newest_generations(store.sessions()), query, lambda s: s.native_id)
+        return record.session(number)
+    found = matching(newest_generations(record.sessions()), query, lambda s: s.native_id)
     if len(found) == 1:
         return found[0]
     if found:
@@ -86,7 +86,7 @@ def resolve_session(store: Store, text: str) -> Session:
                        "a session's own id, a prefix or a piece of one — `total-recall sessions` lists them")
 
 
-def resolve_address(store: Store, text: str) -> Address:
+def resolve_address(record: Record, text: str) -> Address:
     """`s3`, `s3#12`, `s3#10-20`, or any of them with a native id (or a unique prefix or piece of one) in
     place of `s3`: `ef958aa1#12`.
 
@@ -100,5 +100,5 @@ def resolve_address(store: Store, text: str) -> Address:
         pass
     head, sep, tail = query.rpartition("#")
     name, entries = (head, tail) if sep and head and _ENTRY_PART.fullmatch(tail) else (query, "")
-    session = resolve_session(store, name)
+    session = resolve_session(record, name)
     return Address.parse(session.address + (f"#{entries}" if entries else ""))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from total_recall.errors import SummaryCacheError
-from total_recall.record.store import Store, now
+from total_recall.record.database import Record, now
 
 COUNTED = ("owner", "agent", "tool", "thinking", "harness")
 
@@ -89,11 +89,11 @@ class Block:
     created: str
 
 
-def tally(store: Store, session: int, first_seq: int, last_seq: int | None = None) -> Tally | None:
+def tally(record: Record, session: int, first_seq: int, last_seq: int | None = None) -> Tally | None:
     """The tally of entries `first_seq`..`last_seq` (default: the session's end); None when there are none."""
     last = last_seq if last_seq is not None else 2**62
     where = "session = ? AND seq >= ? AND seq <= ?"
-    row = store.db.execute(
+    row = record.db.execute(
         f"""SELECT MIN(seq), MAX(seq),
                    (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq LIMIT 1),
                    (SELECT ts FROM entries WHERE {where} AND ts IS NOT NULL ORDER BY seq DESC LIMIT 1),
@@ -121,24 +121,24 @@ _TALLY_SUMS = ", ".join([
 
 # -- reading --
 
-def blocks(store: Store, session: int) -> list[Block]:
+def blocks(record: Record, session: int) -> list[Block]:
     """The session's blocks, oldest first."""
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq", (session,)).fetchall()
     return [_block(r) for r in rows]
 
 
-def next_seq(store: Store, session: int) -> int:
+def next_seq(record: Record, session: int) -> int:
     """The first entry no block covers: one past the last block's end, or 1."""
-    row = store.db.execute("SELECT MAX(last_seq) FROM summary_blocks WHERE session = ?",
+    row = record.db.execute("SELECT MAX(last_seq) FROM summary_blocks WHERE session = ?",
                            (session,)).fetchone()
     return int(row[0] or 0) + 1
 
 
-def erased_since(store: Store, block: Block) -> list[str]:
+def erased_since(record: Record, block: Block) -> list[str]:
     """Addresses in the block's range erased after the block was written: its text may quote them."""
     d = block.draft
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT e.seq FROM entries e JOIN erasures x ON x.entry = e.id "
         "WHERE e.session = ? AND e.seq BETWEEN ? AND ? AND x.at >= ? ORDER BY e.seq",
         (d.session, d.first_seq, d.last_seq, block.created),
@@ -146,19 +146,19 @@ def erased_since(store: Store, block: Block) -> list[str]:
     return [f"s{d.session}#{r[0]}" for r in rows]
 
 
-def deletions(store: Store, session: int) -> list[dict[str, Any]]:
-    rows = store.db.execute(
+def deletions(record: Record, session: int) -> list[dict[str, Any]]:
+    rows = record.db.execute(
         "SELECT * FROM summary_deletions WHERE session = ? ORDER BY id", (session,)).fetchall()
     return [{"block": r["block"], "range": f"s{session}#{r['first_seq']}-{r['last_seq']}",
              "provider": r["provider"], "model": r["model"], "created": r["created"],
              "summary_chars": r["summary_chars"], "deleted_at": r["at"], "reason": r["reason"]} for r in rows]
 
 
-def markers(store: Store, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
+def markers(record: Record, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
     """For listings: per session that has blocks, the address and time the cache covers through."""
     if not sessions:
         return {}
-    rows = store.db.execute(
+    rows = record.db.execute(
         "SELECT b.session, b.last_seq, b.last_ts, "
         "(SELECT COUNT(*) FROM summary_blocks c WHERE c.session = b.session) AS n FROM summary_blocks b "
         f"WHERE b.session IN ({','.join('?' * len(sessions))}) "
@@ -171,16 +171,16 @@ def markers(store: Store, sessions: Sequence[int]) -> dict[int, dict[str, Any]]:
 
 # -- writing --
 
-def add(store: Store, draft: BlockDraft) -> Block:
+def add(record: Record, draft: BlockDraft) -> Block:
     """Append a block to its session's chain.
 
     Raises:
         SummaryCacheError: the block does not start where the chain ends (another writer got there first).
     """
     t = draft.tally
-    store.begin()
+    record.begin()
     try:
-        cur = store.db.execute(
+        cur = record.db.execute(
             "INSERT INTO summary_blocks(session, first_seq, last_seq, first_ts, last_ts, owner, agent, tool, "
             "thinking, harness, chars, tokens_est, provider, model, prompt_tokens, completion_tokens, "
             "usage_reported, prompt_bytes, dropped_entries, dropped_bytes, unverified, text, created) "
@@ -191,30 +191,30 @@ def add(store: Store, draft: BlockDraft) -> Block:
              draft.dropped_bytes, json.dumps(list(draft.unverified)), draft.text, now()),
         )
         block_id = cur.lastrowid
-        store.commit()
+        record.commit()
     except sqlite3.IntegrityError as exc:
-        store.rollback()
+        record.rollback()
         raise SummaryCacheError(
             f"s{draft.session}: the summary cache changed while this block was written ({exc}); "
-            f"the next block starts at s{draft.session}#{next_seq(store, draft.session)}: "
+            f"the next block starts at s{draft.session}#{next_seq(record, draft.session)}: "
             "look again with summary_cache"
         ) from exc
     except BaseException:
-        store.rollback()
+        record.rollback()
         raise
-    row = store.db.execute("SELECT * FROM summary_blocks WHERE id = ?", (block_id,)).fetchone()
+    row = record.db.execute("SELECT * FROM summary_blocks WHERE id = ?", (block_id,)).fetchone()
     return _block(row)
 
 
-def delete_latest(store: Store, session: int, reason: str) -> Block:
+def delete_latest(record: Record, session: int, reason: str) -> Block:
     """Delete the session's newest block, logging the deletion first.
 
     Raises:
         SummaryCacheError: the session has no blocks.
     """
-    store.begin()
+    record.begin()
     try:
-        row = store.db.execute(
+        row = record.db.execute(
             "SELECT * FROM summary_blocks WHERE session = ? ORDER BY first_seq DESC LIMIT 1", (session,)
         ).fetchone()
         if row is None:
@@ -222,16 +222,16 @@ def delete_latest(store: Store, session: int, reason: str) -> Block:
                 f"s{session} has no cached summary blocks: nothing to delete (summarise_from makes one)")
         block = _block(row)
         d = block.draft
-        store.db.execute(
+        record.db.execute(
             "INSERT INTO summary_deletions(block, session, first_seq, last_seq, provider, model, created, "
             "summary_chars, at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (block.id, session, d.first_seq, d.last_seq, d.provider, d.model, block.created, len(d.text),
              now(), reason),
         )
-        store.db.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
-        store.commit()
+        record.db.execute("DELETE FROM summary_blocks WHERE id = ?", (block.id,))
+        record.commit()
     except BaseException:
-        store.rollback()
+        record.rollback()
         raise
     return block
 

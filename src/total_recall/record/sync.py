@@ -19,9 +19,9 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
+from total_recall.record.database import ERASED_KEY, TOMBSTONE, Marks, Record, pack, titled
 from total_recall.record.locks import held
 from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
-from total_recall.record.store import ERASED_KEY, TOMBSTONE, Marks, Store, pack, titled
 
 Progress = Callable[[int, int, str], None]
 # For `total-recall sync`: "1", a sync stays in one process; "2" (the default), a second process reads and
@@ -47,12 +47,12 @@ class _Batch:
     index. Its addresses follow the normal numbering.
     """
 
-    store: Store
+    record: Record
     source_id: int
     harness: str
     generation: int
     report: SyncReport
-    keys_in_order: bool = True  # False while the key index is dropped (see Store.defer_string_indexes)
+    keys_in_order: bool = True  # False while the key index is dropped (see Record.defer_string_indexes)
     sessions: dict[str, int] = field(default_factory=dict)
     created: set[int] = field(default_factory=set)
     touched: set[int] = field(default_factory=set)
@@ -66,7 +66,7 @@ class _Batch:
     next_entry: int = 0
     last_raw: int = -1
     last_raw_id: int = 0
-    # Erased in an earlier generation (Store.erased_marks): by text, by message; None until the first chunk.
+    # Erased in an earlier generation (Record.erased_marks): by text, by message; None until the first chunk.
     marks: tuple[Marks, Marks, Marks] | None = None
     # position -> (text hash, line hash), at, reason
     matched: dict[int, tuple[tuple[bytes, bytes], str, str]] = field(default_factory=dict)
@@ -84,7 +84,7 @@ class _Batch:
         source record (keyed hash of the line: every entry of a line that held erased words)."""
         if self.marks is None:
             first = self.generation == 1
-            self.marks = ({}, {}, {}) if first else self.store.erased_marks(self.source_id, self.generation)
+            self.marks = ({}, {}, {}) if first else self.record.erased_marks(self.source_id, self.generation)
         self.matched, self.matched_raws = {}, set()
         by_text, by_id, by_line = self.marks
         if not by_text:
@@ -92,10 +92,10 @@ class _Batch:
         lines: dict[int, bytes] = {}  # the line hash of each source record of the chunk
         for position, item in enumerate(chunk.items):
             if isinstance(item, EntryDraft):
-                digest = self.store.text_hash(item.text)
+                digest = self.record.text_hash(item.text)
                 raw = chunk.raw_of[position]
                 if raw not in lines:
-                    lines[raw] = self.store.keyed_hash(item.raw)
+                    lines[raw] = self.record.keyed_hash(item.raw)
                 mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
                         or by_line.get(lines[raw]))
                 if mark is not None:
@@ -107,13 +107,13 @@ class _Batch:
         fields = {name: getattr(draft, name) for name in _SESSION_FIELDS if getattr(draft, name) is not None}
         if any(titled(fields.get("title"), text) for text in self.erased_texts.get(number, ())):
             del fields["title"]  # taken from erased words
-        if self.store.update_session(number, fields) and number not in self.created:
+        if self.record.update_session(number, fields) and number not in self.created:
             self.touched.add(number)
 
     def _number(self, native_id: str) -> int:
         number = self.sessions.get(native_id)
         if number is None:
-            number, created = self.store.session_number(
+            number, created = self.record.session_number(
                 self.harness, native_id, self.generation, self.source_id
             )
             self.sessions[native_id] = number
@@ -121,7 +121,7 @@ class _Batch:
                 self.created.add(number)
                 self.next_seq[number], self.keys[number] = 1, set()
             else:
-                self.next_seq[number], self.keys[number] = self.store.session_keys(number)
+                self.next_seq[number], self.keys[number] = self.record.session_keys(number)
                 if any(k.startswith(ERASED_KEY) for k in self.keys[number]):
                     self.erased_keys.add(number)
         return number
@@ -131,11 +131,11 @@ class _Batch:
         keys = self.keys[number]
         # Already recorded (a replayed block, a re-read after a crash); an erased entry keeps its key only
         # as a keyed hash, looked for in the sessions that hold one.
-        if e.key in keys or (number in self.erased_keys and self.store.erased_key(e.key) in keys):
+        if e.key in keys or (number in self.erased_keys and self.record.erased_key(e.key) in keys):
             return
         keys.add(e.key)
         if not self.next_entry:
-            self.next_entry, self.next_raw = self.store.next_ids()
+            self.next_entry, self.next_raw = self.record.next_ids()
         mark = self.matched.get(position)
         author = e.author
         if author == "owner":
@@ -159,7 +159,7 @@ class _Batch:
             digest, at, reason = mark
             self.erased.append(
                 (self.next_entry, number, seq, author, e.kind, TOMBSTONE.format(at=at, reason=reason),
-                 e.timestamp, self.store.erased_key(e.key), self.source_id, e.line, e.row, e.native_id,
+                 e.timestamp, self.record.erased_key(e.key), self.source_id, e.line, e.row, e.native_id,
                  e.native_parent, e.group, e.tool, int(e.sidechain), None, at, reason)
             )
             self.erased_hashes.append(digest)
@@ -177,16 +177,16 @@ class _Batch:
         """Write what this chunk added, with its exact strings and failed calls."""
         if self.raws:
             packed = pack([raw for _, raw in self.raws])
-            self.store.append_raws([(n, blob) for (n, _), blob in zip(self.raws, packed, strict=True)])
+            self.record.append_raws([(n, blob) for (n, _), blob in zip(self.raws, packed, strict=True)])
         if self.entries:
             kept = self.kept
             strings = [(kept[p], kind, key) for p, kind, key in chunk.strings if p in kept]
             failures = [(kept[p],) for p in chunk.failures if p in kept]
-            self.store.append_entries(self.entries, (strings, failures), key_order=self.keys_in_order)
+            self.record.append_entries(self.entries, (strings, failures), key_order=self.keys_in_order)
         if self.erased:
-            self.store.append_erased(self.erased, self.erased_hashes, self.generation)
+            self.record.append_erased(self.erased, self.erased_hashes, self.generation)
             for number, text in self.erased_now:
-                self.store.clear_title(number, text)
+                self.record.clear_title(number, text)
             self.born_erased += len(self.erased)
         if self.entries or self.erased:
             added = len(self.entries) + len(self.erased)
@@ -194,10 +194,10 @@ class _Batch:
             counts = self.report.per_harness.setdefault(self.harness, {})
             counts["entries_added"] = counts.get("entries_added", 0) + added
             numbers = {row[1] for row in self.entries} | {row[1] for row in self.erased}
-            self.store.set_counts([(self.next_seq[n] - 1, n) for n in numbers])
+            self.record.set_counts([(self.next_seq[n] - 1, n) for n in numbers])
             self.touched.update(numbers - self.created)
         if self.spans:
-            self.store.add_spans(self.spans)
+            self.record.add_spans(self.spans)
         self.entries, self.raws, self.spans, self.kept = [], [], [], {}
         self.erased, self.erased_hashes, self.erased_now = [], [], []
         self.next_raw = self.next_entry = 0
@@ -219,7 +219,7 @@ class _Planned:
 class Syncer:
     """One sync run over the chosen harnesses."""
 
-    store: Store
+    record: Record
     harnesses: Sequence[str] = HARNESSES
     env: Mapping[str, str] | None = None
     roots: Mapping[str, Path] | None = None
@@ -234,33 +234,33 @@ class Syncer:
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
         work = self._discover()
-        with sync_lock(self.store.path, self.wait):
-            self.store.begin()
+        with sync_lock(self.record.path, self.wait):
+            self.record.begin()
             ahead: ReadAhead | None = None
             try:
                 planned = [self._plan(reader, source) for reader, source in work]
                 chosen = [p for p in planned if p is not None]
                 jobs = [Job(p.source, p.cursor) for p in chosen]
                 incoming, after = to_read(jobs), _parallel_after(self.processes)
-                self._bulk = self.store.defer_string_indexes(incoming, BULK_BYTES)
+                self._bulk = self.record.defer_string_indexes(incoming, BULK_BYTES)
                 if not self._bulk:
-                    self.store.build_string_indexes()  # a sync killed after dropping them left them out
+                    self.record.build_string_indexes()  # a sync killed after dropping them left them out
                 ahead = ReadAhead(jobs, second=after >= 0 and incoming >= after)
                 done = len(work) - len(chosen)
                 for index, plan in enumerate(chosen):
                     if self.progress:
                         self.progress(done + index, len(work), plan.source.key)
                     self._read(plan, ahead.parts(index))
-                self.store.build_string_indexes()
-                self.store.commit()
+                self.record.build_string_indexes()
+                self.record.commit()
             except BaseException:
-                self.store.rollback()
+                self.record.rollback()
                 raise
             finally:
                 if ahead is not None:
                     ahead.close()
             self.report.processes = ahead.processes
-            self.store.optimize()
+            self.record.optimize()
         if self.progress:
             self.progress(len(work), len(work), "")
         self._totals()
@@ -272,20 +272,20 @@ class Syncer:
         from total_recall.indexes import vectors
 
         budget = float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
-        if budget <= 0 or not vectors.pending(self.store.db, 1) or not vectors.available():
+        if budget <= 0 or not vectors.pending(self.record.db, 1) or not vectors.available():
             return
         shown = self.progress
         embedded, done = vectors.index_pending(
-            self.store.db, budget,
+            self.record.db, budget,
             (lambda n, total: shown(n, total, "meaning vectors")) if shown else None)
-        remaining = 0 if done else vectors.pending_count(self.store.db)
+        remaining = 0 if done else vectors.pending_count(self.record.db)
         self.report.vectors = {"embedded": embedded, "pending": remaining}
 
     def _commit_point(self) -> None:
         """Commit when enough is pending: everything written so far, with the cursors that cover it."""
         if self._pending >= COMMIT_BYTES:
-            self.store.commit()
-            self.store.begin()
+            self.record.commit()
+            self.record.begin()
             self._pending = 0
 
     def _discover(self) -> list[tuple[Reader, Source]]:
@@ -314,8 +314,8 @@ class Syncer:
     def _plan(self, reader: Reader, source: Source) -> _Planned | None:
         """Whether and from where to read a source: None when it is unchanged since the last sync (or
         cannot be looked at). A source rewritten under bytes already read starts a new generation."""
-        store = self.store
-        row = store.source(source.harness, source.key, str(source.path), source.kind)
+        record = self.record
+        row = record.source(source.harness, source.key, str(source.path), source.kind)
         try:
             fingerprint = reader.fingerprint(source)
         except OSError as exc:
@@ -327,7 +327,7 @@ class Syncer:
         self.report.sources_read += 1
         cursor, generation = row.cursor, row.generation
         if (cursor.offset or cursor.line) and not reader.unchanged_prefix(source, cursor):
-            generation = store.new_generation(row.id)
+            generation = record.new_generation(row.id)
             cursor = Cursor()
             self.report.generations += 1
             self.report.warnings.append(
@@ -336,8 +336,8 @@ class Syncer:
         return _Planned(source, row.id, generation, cursor, fingerprint)
 
     def _read(self, plan: _Planned, parts: Iterator[Part]) -> None:
-        store, source = self.store, plan.source
-        batch = _Batch(store, plan.row_id, source.harness, plan.generation, self.report, not self._bulk)
+        record, source = self.record, plan.source
+        batch = _Batch(record, plan.row_id, source.harness, plan.generation, self.report, not self._bulk)
         error: str | None = None
         warned: set[ReadWarning] = set()  # a source read on after a second process died repeats some
         for part in parts:
@@ -360,7 +360,7 @@ class Syncer:
             batch.flush(part)
             self._pending += part.size
             if checkpoint is not None:
-                store.save_cursor(plan.row_id, str(source.path), checkpoint.cursor)
+                record.save_cursor(plan.row_id, str(source.path), checkpoint.cursor)
                 self._commit_point()
             del part  # read in this process, the next chunk is cut meanwhile: one at a time in memory
         if error is not None:
@@ -370,14 +370,14 @@ class Syncer:
                 f"{source.path}: {batch.born_erased} entries recorded erased: their text was erased in an "
                 "earlier generation of this file"
             )
-        store.finish_source(plan.row_id, plan.fingerprint, error)
+        record.finish_source(plan.row_id, plan.fingerprint, error)
         self.report.sessions_added += len(batch.created)
         self.report.sessions_updated += len(batch.touched - batch.created)
         counts = self.report.per_harness.setdefault(source.harness, {})
         counts["sessions_added"] = counts.get("sessions_added", 0) + len(batch.created)
 
     def _totals(self) -> None:
-        for harness, sessions, entries in self.store.execute(
+        for harness, sessions, entries in self.record.execute(
             "SELECT harness, COUNT(*), COALESCE(SUM(entries), 0) FROM sessions GROUP BY harness"
         ):
             if harness in self.report.per_harness:
@@ -422,7 +422,7 @@ def _override_set(harness: str, env: Mapping[str, str] | None) -> bool:
 
 
 def sync(
-    store: Store,
+    record: Record,
     harnesses: Sequence[str] | None = None,
     *,
     env: Mapping[str, str] | None = None,
@@ -446,5 +446,5 @@ def sync(
             raise ConfigError(f"unknown harness {h!r} (known: {', '.join(HARNESSES)})")
     if processes not in (1, 2):
         raise ConfigError(f"processes={processes!r}: give 1 or 2")
-    return Syncer(store, chosen, env, roots, progress, explicit=bool(harnesses), processes=processes,
+    return Syncer(record, chosen, env, roots, progress, explicit=bool(harnesses), processes=processes,
                   wait=wait).run()

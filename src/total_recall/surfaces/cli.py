@@ -24,7 +24,7 @@ from total_recall.config import (
     record_home,
 )
 from total_recall.errors import TotalRecallError
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 
 
 @dataclass
@@ -53,23 +53,23 @@ def _note(message: str) -> None:
 
 
 @contextmanager
-def _store(settings: Settings, creates: bool = False) -> Iterator[Store]:
+def _store(settings: Settings, creates: bool = False) -> Iterator[Record]:
     """The record, opened; a record this opening creates is announced unless the command `creates` one
     (sync): a mistyped --home would otherwise answer from an empty record without a word."""
     fresh = not settings.record_path.exists()
     try:
-        store = Store(settings.record_path)
+        record = Record(settings.record_path)
     except TotalRecallError as exc:
         _fail(str(exc))
     if fresh and not creates:
         _note(f"there was no record at {settings.record_path}: created a new, empty one "
               f"(`{settings.command('sync')}` fills it)")
     try:
-        yield store
+        yield record
     except TotalRecallError as exc:
         _fail(str(exc))
     finally:
-        store.close()
+        record.close()
 
 
 def _dump(value: Any) -> None:

@@ -20,10 +20,10 @@ from total_recall.errors import HookInputError
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.codex import codex_hook
 from total_recall.keeping.hooks import OPEN_WAIT, HookReply, parse_payload
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import Settings, cli
 
-Handler = Callable[[Store, Mapping[str, Any]], HookReply]
+Handler = Callable[[Record, Mapping[str, Any]], HookReply]
 
 
 @cli.group()
@@ -53,8 +53,8 @@ def _answer(settings: Settings, name: str, handler: Handler) -> None:
         click.echo(f"{prefix}: {exc}", err=True)
         return
     try:
-        with Store(settings.record_path, timeout=OPEN_WAIT) as store:  # a hook waits little (hooks.py)
-            reply = handler(store, payload)
+        with Record(settings.record_path, timeout=OPEN_WAIT) as record:  # a hook waits little (hooks.py)
+            reply = handler(record, payload)
     except Exception as exc:  # the top of a hook: whatever went wrong, the harness goes on
         click.echo(f"{prefix}: {payload['hook_event_name']} failed: {type(exc).__name__}: {exc}", err=True)
         return

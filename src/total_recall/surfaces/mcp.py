@@ -49,7 +49,7 @@ from total_recall.mining.scope import (
 )
 from total_recall.model import HARNESSES, Session
 from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
-from total_recall.record.store import Store
+from total_recall.record.database import Record
 from total_recall.surfaces.words import explain, named
 from total_recall.syncing import sync as run_sync
 from total_recall.syncing import sync_json
@@ -103,15 +103,15 @@ def resolve_binding(flag: str | None, env: Mapping[str, str] | None = None) -> s
 class Binding:
     """What one server serves: the record, and the one harness it is bound to (None: every harness)."""
 
-    record: Path
+    record_path: Path
     harness: str | None = None
     demo: bool = False
 
     @contextmanager
-    def store(self) -> Iterator[Store]:
+    def record(self) -> Iterator[Record]:
         # Opened per call: a sync in another process (or our own background one) may append meanwhile.
-        with Store(self.record) as store:
-            yield store
+        with Record(self.record_path) as record:
+            yield record
 
     @property
     def served(self) -> tuple[str, ...]:
@@ -126,9 +126,9 @@ class Binding:
                                  f"{self.harness}")
         return (self.harness,)
 
-    def session(self, store: Store, number: int) -> Session:
+    def session(self, record: Record, number: int) -> Session:
         """Raises: AddressError (no such session), OutsideBinding (another harness's session)."""
-        session = store.session(number)
+        session = record.session(number)
         if self.harness and session.harness != self.harness:
             raise OutsideBinding(f"s{number} is a {session.harness} session; this server is bound to "
                                  f"{self.harness}")
@@ -160,11 +160,11 @@ def start_sync(binding: Binding, state: SyncState) -> threading.Thread:
         with state.lock:
             state.state = "running"
         try:
-            with binding.store() as store:
+            with binding.record() as record:
                 roots = demo_roots() if binding.demo else None
                 harnesses = [binding.harness] if binding.harness else (list(roots) if roots else None)
-                report = run_sync(store, harnesses, roots=roots)
-            summary = sync_json(report, str(binding.record), binding.demo)
+                report = run_sync(record, harnesses, roots=roots)
+            summary = sync_json(report, str(binding.record_path), binding.demo)
             summary.pop("warnings")  # can be thousands of lines; `total-recall sync --json` lists them
             with state.lock:
                 state.state, state.report = "done", summary
@@ -299,7 +299,7 @@ def _tool(op: Operation[Any], name: str, binding: Binding,
 
     def tool(**given: Any) -> CallToolResult:
         serving = {"server": SERVER_KEY, "version": __version__, "sync": syncing.as_json()}
-        call = Call(binding.record, "mcp", harness=binding.harness, demo=binding.demo, serving=serving)
+        call = Call(binding.record_path, "mcp", harness=binding.harness, demo=binding.demo, serving=serving)
         got = op.run(call, op.params.model_validate(given))
         return reply_text(op.text(got)) if op.text is not None else reply(got)
 
@@ -325,11 +325,11 @@ def serve(binding: Binding, sync: bool = True) -> None:
         RecordError: the record file is not usable (before anything is served).
     """
     # Created and migrated once, here, so per-call opens and the sync thread never race on a new file.
-    with Store(binding.record):
+    with Record(binding.record_path):
         pass
     syncing = SyncState()
     scope = f"bound to {binding.harness}" if binding.harness else "every harness"
-    print(f"total-recall mcp {__version__}: serving {binding.record} ({scope}); "
+    print(f"total-recall mcp {__version__}: serving {binding.record_path} ({scope}); "
           f"{'syncing in the background' if sync else 'no start-up sync'}", file=sys.stderr, flush=True)
     if sync:
         start_sync(binding, syncing)

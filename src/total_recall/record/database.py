@@ -1,7 +1,9 @@
 """The record: one SQLite file (WAL) that every other part reads, and only sync and erase write.
 
-All SQL about sessions and entries lives here. The schema's triggers make it append-only: an entry
-changes only through `erase`, which logs the erasure first.
+`Record` holds the core SQL about sources, sessions, entries, spans, erase and quarantine; the record's
+other tables have their modules beside it (queries, markers, receipts, cues, summary blocks). The
+schema's triggers make it append-only: an entry changes only through `erase`, which logs the erasure
+first.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _compressor = zstandard.ZstdCompressor(level=1)
 _decompressor = zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
-ERASED_KEY = "erased:"  # the start of an erased entry's key (Store.erased_key)
+ERASED_KEY = "erased:"  # the start of an erased entry's key (Record.erased_key)
 # Beside the record: held while a process creates or migrates it.
 OPENING_LOCK = ".open-lock"
 
@@ -55,7 +57,7 @@ def unpack_raw(blob: bytes | None) -> bytes | None:
     return None if blob is None else _decompressor.decompress(blob)
 
 
-# Marks of erased entries (see Store.erased_marks): a text hash, or a message's identity -> (time, reason).
+# Marks of erased entries (see Record.erased_marks): a text hash, or a message's identity -> (time, reason).
 Marks = dict[Any, tuple[str, str]]
 
 
@@ -94,7 +96,7 @@ class SourceRow:
         self.cursor = Cursor(row["offset"], row["line"], row["check_hash"], orjson.loads(row["state"]))
 
 
-class Store:
+class Record:
     """The record at `path`, migrated on open.
 
     Raises:
@@ -142,7 +144,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Record:
         return self
 
     def __exit__(self, *exc: object) -> None:
