@@ -240,8 +240,9 @@ def test_status_shows_the_last_syncs_skipped_lines_by_file_and_line_capped_with_
     assert status["entries_added"] > 0 and status["earlier_warnings"] == 0
     run(home, "sync", "--harness", "claude-code")  # nothing to read: the warnings stay in view
     assert as_json(run(home, "status", "--json"))["last_sync"] == status
-    shown = run(home, "status").stdout  # the human form names the skipped lines too
-    assert f"{t.path}:2: not JSON" in shown and "250" in shown
+    shown = run(home, "status").stdout  # the human form: a table per harness, and the skipped lines
+    assert f"{t.path}:2: not JSON" in shown and "250 warnings" in shown and "… 230 more" in shown
+    assert re.search(r"claude-code\s+1\s+\d+\s+1\s+0", shown) and not shown.lstrip().startswith("{")
     # The MCP `status` check lists fewer of them, with the count of the rest.
     from total_recall.ops.operation import Call
     from total_recall.ops.record import SERVED_WARNINGS, StatusParams

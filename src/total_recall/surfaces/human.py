@@ -227,6 +227,38 @@ def _sync(reply: Reply, settings: Any) -> str:
     return out.getvalue()
 
 
+def _status(reply: Reply, settings: Any) -> str:
+    """The record's coverage per harness as a table, then its last sync and what that sync skipped."""
+
+    def when(text: str | None) -> str:
+        return (text or "")[:16].replace("T", " ") or "-"
+
+    rows = [("harness", "sessions", "entries", "sources", "unreadable", "last sync", "last active")]
+    rows += [(h["harness"], str(h["sessions"]), str(h["entries"]), str(h["sources"]),
+              str(h["unreadable_sources"]), when(h["last_sync"]), when(h["last_active"]))
+             for h in reply["harnesses"]]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [f"record: {reply['record']}" + (" (the demo's)" if reply["demo"] else "")]
+    for r in rows:
+        cells = zip(r, widths, strict=True)
+        lines.append("  ".join(c.rjust(w) if 0 < i < 5 else c.ljust(w) for i, (c, w) in enumerate(cells))
+                     .rstrip())
+    totals = reply["totals"]
+    lines.append(f"{counted(totals['sessions'], 'session')}, {counted(totals['entries'], 'entry')} in all")
+    if last := reply.get("last_sync"):
+        lines.append(f"last sync that read anything: {when(last['at'])}, "
+                     f"{counted(last['sources_read'], 'source')} read, "
+                     f"{counted(last['entries_added'], 'entry')} added, "
+                     f"{counted(last['warning_count'], 'warning')}")
+        lines += [f"  {w}" for w in last["warnings"][:MAX_LISTED_WARNINGS]]
+        more = last["warning_count"] - min(len(last["warnings"]), MAX_LISTED_WARNINGS)
+        if more > 0:
+            lines.append(f"  … {more} more (--json lists the first 200)")
+    if reply.get("notice"):
+        click.echo(f"note: {reply['notice']}", err=True)
+    return "\n".join(lines)
+
+
 def _read(reply: Reply, settings: Any) -> str:
     lines = []
     for e in reply["entries"]:
@@ -286,6 +318,7 @@ from total_recall.surfaces import human_keeping, human_mining, human_summaries  
 
 RENDERINGS: dict[str, Callable[[Reply, Any], str]] = {
     **human_keeping.RENDERINGS, **human_mining.RENDERINGS, **human_summaries.RENDERINGS,
-    "sync": _sync, "sessions": _sessions, "read": _read, "search": _search, "erase": _erase,
+    "sync": _sync, "status": _status, "sessions": _sessions, "read": _read, "search": _search,
+    "erase": _erase,
     "quarantine": _quarantine, "index": _index,
 }
