@@ -21,12 +21,12 @@ from total_recall.mining.scope import (
     LISTING_ROW_CAP,
     MAX_BYTES_CEILING,
     MAX_BYTES_MIN,
-    WINDOW_HOURS,
+    PERIOD_HOURS,
     check_limit,
     check_max_bytes,
     check_max_record_bytes,
     check_offset,
-    check_window,
+    check_period,
     reject_unknown,
     resolve_session,
     sessions_by_activity,
@@ -80,7 +80,7 @@ def test_an_unknown_parameter_is_rejected_by_name_with_the_accepted_list_and_a_c
 @pytest.mark.parametrize("hours", [-1, -0.5, math.nan, math.inf, -math.inf])
 def test_a_negative_nan_or_infinite_hours_back_is_rejected_naming_the_cheap_forms(hours: float) -> None:
     rejected(
-        lambda: check_window("list_sessions", hours_back=hours, all=None, directory=None, default_hours=240),
+        lambda: check_period("list_sessions", hours_back=hours, all=None, directory=None, default_hours=240),
         "`hours_back` is out of range",
         *CHEAP,
     )
@@ -89,7 +89,7 @@ def test_a_negative_nan_or_infinite_hours_back_is_rejected_naming_the_cheap_form
 @pytest.mark.parametrize("hours", [True, "24", [24]])
 def test_an_hours_back_that_is_not_a_number_is_rejected(hours: Any) -> None:
     rejected(
-        lambda: check_window("t", hours_back=hours, all=None, directory=None, default_hours=24),
+        lambda: check_period("t", hours_back=hours, all=None, directory=None, default_hours=24),
         "`hours_back` must be a number",
         *CHEAP,
     )
@@ -97,7 +97,7 @@ def test_an_hours_back_that_is_not_a_number_is_rejected(hours: Any) -> None:
 
 def test_all_with_a_real_hours_back_is_rejected_as_a_contradiction() -> None:
     rejected(
-        lambda: check_window("t", hours_back=5, all=True, directory=None, default_hours=24),
+        lambda: check_period("t", hours_back=5, all=True, directory=None, default_hours=24),
         "all=true is the whole record",
         "hours_back=5 is a window",
         "pass one, not both",
@@ -106,19 +106,19 @@ def test_all_with_a_real_hours_back_is_rejected_as_a_contradiction() -> None:
 
 
 def test_all_with_hours_back_zero_is_the_whole_record_because_zero_means_omitted() -> None:
-    window = check_window("t", hours_back=0, all=True, directory=None, default_hours=24)
+    window = check_period("t", hours_back=0, all=True, directory=None, default_hours=24)
     assert window is not None and window.everything and window.hours is None
 
 
 @pytest.mark.parametrize("hours", [None, 0, 0.0])
 def test_zero_or_omitted_hours_back_is_the_tools_default_window_never_unbounded(hours: float | None) -> None:
-    window = check_window("t", hours_back=hours, all=None, directory=None, default_hours=240)
+    window = check_period("t", hours_back=hours, all=None, directory=None, default_hours=240)
     assert window is not None and window.hours == 240 and not window.everything and window.defaulted
     assert window.describe() == "the last 240 h (the default window)"
 
 
 def test_a_directory_narrows_the_default_window_and_does_not_widen_it() -> None:
-    window = check_window("t", hours_back=None, all=None, directory=" /work/tr ", default_hours=48)
+    window = check_period("t", hours_back=None, all=None, directory=" /work/tr ", default_hours=48)
     assert window is not None and window.hours == 48 and window.directory == "/work/tr"
 
 
@@ -126,7 +126,7 @@ def test_a_session_id_together_with_a_window_is_rejected() -> None:
     for extra in ({"hours_back": 3}, {"all": True}, {"directory": "proj"}):
         kwargs: dict[str, Any] = {"hours_back": None, "all": None, "directory": None, **extra}
         rejected(
-            lambda kw=kwargs: check_window("t", default_hours=48, session_id="s3", takes_session=True, **kw),
+            lambda kw=kwargs: check_period("t", default_hours=48, session_id="s3", takes_session=True, **kw),
             "`session_id` picks one session",
             "pass one, not both",
         )
@@ -134,7 +134,7 @@ def test_a_session_id_together_with_a_window_is_rejected() -> None:
 
 def test_a_non_boolean_all_is_rejected() -> None:
     rejected(
-        lambda: check_window("t", hours_back=None, all="yes", directory=None, default_hours=1),  # type: ignore[arg-type]
+        lambda: check_period("t", hours_back=None, all="yes", directory=None, default_hours=1),  # type: ignore[arg-type]
         "`all` must be true or false",
     )
 
@@ -282,8 +282,8 @@ def test_every_window_tool_rejects_an_unscoped_contradiction_naming_the_cheap_fo
 
 
 def test_every_window_tool_has_the_same_default_window_and_says_so(mined: Mined) -> None:
-    assert params.WINDOW_HOURS == WINDOW_HOURS == 240
-    default = f"the last {WINDOW_HOURS} h (the default window)"
+    assert params.PERIOD_HOURS == PERIOD_HOURS == 240
+    default = f"the last {PERIOD_HOURS} h (the default window)"
     assert mine(mined.store, "list_sessions")["window"] == default
     assert mine(mined.store, "index_sessions", budget_seconds=0)["scope"] == default
     counts = {"extract_qa_pairs": "sessions_scanned", "she_said_he_said_action": "sessions_scanned",
@@ -293,4 +293,4 @@ def test_every_window_tool_has_the_same_default_window_and_says_so(mined: Mined)
         assert (reply["scope"], reply[counted]) == (default, len(RECENT)), tool
     windowed = [op for op in OPERATIONS if "hours_back" in op.params.model_fields]
     assert {op.name for op in windowed} >= set(WINDOW_TOOLS)
-    assert all(f"the last {WINDOW_HOURS} hours" in op.doc for op in windowed)
+    assert all(f"the last {PERIOD_HOURS} hours" in op.doc for op in windowed)

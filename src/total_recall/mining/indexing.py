@@ -20,7 +20,7 @@ from total_recall.mining.scope import (
     Scoped,
     check_harness,
     check_max_bytes,
-    check_window,
+    check_period,
     iso,
     select_sessions,
 )
@@ -64,7 +64,7 @@ def index_scope(
     seconds = _check_seconds(tool, budget_seconds)
     only = check_harness(tool, harness)
     # Checked before the sync: a rejected call does no work.
-    check_window(tool, hours_back=hours_back, all=all, directory=directory, session_id=session_id,
+    check_period(tool, hours_back=hours_back, all=all, directory=directory, session_id=session_id,
                  takes_session=True)
     harnesses = [only] if only else (list(roots) if roots else None)
     # The vectors are made below, within this call's budget, not the sync's own.

@@ -22,7 +22,7 @@ from total_recall.mining.scope import (
     Scoped,
     check_harness,
     check_max_bytes,
-    check_window,
+    check_period,
     iso,
     parse_time,
     sessions_by_activity,
@@ -192,7 +192,7 @@ def list_sessions(
     """
     tool = "list_sessions"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    window = check_window(tool, hours_back=hours_back, all=all, directory=directory)
+    window = check_period(tool, hours_back=hours_back, all=all, directory=directory)
     assert window is not None  # list_sessions takes no session_id
     only = check_harness(tool, harness)
     ranked = sessions_by_activity(record)

@@ -44,7 +44,7 @@ HOURS_MIN = 0
 # A window reaches back at most 100 years: time arithmetic past year 1 overflows, and nothing is older.
 HOURS_MAX = 876_600
 # Every window tool's default window: what a call that names no window works on.
-WINDOW_HOURS = 240
+PERIOD_HOURS = 240
 
 _WINDOW_FORMS = (
     "hours_back=24 (a window in hours; 0 or omitted = the tool's default window), "
@@ -144,7 +144,7 @@ def check_flag(tool: str, name: str, value: bool | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Window:
+class Period:
     """Which sessions a window tool works on: active in the last `hours` hours (None with `everything`),
     whose folder holds `directory`."""
 
@@ -165,16 +165,16 @@ class Window:
         return f"the last {hours} h{default}{where}"
 
 
-def check_window(
+def check_period(
     tool: str,
     *,
     hours_back: float | None,
     all: bool | None,
     directory: str | None,
-    default_hours: float = WINDOW_HOURS,
+    default_hours: float = PERIOD_HOURS,
     session_id: str | None = None,
     takes_session: bool = False,
-) -> Window | None:
+) -> Period | None:
     """The window a window tool works, or None when `session_id` picks one session instead.
 
     Raises:
@@ -216,8 +216,8 @@ def check_window(
             )
         return None
     if everything:
-        return Window(None, folder or None, True, False)
-    return Window(hours or float(default_hours), folder or None, False, hours is None)
+        return Period(None, folder or None, True, False)
+    return Period(hours or float(default_hours), folder or None, False, hours is None)
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -358,7 +358,7 @@ def _by_number(record: Record, tool: str, number: int, harness: str | None,
 
 def sessions_in_window(
     record: Record,
-    window: Window,
+    window: Period,
     harness: str | None = None,
     now: datetime | None = None,
     ranked: list[Scoped] | None = None,
@@ -389,10 +389,10 @@ def select_sessions(
     all: bool | None,
     directory: str | None,
     harness: str | None,
-    default_hours: float = WINDOW_HOURS,
+    default_hours: float = PERIOD_HOURS,
 ) -> tuple[list[Scoped], str]:
     """The sessions a window tool that also takes `session_id` works on, and a sentence saying which."""
-    window = check_window(
+    window = check_period(
         tool, hours_back=hours_back, all=all, directory=directory, default_hours=default_hours,
         session_id=session_id, takes_session=True,
     )
@@ -414,7 +414,7 @@ class Selection:
 
     sessions: list[Scoped]
     described: str
-    window: Window | None  # None: the one session it was given
+    window: Period | None  # None: the one session it was given
 
     @classmethod
     def one(cls, record: Record, session: Session, named: str) -> Selection:
@@ -422,5 +422,5 @@ class Selection:
         return cls([scoped(record, session)], f"session {session.address} (session_id={echoed(named)})", None)
 
     @classmethod
-    def of(cls, record: Record, window: Window, harness: str | None = None) -> Selection:
+    def of(cls, record: Record, window: Period, harness: str | None = None) -> Selection:
         return cls(sessions_in_window(record, window, harness), window.describe(), window)

@@ -4,7 +4,7 @@ that bind by them.
 Session tools (profile, extract, user-messages, extract-by-type, todo-history) name one session as every
 operation does (`Call.session`: s7, its own id or a piece of it; empty: the most recently active), within
 the binding. Window tools (list, qa-pairs, he-said-she-said, index-sessions, dream) work on the sessions
-active in the last `hours_back` hours — by default the last `WINDOW_HOURS` (240), the same for every one —
+active in the last `hours_back` hours — by default the last `PERIOD_HOURS` (240), the same for every one —
 narrowed by `directory`, or the whole record with `all`, or one `session_id` instead (the scope contract,
 `mining/scope.py`). Where seed 004 answered text (qa pairs, he-said-she-said, dream, todo history,
 extract-by-type, line histogram), the reply is the data and `text` writes seed 004's text from it, flood
@@ -20,12 +20,12 @@ from pydantic import Field
 from total_recall.config import demo_roots
 from total_recall.mining import dialogue, extraction, histogram, listing, profile, scoped_search, todos
 from total_recall.mining.indexing import INDEX_BUDGET_MAX, INDEX_TOOL, index_scope
-from total_recall.mining.scope import LIMIT_DEFAULT, Selection, check_window
+from total_recall.mining.scope import LIMIT_DEFAULT, Selection, check_period
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import (
     EXTRACT_MAX_BYTES,
+    PERIOD_HOURS,
     REPORT_MAX_BYTES,
-    WINDOW_HOURS,
     Directory,
     Everything,
     HoursBack,
@@ -44,7 +44,7 @@ EntryTypes = Annotated[tuple[EntryType, ...], Field(description="Which records; 
 Whole = Annotated[bool, Field(description="The whole session (default); false: from its last compaction.")]
 LineNumber = Annotated[int | None, Field(ge=1, description="A line number, from 1.")]
 Word = Annotated[str, Field(max_length=dialogue.MAX_WORD_CHARS)]
-_SCOPE = (f"Scope: one session, or the sessions active in the last N hours (default: the last {WINDOW_HOURS} "
+_SCOPE = (f"Scope: one session, or the sessions active in the last N hours (default: the last {PERIOD_HOURS} "
           "hours), narrowed to a directory, or the whole record on purpose.")
 _WINDOW_FLAGS = {"session_id": "session", "hours_back": "hours"}
 
@@ -58,7 +58,7 @@ def _scope(call: Call, record: Record, op: str, session_id: str, hours_back: flo
         ScopeError: a session with a window, or a session_id that matches no session or several.
         OutsideBinding: the session belongs to another harness than the bound one.
     """
-    window = check_window(op, hours_back=hours_back, all=everything, directory=directory,
+    window = check_period(op, hours_back=hours_back, all=everything, directory=directory,
                           session_id=session_id, takes_session=True)
     if window is None:
         return Selection.one(record, call.session(record, op, session_id), session_id)
@@ -213,7 +213,7 @@ class IndexSessionsParams(Params):
 def index_sessions(call: Call, p: IndexSessionsParams) -> Reply:
     with call.record() as record:
         # The scope, and the session against the binding, are checked before the sync does any work.
-        if check_window(INDEX_TOOL, hours_back=p.hours_back, all=p.all, directory=p.directory,
+        if check_period(INDEX_TOOL, hours_back=p.hours_back, all=p.all, directory=p.directory,
                         session_id=p.session_id, takes_session=True) is None:
             call.session(record, INDEX_TOOL, p.session_id)
         return index_scope(record, session_id=p.session_id, hours_back=p.hours_back, all=p.all,
@@ -267,7 +267,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         flags={"hours_back": "hours"}, example="total-recall list --hours 48 --directory api",
         doc="The sessions active in a window, most recently active first, each with its address (s7) for "
             "`read`, `search` and the session tools: counts per author, children, last activity. Scope: the "
-            f"sessions active in the last N hours (default: the last {WINDOW_HOURS} hours), narrowed to a "
+            f"sessions active in the last N hours (default: the last {PERIOD_HOURS} hours), narrowed to a "
             "directory, or the whole record on purpose. As many rows as max_bytes holds (at most 200); "
             "`window_count` is the window's size, `held_back` how many were not listed."),
     Operation(

@@ -19,8 +19,8 @@ from total_recall.mining.scope import (
     MAX_BYTES_MIN,
     MAX_RECORD_BYTES_MIN,
     OFFSET_MIN,
+    PERIOD_HOURS,
     REPORT_MAX_BYTES,
-    WINDOW_HOURS,
 )
 from total_recall.model import NUMBER_MAX
 
@@ -51,6 +51,17 @@ Since = Annotated[str, Field(max_length=200, description=(
 
 
 __all__ = [
-    "EXTRACT_MAX_BYTES", "REPORT_MAX_BYTES", "WINDOW_HOURS", "Directory", "Everything", "HoursBack", "Limit",
-    "PageOffset", "RecordBytes", "ReplyBytes", "SessionName", "Since", "WindowSession",
+    "EXTRACT_MAX_BYTES",
+    "PERIOD_HOURS",
+    "REPORT_MAX_BYTES",
+    "Directory",
+    "Everything",
+    "HoursBack",
+    "Limit",
+    "PageOffset",
+    "RecordBytes",
+    "ReplyBytes",
+    "SessionName",
+    "Since",
+    "WindowSession",
 ]

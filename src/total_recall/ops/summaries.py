@@ -19,10 +19,10 @@ from pydantic import Field
 
 from total_recall.errors import AddressError, ScopeError
 from total_recall.mining import summaries
-from total_recall.mining.scope import check_window
+from total_recall.mining.scope import check_period
 from total_recall.model import NUMBER_MAX, Address
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import WINDOW_HOURS, Directory, Everything, HoursBack, SessionName
+from total_recall.ops.params import PERIOD_HOURS, Directory, Everything, HoursBack, SessionName
 from total_recall.record.database import Record
 
 # The entries part of a target: `#41` or `#41-80` after the session's name (s7, or its own id).
@@ -110,8 +110,8 @@ class PriorPeriodParams(Params):
 
 
 def prior_period_summary(call: Call, p: PriorPeriodParams) -> Reply:
-    window = check_window("prior_period_summary", hours_back=p.hours_back or None, all=p.all or None,
-                          directory=p.directory or None, default_hours=WINDOW_HOURS)
+    window = check_period("prior_period_summary", hours_back=p.hours_back or None, all=p.all or None,
+                          directory=p.directory or None, default_hours=PERIOD_HOURS)
     assert window is not None  # it takes no session_id, so there is always a window
     until = datetime.now(UTC)
     with call.record() as record:
@@ -162,7 +162,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         flags={"hours_back": "hours"}, example="total-recall prior-period-summary --hours 72 --directory api",
         doc="Orient yourself in a past period across sessions: the sessions, the owner's instructions word "
             "for word and the commits straight from the record, then an LLM summary of the state and the "
-            f"goals, each statement cited. The period is the last {WINDOW_HOURS} hours unless a window or "
+            f"goals, each statement cited. The period is the last {PERIOD_HOURS} hours unless a window or "
             "the whole record is asked for. Needs an LLM endpoint: the error names what to set when none "
             "is."),
     Operation(
