@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from total_recall.config import demo_roots
 from total_recall.mining import dialogue, extraction, histogram, listing, profile, scoped_search, todos
 from total_recall.mining.indexing import INDEX_BUDGET_MAX, INDEX_TOOL, index_scope
 from total_recall.mining.scope import LIMIT_DEFAULT, Selection, check_period
@@ -218,7 +217,7 @@ def index_sessions(call: Call, p: IndexSessionsParams) -> Reply:
             call.session(record, INDEX_TOOL, p.session_id)
         return index_scope(record, session_id=p.session_id, hours_back=p.hours_back, all=p.all,
                            directory=p.directory, harness=call.harness, budget_seconds=p.budget_seconds,
-                           max_bytes=p.max_bytes, roots=demo_roots() if call.demo else None)
+                           max_bytes=p.max_bytes, roots=call.roots)
 
 
 class DreamParams(Params):

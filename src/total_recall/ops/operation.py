@@ -79,6 +79,14 @@ class Call:
         with Record(self.record_path) as record:
             yield record
 
+    @property
+    def roots(self) -> dict[str, Path] | None:
+        """The store roots a sync of this call reads: the bundled demo store's for the demo's record, else
+        None (every harness's own roots)."""
+        from total_recall.config import demo_roots
+
+        return demo_roots() if self.demo else None
+
     def check(self, record: Record, address: Address) -> Address:
         """`address`, once its session is known to be within the binding.
 

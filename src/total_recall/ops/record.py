@@ -11,7 +11,6 @@ from pydantic import Field
 
 from total_recall.config import (
     DEMO_RECORD_FILE,
-    demo_roots,
     demo_when_empty,
     record_home,
     store_roots,
@@ -63,7 +62,7 @@ def sync(call: Call, p: SyncParams) -> Reply:
         why = "No agent store found on this machine"
 
     def once(into: Call) -> tuple[SyncReport, bool]:
-        roots = demo_roots() if into.demo else None
+        roots = into.roots
         with into.record() as record:
             report = run_sync(record, (list(roots) if roots else list(harnesses)) or None, roots=roots,
                               progress=call.progress, processes=call.processes)

@@ -39,7 +39,6 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from total_recall import __version__
-from total_recall.config import demo_roots
 from total_recall.errors import ConfigError, OutsideBinding, TotalRecallError
 from total_recall.mining.scope import (
     MAX_BYTES_CEILING,
@@ -51,8 +50,6 @@ from total_recall.model import HARNESSES, Session
 from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
 from total_recall.record.database import Record
 from total_recall.surfaces.words import explain, named
-from total_recall.syncing import sync as run_sync
-from total_recall.syncing import sync_json
 
 SERVER_KEY = "total-recall"
 HARNESS_ENV = "HARNESS"
@@ -160,12 +157,10 @@ def start_sync(binding: Binding, state: SyncState) -> threading.Thread:
         with state.lock:
             state.state = "running"
         try:
-            with binding.record() as record:
-                roots = demo_roots() if binding.demo else None
-                harnesses = [binding.harness] if binding.harness else (list(roots) if roots else None)
-                report = run_sync(record, harnesses, roots=roots)
-            summary = sync_json(report, str(binding.record_path), binding.demo)
-            summary.pop("warnings")  # can be thousands of lines; `total-recall sync --json` lists them
+            op = by_name("sync")
+            call = Call(binding.record_path, "mcp", harness=binding.harness, demo=binding.demo)
+            summary = op.run(call, op.params())
+            summary.pop("warnings")  # can be thousands of lines; `status` lists the first of them
             with state.lock:
                 state.state, state.report = "done", summary
         except Exception as exc:  # a failed sync must not take the server down; it is reported instead
