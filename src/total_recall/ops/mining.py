@@ -99,14 +99,19 @@ def profile_session(call: Call, p: ProfileParams) -> Reply:
         return profile.profile_session(record, session, max_bytes=p.max_bytes)
 
 
-class ExtractParams(Params):
+class PageParams(Params):
+    """A session's records, one bounded page at a time (the extraction operations)."""
+
     session_id: SessionName = ""
-    full: Annotated[bool, Field(description=(
-        "From the session's start; default: from its last compaction."))] = False
     limit: Limit = LIMIT_DEFAULT
     offset: PageOffset = None
     max_bytes: ReplyBytes = EXTRACT_MAX_BYTES
     max_record_bytes: RecordBytes = None
+
+
+class ExtractParams(PageParams):
+    full: Annotated[bool, Field(description=(
+        "From the session's start; default: from its last compaction."))] = False
 
 
 def extract_messages(call: Call, p: ExtractParams) -> Reply:
@@ -116,12 +121,8 @@ def extract_messages(call: Call, p: ExtractParams) -> Reply:
                                            max_bytes=p.max_bytes, max_record_bytes=p.max_record_bytes)
 
 
-class UserMessagesParams(Params):
-    session_id: SessionName = ""
-    limit: Limit = LIMIT_DEFAULT
-    offset: PageOffset = None
-    max_bytes: ReplyBytes = EXTRACT_MAX_BYTES
-    max_record_bytes: RecordBytes = None
+class UserMessagesParams(PageParams):
+    pass
 
 
 def extract_user_messages(call: Call, p: UserMessagesParams) -> Reply:
@@ -131,16 +132,11 @@ def extract_user_messages(call: Call, p: UserMessagesParams) -> Reply:
                                                 max_bytes=p.max_bytes, max_record_bytes=p.max_record_bytes)
 
 
-class ByTypeParams(Params):
-    session_id: SessionName = ""
+class ByTypeParams(PageParams):
     types: EntryTypes = ()
     full: Whole = True
     include_injected: Annotated[bool, Field(description="Also harness-injected records.")] = False
     raw: Annotated[bool, Field(description="Add the source record each entry was cut from.")] = False
-    limit: Limit = LIMIT_DEFAULT
-    offset: PageOffset = None
-    max_bytes: ReplyBytes = EXTRACT_MAX_BYTES
-    max_record_bytes: RecordBytes = None
 
 
 def extract_by_type(call: Call, p: ByTypeParams) -> Reply:
