@@ -76,6 +76,23 @@ def test_a_record_open_to_others_is_made_private_and_its_owner_told_once(tmp_pat
     assert again.returncode == 0 and "open to other users" not in again.stderr
 
 
+def test_a_record_in_a_shared_folder_makes_only_its_own_files_private(tmp_path: Path) -> None:
+    home = tmp_path / "shared"
+    (home / "photos").mkdir(parents=True)
+    (home / "photos" / "cat.jpg").write_text("meow")
+    (home / "notes.txt").write_text("someone else's")
+    assert cli(home, "sessions").returncode == 0
+    for path in [home, *home.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    first = cli(home, "sessions")
+    assert first.returncode == 0, first.stderr
+    assert f"the record's files in {home} (a folder shared with other things" in first.stderr
+    seen = modes(home)
+    assert seen["."] == 0o755 and seen["photos"] == 0o755 and seen["photos/cat.jpg"] == 0o644
+    assert seen["notes.txt"] == 0o644
+    assert {n: oct(m) for n, m in seen.items() if n.startswith("record.sqlite3") and m & 0o077} == {}
+
+
 OPEN = """
 import sys
 from pathlib import Path

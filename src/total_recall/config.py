@@ -81,13 +81,25 @@ def record_home(env: Mapping[str, str] | None = None) -> Path:
     return _home(e) / ".local" / "share" / "total-recall"
 
 
+# What Total Recall keeps in the record's home: the records (and their -wal, -shm and locks), the copies
+# it makes, and the files it writes beside them. Nothing else in a home is ours to change.
+OWN_NAMES = (RECORD_FILE, DEMO_RECORD_FILE, "overflow", "snapshots", "llm.toml", "llm_usage.json",
+             "observer-prompt.md", "observations")
+
+
+def ours(name: str) -> bool:
+    return name.startswith(OWN_NAMES)
+
+
 def private_home(home: Path) -> str | None:
-    """Create the record's home private (0700), or make an existing one private: when it, or anything in
-    it, is open to other users, it and everything under it lose every group and other permission
+    """Create the record's home private (0700), or make what is ours in an existing one private: when it,
+    or anything of ours in it, is open to other users, it loses every group and other permission
     (folders 0700, files 0600). Returns the one-time notice of a tightening, else None.
 
-    Only the home's own entries are looked at on a private home (a few stats per open); paths owned by
-    someone else are left alone (chmod would fail), as are symbolic links.
+    A home that holds anything else (`--home /tmp`, or a home folder) is a shared folder: its own mode and
+    what others keep there are left alone, and only our entries (`OWN_NAMES`) are tightened. Only the
+    home's own entries are looked at on a private home (a few stats per open); paths owned by someone else
+    are left alone (chmod would fail), as are symbolic links.
     """
     try:
         home.mkdir(parents=True, mode=PRIVATE_DIR)
@@ -96,14 +108,22 @@ def private_home(home: Path) -> str | None:
         pass
     uid = os.geteuid()
     try:
-        loose = _loose(home, uid) or any(_loose(Path(e.path), uid) for e in os.scandir(home))
+        entries = list(os.scandir(home))
     except OSError:
         return None  # unreadable: opening the record will say what is wrong
+    shared = any(not ours(e.name) for e in entries)
+    mine = [Path(e.path) for e in entries if ours(e.name)]
+    try:
+        loose = (not shared and _loose(home, uid)) or any(_loose(p, uid) for p in mine)
+    except OSError:
+        return None
     if not loose:
         return None
-    tightened = _tighten(home, uid)
-    return (f"the record's home {home} was open to other users: {tightened} folder(s) and file(s) there "
-            f"are now private (folders {PRIVATE_DIR:o}, files {PRIVATE_FILE:o})")
+    tightened = sum(_tighten(p, uid) for p in mine) + (0 if shared else _tighten(home, uid, deep=False))
+    where = (f"the record's files in {home} (a folder shared with other things, which is left as it is) "
+             "were" if shared else f"the record's home {home} was")
+    return (f"{where} open to other users: {tightened} folder(s) and file(s) there are now private "
+            f"(folders {PRIVATE_DIR:o}, files {PRIVATE_FILE:o})")
 
 
 def _loose(path: Path, uid: int) -> bool:
@@ -111,10 +131,19 @@ def _loose(path: Path, uid: int) -> bool:
     return st.st_uid == uid and not path.is_symlink() and bool(st.st_mode & 0o077)
 
 
-def _tighten(top: Path, uid: int) -> int:
-    """Remove group and other permissions from `top` and everything under it we own; returns how many
-    had any."""
+def _tighten(top: Path, uid: int, deep: bool = True) -> int:
+    """Remove group and other permissions from `top` (and, when `deep`, everything under it) we own;
+    returns how many had any."""
     count = 0
+    if not deep or not top.is_dir() or top.is_symlink():
+        try:
+            st = top.lstat()
+            if st.st_uid == uid and not top.is_symlink() and st.st_mode & 0o077:
+                os.chmod(top, st.st_mode & 0o700)
+                return 1
+        except OSError:
+            pass
+        return 0
     for folder, dirs, files in os.walk(top):
         for path in [Path(folder), *(Path(folder) / n for n in (*dirs, *files))]:
             if path != Path(folder) and path.is_dir() and not path.is_symlink():
