@@ -37,6 +37,10 @@ CALLS: dict[str, dict[str, Any] | None] = {
     "quarantine": {"address": "s1#3", "reason": "wrong project"},
     "index": {"rebuild": True},
     "search": {"query": "certificate", "limit": 5},
+    "assets": {"rebuild": True},
+    "push": {"text": "the certificate renewal failed again on the shop"},
+    "mute": {"name": "certbot"},
+    "unmute": {"name": "certbot"},
     "compact": {"session_id": "s1", "budget": 2000},
     "markers": {"session_id": "s1"},
     "cue": {"session_id": "s1", "text": "Come back to this when the certificate expires"},
@@ -67,12 +71,14 @@ REFUSED: dict[str, dict[str, Any]] = {
     "read": {"address": "s999"},
     "search": {"query": "certificate", "session_id": "s999"},
     "sessions": {"since": "not a time"},
+    "push": {"text": "renew it", "session_id": "s999"},
+    "mute": {},
 }
 # Reply fields that differ between two homes or two moments, not between surfaces; and a receipt's
 # `controller`, which records the surface that compacted (cli or mcp) on purpose.
 VOLATILE = {"bytes", "overflow", "notice", "created", "at", "record", "first_seen", "server", "version",
             "sync", "day", "config_file", "home", "last_sync", "elapsed_s", "seconds", "processes",
-            "controller"}
+            "controller", "updated"}
 
 
 @dataclass

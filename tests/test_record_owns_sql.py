@@ -12,13 +12,6 @@ PACKAGE = Path(total_recall.__file__).parent
 # Where SQL over the record may be written: the record, and the indexes it keeps in its own transaction.
 # readers/opencode.py queries OpenCode's own database (a harness store), not the record.
 OWNERS = ("record/", "indexes/", "readers/opencode.py")
-# Modules that still query the record directly, each until its SQL moves behind record/ (issue 17):
-# drop an entry when its module stops. keeping/ and mining/ must never appear here.
-KNOWN = {
-    "find/search.py": "the tuned ranking SQL stays beside the ranking for now",
-    "find/verbatim.py": "reads candidate texts by id while ranking",
-    "find/fact_cache.py": "reads entry facts by id for the ranking's cache",
-}
 # What reaching into the record looks like: its connection, or a statement run on anything.
 CONNECTION = "db"
 STATEMENTS = ("execute", "executemany", "executescript", "create_function")
@@ -46,15 +39,8 @@ def queries_of(tree: ast.Module) -> list[str]:
 
 def test_only_the_record_and_its_indexes_query_the_record() -> None:
     strays = {path: found for path, tree in modules()
-              if not path.startswith(OWNERS) and path not in KNOWN and (found := queries_of(tree))}
+              if not path.startswith(OWNERS) and (found := queries_of(tree))}
     assert strays == {}, "query the record through record/ (a query module or a Record method) instead"
-
-
-def test_keeping_and_mining_have_no_exception_to_the_record_owning_its_sql() -> None:
-    assert not [path for path in KNOWN if path.startswith(("keeping/", "mining/"))]
-    for path, tree in modules():
-        if path.startswith(("keeping/", "mining/")):
-            assert queries_of(tree) == [], path
 
 
 def test_no_core_module_imports_a_surface() -> None:

@@ -223,7 +223,7 @@ def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tm
     ids = [r[0] for r in store.execute("SELECT id FROM entries ORDER BY seq")]
     fts = module.words_query("staging proxy port listen")
     assert fts is not None
-    bonus = module._text_features(store.db, fts, ids)
+    bonus = module._text_features(store, fts, ids)
     question, answer, short, unrelated = (bonus[i] for i in ids)
     assert answer > unrelated  # the question beside it holds every word asked
     assert answer > question  # same coverage, but the question asks rather than answers
@@ -308,7 +308,7 @@ def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_pa
     # The exact list itself: the whole opening first, the bare type where nothing starts so.
     def exact(query: str) -> list[str]:
         tokens = [t for t in query.split() if looks_exact(t)]
-        ids = search_module._exact(store.db, tokens, "", [], None, query)
+        ids = search_module._exact(store, tokens, None, None, query)
         return [read(store, f"s1#{store.execute('SELECT seq FROM entries WHERE id = ?', (i,)).fetchone()[0]}"
                      )[0].text for i in ids]
 
@@ -324,4 +324,4 @@ def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(store: Reco
         "EXPLAIN QUERY PLAN SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
         "ORDER BY entry DESC LIMIT ?", ("TypeError%", 200)))
     assert "COVERING INDEX strings_key" in plan, plan
-    assert search_module._exact(store.db, ["/etc/ssl/private"], "", []) != []
+    assert search_module._exact(store, ["/etc/ssl/private"], None) != []

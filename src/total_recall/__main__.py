@@ -1,4 +1,4 @@
-from total_recall.surfaces.cli import main
+from total_recall.surfaces.entry import main
 
 if __name__ == "__main__":
     main()

@@ -9,16 +9,15 @@ again (the MCP server, `search --batch`) therefore reads an entry's facts once: 
 
 from __future__ import annotations
 
-import sqlite3
 import weakref
 from collections.abc import Sequence
 
+from total_recall.indexes.entry_facts import Fact
+from total_recall.record import queries
 from total_recall.record.database import Record
 
 # At most this many are kept (about 200 bytes each); when full, they are dropped and filling starts again.
 CAPACITY = 100_000
-
-Fact = tuple[int, int, int, str, str]  # id, session, seq, author, kind
 
 _BY_STORE: weakref.WeakKeyDictionary[Record, Facts] = weakref.WeakKeyDictionary()
 
@@ -29,7 +28,7 @@ class Facts:
     def __init__(self) -> None:
         self._known: dict[int, Fact] = {}
 
-    def of(self, db: sqlite3.Connection, ids: Sequence[int]) -> list[Fact]:
+    def of(self, record: Record, ids: Sequence[int]) -> list[Fact]:
         """The facts of `ids` that are in `entry_facts` (erased entries are not), in no particular
         order; only those not read before are looked up."""
         known = self._known
@@ -46,12 +45,7 @@ class Facts:
         if len(known) + len(missing) > CAPACITY:
             known.clear()
         room = CAPACITY - len(known)
-        plain = db.cursor()
-        plain.row_factory = None  # tuples: lighter to keep than sqlite3.Row
-        marks = ",".join("?" * len(missing))
-        for fact in plain.execute(
-            f"SELECT id, session, seq, author, kind FROM entry_facts WHERE id IN ({marks})", missing
-        ):
+        for fact in queries.facts_of(record, missing):  # tuples: lighter to keep than sqlite3.Row
             if room > 0:
                 known[fact[0]] = fact
                 room -= 1

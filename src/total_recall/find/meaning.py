@@ -6,22 +6,24 @@ search ranks by words and exact strings alone.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from total_recall.indexes import vectors
+from total_recall.record import queries
+from total_recall.record.database import Record
 
 
-def ready(db: sqlite3.Connection) -> bool:
+def ready(record: Record) -> bool:
     """Whether the record holds vectors and the model can embed a query."""
-    return vectors.any_stored(db) and vectors.available()  # the model loads only when there is something
+    # The model loads only when there is something to compare with.
+    return queries.holds_vectors(record) and vectors.available()
 
 
-def similarity(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, float]:
+def similarity(record: Record, query: str, ids: Sequence[int]) -> dict[int, float]:
     """Cosine similarity of the query to each of these entries that has a vector."""
     if not ids:
         return {}
-    rows = vectors.stored(db, ids)
+    rows = queries.vectors_of(record, ids)
     if not rows:
         return {}
     scores = vectors.dequantize([vec for _, vec in rows]) @ vectors.embed([query])[0]

@@ -11,12 +11,10 @@ import functools
 import math
 import operator
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from total_recall import indexes
 from total_recall.errors import SearchError
 from total_recall.find import fact_cache as facts
 from total_recall.find import verbatim
@@ -25,9 +23,11 @@ from total_recall.find.meaning import ready as meaning_ready
 from total_recall.find.meaning import similarity
 from total_recall.find.when import since as since_moment
 from total_recall.find.when import window
+from total_recall.indexes.entry_facts import Conditions, Scored
 from total_recall.indexes.strings import looks_exact
 from total_recall.indexes.words import Shard
 from total_recall.model import Hit, echoed
+from total_recall.record import queries
 from total_recall.record.database import Record
 
 RRF_K = 60
@@ -102,7 +102,7 @@ class Filters:
     since: str | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
 
-    def tags(self, db: sqlite3.Connection) -> tuple[list[str], list[int] | None, bool]:
+    def tags(self, record: Record) -> tuple[list[str], list[int] | None, bool]:
         """The filters as FTS5 clauses over the tag column: one per filter but the sessions, the sessions
         the filters name (None when they name none), and whether the clauses apply every filter, so word
         search needs no SQL condition at all (not with `since`, or a project naming more than
@@ -118,16 +118,13 @@ class Filters:
             groups.append([f"a_{a}" for a in self.author])
         if self.kinds:
             groups.append([f"k_{k}" for k in self.kinds])
-        if self.since is not None and (months := _months(db, self.since)) is not None:
+        if self.since is not None and (months := _months(record, self.since)) is not None:
             groups.append(months)
         sessions: list[int] | None = None
         if self.session is not None:
             sessions = [self.session]
         elif self.project:
-            ids = [r[0] for r in db.execute(
-                "SELECT id FROM sessions WHERE cwd LIKE ? ESCAPE '\\' LIMIT ?",
-                (_like(self.project), MAX_TAGGED_SESSIONS + 1),
-            )]
+            ids = queries.sessions_in_folders(record, self.project, MAX_TAGGED_SESSIONS + 1)
             if len(ids) <= MAX_TAGGED_SESSIONS:
                 sessions = ids
             else:
@@ -143,37 +140,16 @@ class Filters:
         return bool(self.harness or self.session is not None or self.project or self.author or self.since
                     or self.kinds)
 
-    def sql(self) -> tuple[str, list[object]]:
-        """The filters as SQL over `entry_facts e` (erased entries are not in it) and `sessions s`; "1"
-        when none is set, so a caller can still AND its own conditions to it."""
-        where: list[str] = []
-        params: list[object] = []
-        if self.harness:
-            where.append(f"s.harness IN ({','.join('?' * len(self.harness))})")
-            params.extend(self.harness)
-        if self.session is not None:
-            where.append("e.session = ?")
-            params.append(self.session)
-        if self.project:
-            where.append("s.cwd LIKE ? ESCAPE '\\'")
-            params.append(_like(self.project))
-        if self.author:
-            where.append(f"e.author IN ({','.join('?' * len(self.author))})")
-            params.extend(self.author)
-        if self.since:
-            where.append("e.ts >= ?")
-            params.append(self.since)
-        if self.kinds:
-            where.append(f"e.kind IN ({','.join('?' * len(self.kinds))})")
-            params.extend(self.kinds)
-        return " AND ".join(where) or "1", params
+    def conditions(self) -> Conditions:
+        """The filters as conditions checked on each entry (in SQL, by the indexes)."""
+        return Conditions(self.harness, self.session, self.project, self.author, self.since, self.kinds)
 
 
-def _months(db: sqlite3.Connection, start: str, end: str | None = None) -> list[str] | None:
+def _months(record: Record, start: str, end: str | None = None) -> list[str] | None:
     """The month tags of entries timed from `start` (ISO, inclusive) to `end` (ISO date, exclusive):
     a time filter narrowed inside the index (the exact bounds stay in SQL); None past MAX_MONTHS."""
     last = (date.fromisoformat(end[:10]) - timedelta(days=1)).isoformat()[:7] if end else "9999-12"
-    months = indexes.words.months(db, start[:7], last, MAX_MONTHS + 1)
+    months = queries.word_months(record, start[:7], last, MAX_MONTHS + 1)
     if len(months) > MAX_MONTHS:
         return None
     return [f"m_{m.replace('-', '_')}" for m in months] or ["m_none"]  # m_none: no entry from then
@@ -190,11 +166,6 @@ def _days(start: str, end: str) -> list[str] | None:
 
 def _any(tags: Sequence[str]) -> str:
     return "(" + " OR ".join(f'"{t}"' for t in tags) + ")"
-
-
-def _like(fragment: str) -> str:
-    """A LIKE pattern matching `fragment` anywhere, its own % and _ taken literally."""
-    return "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def words_query(query: str) -> str | None:
@@ -237,28 +208,22 @@ def search(
     filters = Filters(harness, session, project, author, since)
     # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or
     # a rebuild of the index changes nothing this search sees.
-    snapshot = not record.db.in_transaction
-    # Inside the caller's transaction a search sees entries that may yet be rolled back, and their ids
-    # given again: only what a search of its own reads (committed, so final) is remembered.
-    known = facts.of_store(record) if snapshot else facts.Facts()
-    if snapshot:
-        record.db.execute("BEGIN")
-    try:
+    with queries.snapshot(record) as own:
+        # Inside the caller's transaction a search sees entries that may yet be rolled back, and their ids
+        # given again: only what a search of its own reads (committed, so final) is remembered.
+        known = facts.of_store(record) if own else facts.Facts()
         return _search(record, query, filters, limit, meaning, known)
-    finally:
-        if snapshot:
-            record.db.execute("COMMIT")
 
 
 def _search(record: Record, query: str, filters: Filters, limit: int, meaning: bool,
             known: facts.Facts) -> list[Hit]:
-    where, params = filters.sql()
-    groups, sessions, tags_cover = filters.tags(record.db)
-    scope = _Scope(tuple(groups), _spans(record.db, sessions), filters.pinpoints(),
-                   *((where, tuple(params)) if filters.narrows() else ("", ())))
+    where = filters.conditions()
+    groups, sessions, tags_cover = filters.tags(record)
+    scope = _Scope(tuple(groups), _spans(record, sessions), filters.pinpoints(),
+                   where if filters.narrows() else None)
     # Erase takes an entry out of the word index, so when the tags apply every filter the word lists are
     # read from the index alone, never joined with the entries of every match.
-    word_where, word_params = ("", []) if tags_cover else (where, params)
+    word_where = None if tags_cover else where
     lists: list[list[int]] = []
     exact = [t for t in _TOKEN.findall(query) if looks_exact(t)]
     # A host or a path OR-ed word by word ("com", "us", "13") matches half the record: exact tokens
@@ -266,33 +231,33 @@ def _search(record: Record, query: str, filters: Filters, limit: int, meaning: b
     plain = " ".join(t for t in _TOKEN.findall(query) if t not in exact)
     fts = words_query(plain)
     if fts:
-        words_ranked = _words(record.db, fts, scope, word_where, word_params, known)
+        words_ranked = _words(record, fts, scope, word_where, known)
         lists.append(words_ranked)
-        lists.append(_error_lines(record.db, fts, words_ranked))
+        lists.append(_error_lines(record, fts, words_ranked))
         if named := window(query):
             # The same words again within the time the query names: entries from then rise.
-            timed = f"{where} AND e.ts >= ? AND e.ts < ?"
+            timed = replace(where, between=named)
             days = _days(*named)
-            when = days or _months(record.db, *named)
+            when = days or _months(record, *named)
             # Day tags are few per entry list, like a session's: they stay in bm25 (see _Scope.ranked).
             within = replace(scope, groups=(*scope.groups, _any(when)), pinpoint=scope.pinpoint or bool(days)
                              ) if when else scope
-            lists.append(_words(record.db, fts, within, timed, [*params, *named], known))
+            lists.append(_words(record, fts, within, timed, known))
     aimed: list[list[int]] = []  # the lists looking for the exact string itself
     if exact:
         # Erase takes an entry out of the exact index too: with no filter, no join with entries.
-        whole = _exact(record.db, exact, where if filters.narrows() else "", params, scope.sessions, query)
+        whole = _exact(record, exact, scope.where, scope.sessions, query)
         aimed.append(whole)
         if len(whole) < limit * 2:
             # The exact index scans only the head and tail of big outputs; phrases cover every byte,
             # at the price of reading the position lists of common pieces ("com", "example").
-            aimed.append(_phrases(record.db, exact, scope, word_where, word_params))
+            aimed.append(_phrases(record, exact, scope, word_where))
     wanted = verbatim.parts(query)
     if wanted and (lines := verbatim.phrases(wanted)):
         # The line as one phrase of its words: found even where the word lists rank its look-alikes
         # (the same line with another code) first. Its newest few are enough: every one holds the
         # line's words in order.
-        aimed.append(_phrases(record.db, [], scope, word_where, word_params, lines, verbatim.AIMED_DEPTH))
+        aimed.append(_phrases(record, [], scope, word_where, lines, verbatim.AIMED_DEPTH))
     lists += aimed
     if not any(lists) and not fts and not exact:
         raise SearchError(f"nothing searchable in {query!r}")
@@ -301,12 +266,12 @@ def _search(record: Record, query: str, filters: Filters, limit: int, meaning: b
         for rank, entry_id in enumerate(ranking):
             fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (RRF_K + rank + 1)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    with_meaning = meaning and bool(ranked) and meaning_ready(record.db)
+    with_meaning = meaning and bool(ranked) and meaning_ready(record)
     if ranked and (fts or with_meaning):
         ranked = _rerank(record, query, ranked, fused, fts, with_meaning)
     if wanted:
-        ranked = verbatim.first(record.db, ranked, aimed, wanted, fused)
-    return _hits(record.db, ranked[:limit], fused, fts, wanted)
+        ranked = verbatim.first(record, ranked, aimed, wanted, fused)
+    return _hits(record, ranked[:limit], fused, fts, wanted)
 
 
 def _rerank(
@@ -318,10 +283,10 @@ def _rerank(
     top = fused[head[0]]
     score = {entry_id: fused[entry_id] / top for entry_id in ranked}
     if fts:
-        for entry_id, bonus in _text_features(record.db, fts, head).items():
+        for entry_id, bonus in _text_features(record, fts, head).items():
             score[entry_id] += bonus
     if meaning:
-        close = similarity(record.db, query, head)
+        close = similarity(record, query, head)
         if len(close) > 1:
             mean = sum(close.values()) / len(close)
             spread = (sum((c - mean) ** 2 for c in close.values()) / len(close)) ** 0.5 or 1.0
@@ -331,29 +296,21 @@ def _rerank(
     return sorted(head, key=lambda i: (-score[i], i)) + ranked[RERANK_DEPTH:]
 
 
-def _text_features(db: sqlite3.Connection, fts: str, head: list[int]) -> dict[int, float]:
+def _text_features(record: Record, fts: str, head: list[int]) -> dict[int, float]:
     """Coverage, length and asking bonuses of each head entry, scaled by its author and kind weight.
 
     An entry's neighbours are almost always the entries numbered beside it (a sync appends a session's
     entries in order), so one read of each head entry's id range finds them on the same page; those
     not found there (a session synced in parts, its first or last entry) are looked up by seq.
     """
-    read = db.execute(
-        f"SELECT id, session, seq, length(text), substr(text, 1, ?), author, kind, erased_at IS NULL "
-        f"FROM entries WHERE {' OR '.join(['id BETWEEN ? AND ?'] * len(head))}",
-        (CONTEXT_CHARS, *[v for entry_id in head for v in (entry_id - 1, entry_id + 1)]),
-    ).fetchall()
+    read = queries.near(record, head, CONTEXT_CHARS)
     by_id = {r[0]: r for r in read}
     rows = [by_id[entry_id][:7] for entry_id in head if entry_id in by_id]
     texts = {(r[1], r[2]): r[4] for r in read if r[7]}
     missing = {(r[1], seq) for r in rows for seq in (r[2] - 1, r[2] + 1)
                if seq >= 1 and (r[1], seq) not in texts}
     if missing:
-        texts.update({(r[0], r[1]): r[2] for r in db.execute(
-            f"SELECT session, seq, substr(text, 1, ?) FROM entries WHERE erased_at IS NULL AND "
-            f"({' OR '.join(['(session = ? AND seq = ?)'] * len(missing))})",
-            (CONTEXT_CHARS, *[v for key in missing for v in key]),
-        )})
+        texts.update({(r[0], r[1]): r[2] for r in queries.heads(record, list(missing), CONTEXT_CHARS)})
     wanted = {_stem(w.strip('"')) for w in fts.split(" OR ")}
     # Which wanted stems each text holds: a substring test per stem, and a word-boundary check only where
     # it passes (splitting every text into words took 5 ms of a 10 ms query).
@@ -399,14 +356,13 @@ def _stem(word: str) -> str:
 class _Scope:
     """The filter tags of a search: a clause per filter but the sessions, and the sessions the filters
     name with the first and last entry id of each (None: they name none); whether they pinpoint
-    sessions (few entries carry them); every filter as SQL over entries `e` and sessions `s` ("" when
-    nothing narrows the search)."""
+    sessions (few entries carry them); every filter as conditions on each entry (None when nothing
+    narrows the search)."""
 
     groups: tuple[str, ...]
-    sessions: tuple[tuple[int, int, int], ...] | None
+    sessions: tuple[queries.SessionSpan, ...] | None
     pinpoint: bool
-    where: str = ""
-    params: tuple[object, ...] = ()
+    where: Conditions | None = None
 
     def skips(self, shard: Shard) -> bool:
         """Whether no session the filters name has entries in the shard (nothing there can match)."""
@@ -426,7 +382,7 @@ class _Scope:
         tags = self.tags(shard)
         return f"({text}) AND (tag : ({tags}))" if tags else text
 
-    def ranked(self, db: sqlite3.Connection, shard: Shard, fts: str, floor: int) -> str:
+    def ranked(self, record: Record, shard: Shard, fts: str, floor: int) -> str:
         """What bm25 runs over in `shard`, given the oldest match kept there.
 
         Before scoring, bm25 counts every entry of the shard holding each phrase it runs over: a broad
@@ -441,45 +397,32 @@ class _Scope:
             return words
         if self.pinpoint:
             return self.matched(fts, shard)
-        newest, oldest, kept = db.execute(
-            f"SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM {shard.name} "
-            f"WHERE {shard.name} MATCH ? ORDER BY rowid DESC LIMIT ?)",
-            (words, SCORED),
-        ).fetchone()
+        newest, oldest, kept = queries.newest_span(record, shard, words, SCORED)
         if kept < SCORED:
             return words  # every match of the words is walked anyway
         walked = SCORED * (newest - floor) / max(newest - oldest, 1)
         return words if walked <= WALKED else self.matched(fts, shard)
 
 
-def _spans(db: sqlite3.Connection, sessions: list[int] | None) -> tuple[tuple[int, int, int], ...] | None:
-    """(session, first entry id, last entry id) of each session that has entries; ids grow with seq."""
-    if sessions is None:
-        return None
-    if not sessions:
-        return ()
-    return tuple(tuple(r) for r in db.execute(
-        "SELECT id, (SELECT id FROM entries WHERE session = sessions.id ORDER BY seq LIMIT 1) AS a, "
-        "(SELECT id FROM entries WHERE session = sessions.id ORDER BY seq DESC LIMIT 1) AS b "
-        f"FROM sessions WHERE id IN ({','.join('?' * len(sessions))}) AND a IS NOT NULL",
-        sessions,
-    ))
+def _spans(record: Record, sessions: list[int] | None) -> tuple[queries.SessionSpan, ...] | None:
+    """The first and last entry id of each session named that has entries (None: none named)."""
+    return None if sessions is None else queries.session_spans(record, sessions)
 
 
-Row = tuple[int, int, int, str, str, float]  # id, session, seq, author, kind, bm25
+Row = Scored  # id, session, seq, author, kind, bm25
 
 
 def _words(
-    db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object], known: facts.Facts
+    record: Record, fts: str, scope: _Scope, where: Conditions | None, known: facts.Facts
 ) -> list[int]:
     # bm25 costs a few microseconds per matching entry: a word found in 100,000 entries would take
     # most of a second. Past SCORED matches, only the newest SCORED are ranked (found by walking the
     # match lists by rowid, newest shard first, which needs no scoring): vague queries favour recent
     # work. What stays is FTS5's own first pass of bm25, which counts every entry of a shard holding
     # each phrase it ranks by to weigh it: a few ms for common words in a shard.
-    rows = _sparse(db, fts, scope, where, params)
+    rows = _sparse(record, fts, scope, where)
     if rows is None:
-        rows = _joined(db, fts, scope, where, params) if where else _index_only(db, fts, scope, known)
+        rows = _index_only(record, fts, scope, known) if where is None else _joined(record, fts, scope, where)
     # bm25 is negative, better when lower: flip it, weight it by who wrote the entry, then let each
     # entry borrow from its best neighbour in the same session (an answer sits next to its question).
     # In (session, seq) order an entry's neighbours among the rows sit right beside it.
@@ -498,36 +441,23 @@ def _words(
 
 
 def _walk(
-    db: sqlite3.Connection, scope: _Scope | None, fts: str, need: int, where: str = "",
-    params: Sequence[object] = (),
+    record: Record, scope: _Scope | None, fts: str, need: int, where: Conditions | None = None
 ) -> list[tuple[Shard, int, int]]:
     """The shards holding the newest `need` matches of the words (within `scope`'s tags, unless None;
     passing `where` when given), newest first, each with the oldest rowid of them it holds (0: all its
     matches) and their count. Walking a match list by rowid needs no scoring."""
     found: list[tuple[Shard, int, int]] = []
-    for shard in indexes.words.shards(db):
+    for shard in queries.word_shards(record):
         if need <= 0:
             break
         if scope is not None and scope.skips(shard):
             continue
         query = scope.matched(fts, shard) if scope is not None else f"text : ({fts})"
-        oldest, count = db.execute(
-            f"SELECT min(rowid), count(*) FROM ({_newest(shard, where)})", (query, *params, need)
-        ).fetchone()
+        oldest, count = queries.newest_reach(record, shard, query, need, where)
         if count:
             found.append((shard, oldest if count == need else 0, count))
         need -= count
     return found
-
-
-def _newest(shard: Shard, where: str) -> str:
-    """SQL for the rowids of the shard's newest matches (MATCH ?, then `where`'s parameters, LIMIT ?)."""
-    n = shard.name
-    if not where:
-        return f"SELECT rowid FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?"
-    return (f"SELECT {n}.rowid AS rowid FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid "
-            f"JOIN sessions s ON s.id = e.session WHERE {n} MATCH ? AND {where} "
-            f"ORDER BY {n}.rowid DESC LIMIT ?")
 
 
 def _best(rows: list[Row]) -> list[Row]:
@@ -536,40 +466,25 @@ def _best(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=operator.itemgetter(5, 0))[:POOL]
 
 
-def _plain(db: sqlite3.Connection) -> sqlite3.Cursor:
-    """A cursor giving plain tuples: the record's sqlite3.Row costs more to make and to unpack."""
-    cursor = db.cursor()
-    cursor.row_factory = None
-    return cursor
-
-
 _BY_SCORE = operator.itemgetter(1, 0)  # (id, bm25) rows: best first, then oldest
 
 
-def _rows_of(known: facts.Facts, db: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[Row]:
+def _rows_of(known: facts.Facts, record: Record, ranked: list[tuple[int, float]]) -> list[Row]:
     """The ranked (id, bm25) as rows (in no particular order), the facts read by earlier searches taken
     from memory."""
     score = dict(ranked)
-    return [(*fact, score[fact[0]]) for fact in known.of(db, list(score))]
+    return [(*fact, score[fact[0]]) for fact in known.of(record, list(score))]
 
 
-def _about(db: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
-           params: Sequence[object]) -> list[Row]:
+def _about(record: Record, ranked: list[tuple[int, float]], where: Conditions) -> list[Row]:
     """The ranked (id, bm25) passing `where`, as rows (in no particular order)."""
     if not ranked:
         return []
     score = dict(ranked)
-    # CROSS JOIN: the few ids first; left to itself the planner may walk a project's sessions instead.
-    return [(*r, score[r[0]]) for r in _plain(db).execute(
-        f"SELECT e.id, e.session, e.seq, e.author, e.kind FROM entry_facts e "
-        f"CROSS JOIN sessions s ON s.id = e.session WHERE {where} AND e.id IN ({','.join('?' * len(score))})",
-        [*params, *score],
-    )]
+    return [(*r, score[r[0]]) for r in queries.facts_passing(record, list(score), where)]
 
 
-def _sparse(
-    db: sqlite3.Connection, fts: str, scope: _Scope, where: str, params: list[object]
-) -> list[Row] | None:
+def _sparse(record: Record, fts: str, scope: _Scope, where: Conditions | None) -> list[Row] | None:
     """As `_index_only`, for filtered words that match fewer than SPARSE entries in all: every match
     ranked, then the filters applied to those few in SQL. None when the words match more.
 
@@ -579,89 +494,55 @@ def _sparse(
     entries, 1–4 ms so.
     The scores are the same (the tag column weighs nothing in bm25), and so is what passes the filters.
     """
-    conditions, values = (where, params) if where else (scope.where, list(scope.params))
-    if not conditions or any(" " in term for term in fts.split(" OR ")):
+    conditions = where if where is not None else scope.where
+    if conditions is None or any(" " in term for term in fts.split(" OR ")):
         # Nothing to filter (_index_only ranks the words alone already), or a phrase: a phrase of
         # common pieces ("4 13 18" of a version) is dear to find in every shard, cheap where the
         # filter's tags narrow it first.
         return None
     words = f"text : ({fts})"
-    walked = _walk(db, None, fts, SPARSE)
+    walked = _walk(record, None, fts, SPARSE)
     if sum(count for _, _, count in walked) >= SPARSE:
         return None
-    plain = _plain(db)
-    ranked = [
-        row for shard, _, _ in walked for row in plain.execute(
-            f"SELECT rowid, bm25({shard.name}, 1.0, 0.0) FROM {shard.name} WHERE {shard.name} MATCH ?",
-            (words,),
-        )
-    ]
-    return _best(_about(db, ranked, conditions, values))
+    ranked = [row for shard, _, _ in walked for row in queries.scored_matches(record, shard, words)]
+    return _best(_about(record, ranked, conditions))
 
 
-def _index_only(db: sqlite3.Connection, fts: str, scope: _Scope, known: facts.Facts) -> list[Row]:
+def _index_only(record: Record, fts: str, scope: _Scope, known: facts.Facts) -> list[Row]:
     """(id, session, seq, author, kind, bm25) of the best matches, ranked in the word index alone; only
     the pool kept is looked up (in `known`, else in entry_facts)."""
     ranked: list[tuple[int, float]] = []
-    plain = _plain(db)
     if scope.pinpoint or (not scope.groups and scope.sessions is None):
         # bm25 runs over what is walked: one pass, newest first, scoring only the SCORED kept.
-        for shard in indexes.words.shards(db):
+        for shard in queries.word_shards(record):
             if len(ranked) >= SCORED:
                 break
             if not scope.skips(shard):
-                n = shard.name
-                ranked += plain.execute(
-                    f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ? "
-                    f"ORDER BY rowid DESC LIMIT ?",
-                    (scope.matched(fts, shard), SCORED - len(ranked)),
-                ).fetchall()
-        return _rows_of(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
-    for shard, floor, _ in _walk(db, scope, fts, SCORED):
-        n, matched = shard.name, scope.matched(fts, shard)
-        ranked_over = scope.ranked(db, shard, fts, floor)
-        if ranked_over == matched:
-            ranked += plain.execute(
-                f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
-                f"WHERE {n} MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
-                (matched, floor, POOL),
-            ).fetchall()
-        else:
-            # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
-            ranked += plain.execute(
-                f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
-                f"WHERE {n} MATCH ? AND rowid >= ? AND +rowid IN "
-                f"(SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
-                (ranked_over, floor, matched, floor, POOL),
-            ).fetchall()
-    return _rows_of(known, db, sorted(ranked, key=_BY_SCORE)[:POOL])
+                matched = scope.matched(fts, shard)
+                ranked += queries.newest_scored(record, shard, matched, SCORED - len(ranked))
+        return _rows_of(known, record, sorted(ranked, key=_BY_SCORE)[:POOL])
+    for shard, floor, _ in _walk(record, scope, fts, SCORED):
+        matched = scope.matched(fts, shard)
+        ranked_over = scope.ranked(record, shard, fts, floor)
+        among = None if ranked_over == matched else matched
+        ranked += queries.best_matches(record, shard, ranked_over, floor, POOL, among)
+    return _rows_of(known, record, sorted(ranked, key=_BY_SCORE)[:POOL])
 
 
-def _joined(db: sqlite3.Connection, fts: str, scope: _Scope, where: str,
-            params: list[object]) -> list[Row]:
+def _joined(record: Record, fts: str, scope: _Scope, where: Conditions) -> list[Row]:
     """As `_index_only`, with SQL conditions on every match (a time window, a wide project); the
     conditions apply every filter, so the tags only narrow the walk. Where bm25 runs over the words
     alone, the tags are still checked beside it before a match is joined with its entry."""
     rows: list[Row] = []
-    for shard, floor, _ in _walk(db, scope, fts, SCORED, where, params):
-        n, matched = shard.name, scope.matched(fts, shard)
-        ranked_over = scope.ranked(db, shard, fts, floor)
-        beside, values = ("", []) if ranked_over == matched else (
-            f"AND +{n}.rowid IN (SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?)", [matched, floor])
-        rows += [tuple(r) for r in _plain(db).execute(
-            f"""
-            SELECT e.id, e.session, e.seq, e.author, e.kind, bm25({n}, 1.0, 0.0) AS score
-            FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid
-            JOIN sessions s ON s.id = e.session
-            WHERE {n} MATCH ? AND {n}.rowid >= ? {beside} AND {where}
-            ORDER BY score LIMIT ?
-            """,
-            (ranked_over, floor, *values, *params, POOL),
-        )]
+    for shard, floor, _ in _walk(record, scope, fts, SCORED, where):
+        matched = scope.matched(fts, shard)
+        ranked_over = scope.ranked(record, shard, fts, floor)
+        among = None if ranked_over == matched else matched
+        rows += queries.best_passing(record, shard, ranked_over, floor, POOL, where, among)
     return _best(rows)
 
 
-def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[int]:
+def _error_lines(record: Record, fts: str, ranked: list[int]) -> list[int]:
     """Tool outputs among the word candidates whose error lines hold the query's words, most first.
 
     The exact line a person asks back for ("what did the renewal error say?") often sits in a long tool
@@ -672,7 +553,7 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
     if not head or len(words) < 2:
         return []  # one word ("failed") does not yet ask for a particular line
     found: dict[int, int] = {}
-    for entry_id, line in indexes.strings.error_lines(db, head):
+    for entry_id, line in queries.error_lines(record, head):
         lower = line.lower()
         found[entry_id] = max(found.get(entry_id, 0), sum(w in lower for w in words))
     position = {entry_id: n for n, entry_id in enumerate(head)}
@@ -680,32 +561,17 @@ def _error_lines(db: sqlite3.Connection, fts: str, ranked: list[int]) -> list[in
     return sorted(hits, key=lambda e: (-found[e], position[e]))
 
 
-def _exact(db: sqlite3.Connection, tokens: list[str], where: str, params: list[object],
-           sessions: tuple[tuple[int, int, int], ...] | None = None, query: str = "") -> list[int]:
+def _exact(record: Record, tokens: list[str], where: Conditions | None,
+           sessions: tuple[queries.SessionSpan, ...] | None = None, query: str = "") -> list[int]:
     """Entries holding an exact string that is, or starts with, a token (a hash fragment, a path tail);
-    `where` empty: no filter to join entries for. Where the query goes on after a token ("TypeError:
+    `where` None: no filter to join entries for. Where the query goes on after a token ("TypeError:
     Cannot read"), the strings starting with all of it are looked up first: an error line's first word
     opens thousands of them. With the sessions the filters name (and the first and last entry id of
     each), a string outside their ids is passed over before it is joined."""
-    if sessions is not None:
-        ranges = _merged([(a, b) for _, a, b in sessions])
-        within = f"({' OR '.join(['st.entry BETWEEN ? AND ?'] * len(ranges)) or '0'})"
-        where = f"{within} AND {where}" if where else within
-        params = [*(v for r in ranges for v in r), *params]
+    within = None if sessions is None else _merged([(a, b) for _, a, b in sessions])
 
     def starting(key: str) -> list[int]:
-        prefix = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        if not where:
-            sql = ("SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
-                   "ORDER BY entry DESC LIMIT ?")
-        else:
-            sql = f"""
-                SELECT DISTINCT e.id FROM strings st
-                CROSS JOIN entry_facts e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
-                WHERE st.key LIKE ? ESCAPE '\\' AND {where}
-                ORDER BY e.id DESC LIMIT ?
-                """
-        return [r[0] for r in db.execute(sql, (prefix, *params, CANDIDATES))]
+        return queries.strings_starting(record, key, CANDIDATES, where, within)
 
     found: list[int] = []
     for token in dict.fromkeys(tokens):
@@ -738,8 +604,8 @@ def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _phrases(
-    db: sqlite3.Connection, tokens: list[str], scope: _Scope, where: str, params: list[object],
-    phrases: Sequence[str] = (), most: int = CANDIDATES,
+    record: Record, tokens: list[str], scope: _Scope, where: Conditions | None, phrases: Sequence[str] = (),
+    most: int = CANDIDATES,
 ) -> list[int]:
     """Exact-looking tokens through the word index, which covers every byte: a path or URL as the
     phrase of its words, a hex fragment as a prefix; newest first, as the exact index gives them.
@@ -758,38 +624,29 @@ def _phrases(
         return []
     terms = list(dict.fromkeys(terms))
     found: list[int] = []
-    for shard in indexes.words.shards(db):
+    for shard in queries.word_shards(record):
         if scope.skips(shard):
             continue
         query = scope.matched(" OR ".join(terms), shard)
-        found += [r[0] for r in db.execute(_newest(shard, where), (query, *params, most - len(found)))]
+        found += queries.newest_matches(record, shard, query, most - len(found), where)
         if len(found) >= most:
             break
     return found
 
 
-def _hits(db: sqlite3.Connection, ids: list[int], fused: dict[int, float], fts: str | None,
+def _hits(record: Record, ids: list[int], fused: dict[int, float], fts: str | None,
           wanted: Sequence[verbatim.Part] = ()) -> list[Hit]:
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
-    rows = {
-        r[0]: r
-        for r in db.execute(
-            f"""
-            SELECT e.id, e.session, e.seq, s.harness, e.author, e.kind, e.ts, e.text
-            FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id IN ({marks})
-            """,
-            ids,
-        )
-    }
+    rows = {r.id: r for r in queries.hit_rows(record, ids)}
     words = [w.strip('"') for w in fts.split(" OR ")] if fts else []
     exact = [p.text for p in wanted]
     hits = []
     for entry_id in ids:
         r = rows[entry_id]
         hits.append(Hit(
-            address=f"s{r[1]}#{r[2]}", session=r[1], seq=r[2], harness=r[3], author=r[4], kind=r[5],
-            timestamp=r[6], score=round(fused[entry_id], 6), snippet=snippet(r[7], words, exact),
+            address=f"s{r.session}#{r.seq}", session=r.session, seq=r.seq, harness=r.harness, author=r.author,
+            kind=r.kind, timestamp=r.timestamp, score=round(fused[entry_id], 6),
+            snippet=snippet(r.text, words, exact),
         ))
     return hits

@@ -9,10 +9,11 @@ white space and JSON escapes aside) are moved ahead of the rest, the longest par
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 
 from total_recall.indexes.strings import looks_exact
+from total_recall.record import queries
+from total_recall.record.database import Record
 
 # How many of the best candidates, and of each list aimed at the exact string, are read and checked.
 DEPTH = 30
@@ -134,7 +135,7 @@ def held(text: str, wanted: tuple[Part, ...]) -> float:
     return total
 
 
-def first(db: sqlite3.Connection, ranked: list[int], aimed: list[list[int]], wanted: tuple[Part, ...],
+def first(record: Record, ranked: list[int], aimed: list[list[int]], wanted: tuple[Part, ...],
           fused: dict[int, float]) -> list[int]:
     """`ranked` with the entries holding most of the query verbatim moved ahead, in their order otherwise.
 
@@ -144,14 +145,9 @@ def first(db: sqlite3.Connection, ranked: list[int], aimed: list[list[int]], wan
     checked = list(dict.fromkeys([*ranked[:DEPTH], *(i for ids in aimed for i in ids[:AIMED_DEPTH])]))
     if not checked:
         return ranked
-    # LIKE (case-blind in ASCII, anchors are letters and digits) passes over the texts holding no anchor in
-    # SQLite, so only the texts worth comparing are copied out.
+    # Only the texts holding an anchor are copied out of the record to be compared.
     anchors = list(dict.fromkeys(p.anchor for p in wanted))
-    texts = db.execute(
-        f"SELECT id, text FROM entries WHERE erased_at IS NULL AND id IN ({','.join('?' * len(checked))}) "
-        f"AND ({' OR '.join(['text LIKE ?'] * len(anchors))})",
-        [*checked, *(f"%{a}%" for a in anchors)],
-    ).fetchall()
+    texts = queries.texts_holding(record, checked, anchors)
     score = {r[0]: s for r in texts if (s := held(r[1], wanted)) > 0}
     if not score:
         return ranked

@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 
 import orjson
 
+from total_recall.indexes.entry_facts import Conditions, clause
+
 MAX_PER_ENTRY = 64
 MAX_LEN = 300
 # Only so much of an entry is scanned: the strings worth quoting sit near the start and end of a tool
@@ -249,3 +251,27 @@ def error_lines(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, s
         """,
         ids,
     ).fetchall()
+
+
+def starting(db: sqlite3.Connection, key: str, most: int, conditions: Conditions | None = None,
+             within: Sequence[tuple[int, int]] | None = None) -> list[int]:
+    """The newest `most` entries holding an exact string that starts with `key` (case-blind), newest
+    first; passing `conditions` and with ids in one of the ranges `within`, when given (a string
+    outside them is passed over before it is joined with its entry)."""
+    where, params = clause(conditions) if conditions is not None else ("", [])
+    if within is not None:
+        ranges = f"({' OR '.join(['st.entry BETWEEN ? AND ?'] * len(within)) or '0'})"
+        where = f"{ranges} AND {where}" if where else ranges
+        params = [*(v for r in within for v in r), *params]
+    prefix = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    if not where:
+        sql = ("SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
+               "ORDER BY entry DESC LIMIT ?")
+    else:
+        sql = f"""
+                SELECT DISTINCT e.id FROM strings st
+                CROSS JOIN entry_facts e ON e.id = st.entry CROSS JOIN sessions s ON s.id = e.session
+                WHERE st.key LIKE ? ESCAPE '\\' AND {where}
+                ORDER BY e.id DESC LIMIT ?
+                """
+    return [r[0] for r in db.execute(sql, (prefix, *params, most))]

@@ -15,6 +15,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from total_recall.indexes.entry_facts import Conditions, Scored, clause, tuples
+
 # Entries per shard: on a million entries bm25 for "commit" took 10.7 ms over one index and 5.5 ms over
 # the newest 131,072 entries; the per-match scoring left (~4 µs) does not shrink with it.
 SHARD_ENTRIES = 1 << 17
@@ -50,6 +52,112 @@ def months(db: sqlite3.Connection, first: str, last: str, most: int) -> list[str
         "SELECT month FROM months WHERE month >= ? AND month <= ? LIMIT ?", (first, last, most)
     )]
 
+
+# -- reading: each takes an FTS5 query (`match`) for one shard --
+
+def _newest(shard: Shard, where: str) -> str:
+    """SQL for the rowids of the shard's newest matches (MATCH ?, then `where`'s parameters, LIMIT ?)."""
+    n = shard.name
+    if not where:
+        return f"SELECT rowid FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?"
+    return (f"SELECT {n}.rowid AS rowid FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid "
+            f"JOIN sessions s ON s.id = e.session WHERE {n} MATCH ? AND {where} "
+            f"ORDER BY {n}.rowid DESC LIMIT ?")
+
+
+def _filtered(match: str, most: int, conditions: Conditions | None) -> tuple[str, list[object]]:
+    where, params = clause(conditions) if conditions is not None else ("", [])
+    return where, [match, *params, most]
+
+
+def newest(db: sqlite3.Connection, shard: Shard, match: str, most: int,
+           conditions: Conditions | None = None) -> list[int]:
+    """The ids of the shard's newest `most` matches (passing `conditions` when given), newest first.
+    Walking a match list by rowid needs no scoring."""
+    where, params = _filtered(match, most, conditions)
+    return [r[0] for r in db.execute(_newest(shard, where), params)]
+
+
+def reach(db: sqlite3.Connection, shard: Shard, match: str, most: int,
+          conditions: Conditions | None = None) -> tuple[int, int]:
+    """The oldest id among the shard's newest `most` matches (passing `conditions` when given) and how
+    many there are (0, 0: none)."""
+    where, params = _filtered(match, most, conditions)
+    oldest, count = db.execute(f"SELECT min(rowid), count(*) FROM ({_newest(shard, where)})", params
+                               ).fetchone()
+    return oldest or 0, count
+
+
+def span(db: sqlite3.Connection, shard: Shard, match: str, most: int) -> tuple[int, int, int]:
+    """The newest and the oldest id among the shard's newest `most` matches, and how many there are
+    (0, 0, 0: none)."""
+    newest_id, oldest, count = db.execute(
+        f"SELECT max(rowid), min(rowid), count(*) FROM (SELECT rowid FROM {shard.name} "
+        f"WHERE {shard.name} MATCH ? ORDER BY rowid DESC LIMIT ?)",
+        (match, most),
+    ).fetchone()
+    return newest_id or 0, oldest or 0, count
+
+
+# bm25 with the tag column weighing nothing: tags filter, they never score.
+
+def scored(db: sqlite3.Connection, shard: Shard, match: str) -> list[tuple[int, float]]:
+    """(id, bm25) of every match in the shard, in no particular order."""
+    n = shard.name
+    return tuples(db).execute(f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ?", (match,)
+                              ).fetchall()
+
+
+def newest_scored(db: sqlite3.Connection, shard: Shard, match: str, most: int) -> list[tuple[int, float]]:
+    """(id, bm25) of the shard's newest `most` matches, newest first: bm25 scores only those walked."""
+    n = shard.name
+    return tuples(db).execute(
+        f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?",
+        (match, most),
+    ).fetchall()
+
+
+def best(db: sqlite3.Connection, shard: Shard, over: str, floor: int, most: int,
+         among: str | None = None) -> list[tuple[int, float]]:
+    """(id, bm25) of the `most` best matches of `over` from id `floor` on, best first; with `among`, only
+    those matching it too (checked beside bm25, which then counts only what `over` names)."""
+    n = shard.name
+    if among is None:
+        return tuples(db).execute(
+            f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
+            f"WHERE {n} MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
+            (over, floor, most),
+        ).fetchall()
+    # `+rowid`: a condition checked on each row, not a lookup FTS5 would run (and count) per id.
+    return tuples(db).execute(
+        f"SELECT rowid, bm25({n}, 1.0, 0.0) AS score FROM {n} "
+        f"WHERE {n} MATCH ? AND rowid >= ? AND +rowid IN "
+        f"(SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?) ORDER BY score LIMIT ?",
+        (over, floor, among, floor, most),
+    ).fetchall()
+
+
+def best_passing(db: sqlite3.Connection, shard: Shard, over: str, floor: int, most: int,
+                 conditions: Conditions, among: str | None = None) -> list[Scored]:
+    """As `best`, of the matches passing `conditions`, each with its facts: every match is joined with
+    its entry, so the conditions apply whatever the tags in `over` and `among` say."""
+    n = shard.name
+    beside, values = ("", []) if among is None else (
+        f"AND +{n}.rowid IN (SELECT rowid FROM {n} WHERE {n} MATCH ? AND rowid >= ?)", [among, floor])
+    where, params = clause(conditions)
+    return tuples(db).execute(
+        f"""
+            SELECT e.id, e.session, e.seq, e.author, e.kind, bm25({n}, 1.0, 0.0) AS score
+            FROM {n} CROSS JOIN entry_facts e ON e.id = {n}.rowid
+            JOIN sessions s ON s.id = e.session
+            WHERE {n} MATCH ? AND {n}.rowid >= ? {beside} AND {where}
+            ORDER BY score LIMIT ?
+            """,
+        (over, floor, *values, *params, most),
+    ).fetchall()
+
+
+# -- writing --
 
 def tag(author: str, kind: str, harness: str, session: int, ts: str | None) -> str:
     """The filter tokens of an entry, exactly as the entries_fts_content view writes them."""

@@ -18,8 +18,9 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
   up to `CONTEXT_CAP` characters, as the context to hand back (`HookReply.context`; the surface puts it in
   `hookSpecificOutput.additionalContext`, which both harnesses accept; Claude Code replaces a value over
   10,000 characters with a file path and a preview). Other sources (`startup`, `clear`, `fork`) — nothing.
-- **UserPromptSubmit** — the slot for the later per-turn push: for now an empty stdout and exit 0, which
-  both harnesses take as "no decision, no context".
+- **UserPromptSubmit** — the per-turn push (`keeping/prompt.py`): up to five pointers to what the owner
+  already owns, as additional context beside the prompt; nothing at all (an empty stdout, which both
+  harnesses take as "no decision, no context") when nothing clears the bar or the push is off.
 
 A hook never waits long for the record: at most `WAIT_BOUND` seconds in all (`OPEN_WAIT` to open it,
 `SYNC_WAIT` for another sync and again for the write lock before its own sync, the rest for the write
@@ -47,6 +48,7 @@ import orjson
 from total_recall.errors import HookInputError, RecordBusy
 from total_recall.keeping.controllers import CompactionEvent, HarnessController
 from total_recall.keeping.marker import markers_for
+from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.keeping.window import in_force
 from total_recall.model import Address
 from total_recall.record.database import Record
@@ -59,7 +61,6 @@ TRIGGERS = ("manual", "auto")
 CONTEXT_SOURCES = ("compact", "resume")
 # Seconds a hook may wait for the record in all; the harness is waiting (the 104.6 s wait of issue 15).
 WAIT_BOUND = 10.0
-OPEN_WAIT = 2.0  # for another process creating or upgrading the record
 SYNC_WAIT = 1.0  # for another sync's lock, then again for the write lock: else the sync is skipped
 
 
@@ -102,7 +103,9 @@ def handle(record: Record, controller: HarnessController, payload: Mapping[str, 
     if event == "SessionStart":
         return session_start(record, controller, payload)
     if event == "UserPromptSubmit":
-        return HookReply()  # the slot for the per-turn push (a later issue): a valid no-op
+        from total_recall.keeping.prompt import context
+
+        return HookReply(context=context(record, controller.name, payload))
     return HookReply(log=(f"{event}: not a hook Total Recall handles; nothing done",))
 
 

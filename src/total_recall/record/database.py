@@ -245,6 +245,14 @@ class Record:
         row = self.db.execute("SELECT generation FROM sources WHERE id = ?", (source_id,)).fetchone()
         return int(row[0])
 
+    def session_known(self, harness: str, native_id: str) -> int | None:
+        """The number of `harness`'s session `native_id` (its newest generation), or None: a hook names
+        its session by the harness's own id, and a session not synced yet is not in the record."""
+        row = self.db.execute(
+            "SELECT MAX(id) FROM sessions WHERE harness = ? AND native_id = ?", (harness, native_id)
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     # -- writing: sessions --
 
     def session_number(

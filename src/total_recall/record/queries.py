@@ -1,4 +1,5 @@
-"""The read-only queries over sessions and entries that keeping and mining need beyond `Record`'s reads.
+"""The read-only queries over sessions and entries that keeping, mining and search need beyond `Record`'s
+reads, and the index reads search makes through the record (find/ holds no connection).
 
 Every statement here reads; none writes. Each takes and returns domain values (numbers, addresses' parts,
 texts, small typed tuples), so no SQL or row leaves the record, and each is shaped to use an index the
@@ -7,11 +8,15 @@ schema already has (`UNIQUE(session, seq)`, entry ids in order).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple, cast
 
-from total_recall.indexes import vectors
+from total_recall.indexes import entry_facts, strings, vectors, words
+from total_recall.indexes.entry_facts import Conditions, Fact, Scored
+from total_recall.indexes.words import Shard
 from total_recall.model import SpanTag
 from total_recall.record.database import Record, unpack_raw
 
@@ -41,6 +46,32 @@ class CompactionEntry(NamedTuple):
     text: str
     timestamp: str | None
     harness: str
+
+
+class SessionSpan(NamedTuple):
+    """A session and the ids of its first and last entries (ids grow with seq)."""
+
+    session: int
+    first: int
+    last: int
+
+
+class HitRow(NamedTuple):
+    """What a search hit shows of its entry."""
+
+    id: int
+    session: int
+    seq: int
+    harness: str
+    author: str
+    kind: str
+    timestamp: str | None
+    text: str
+
+
+# An entry beside a search candidate: id, session, seq, length of its text, its first characters, author,
+# kind, and whether it is not erased.
+NearRow = tuple[int, int, int, int, str, str, str, int]
 
 
 # An entry as the marker builder reads it (keeping/evicted.py): id, seq, author, kind, text (None for a
@@ -321,3 +352,153 @@ def parents_outside(record: Record, session: int, first: int, last: int) -> list
     return [r[0] for r in cur.execute(
         "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
         "AND native_parent IS NOT NULL", (session, first, last))]
+
+
+# -- search (find/): one read snapshot; sessions and entries it ranks --
+
+def _tuples(record: Record) -> sqlite3.Cursor:
+    """A cursor giving plain tuples: the record's sqlite3.Row costs more to make and to unpack."""
+    cursor = record.db.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
+@contextmanager
+def snapshot(record: Record) -> Iterator[bool]:
+    """One read snapshot for every statement run inside: a read transaction of its own, or the caller's
+    when one is open. Yields whether it is its own (what it reads is then committed, so final)."""
+    own = not record.db.in_transaction
+    if own:
+        record.db.execute("BEGIN")
+    try:
+        yield own
+    finally:
+        if own:
+            record.db.execute("COMMIT")
+
+
+def sessions_in_folders(record: Record, fragment: str, most: int) -> list[int]:
+    """The numbers of up to `most` sessions whose folder (cwd) holds `fragment`, case-blind in ASCII."""
+    return [r[0] for r in _tuples(record).execute(
+        "SELECT id FROM sessions WHERE cwd LIKE ? ESCAPE '\\' LIMIT ?", (_like(fragment), most))]
+
+
+def session_spans(record: Record, sessions: Sequence[int]) -> tuple[SessionSpan, ...]:
+    """The first and last entry id of each of `sessions` that has entries."""
+    if not sessions:
+        return ()
+    return tuple(SessionSpan(*r) for r in _tuples(record).execute(
+        "SELECT id, (SELECT id FROM entries WHERE session = sessions.id ORDER BY seq LIMIT 1) AS a, "
+        "(SELECT id FROM entries WHERE session = sessions.id ORDER BY seq DESC LIMIT 1) AS b "
+        f"FROM sessions WHERE id IN ({','.join('?' * len(sessions))}) AND a IS NOT NULL",
+        list(sessions),
+    ))
+
+
+def near(record: Record, ids: Sequence[int], chars: int) -> list[NearRow]:
+    """`NearRow`s of the entries whose ids lie within one of any of `ids` (erased ones too), the first
+    `chars` characters of each text."""
+    return _tuples(record).execute(
+        f"SELECT id, session, seq, length(text), substr(text, 1, ?), author, kind, erased_at IS NULL "
+        f"FROM entries WHERE {' OR '.join(['id BETWEEN ? AND ?'] * len(ids))}",
+        (chars, *[v for entry_id in ids for v in (entry_id - 1, entry_id + 1)]),
+    ).fetchall()
+
+
+def heads(record: Record, places: Sequence[tuple[int, int]], chars: int) -> list[tuple[int, int, str]]:
+    """(session, seq, its first `chars` characters) of the entries not erased at these (session, seq)."""
+    return _tuples(record).execute(
+        f"SELECT session, seq, substr(text, 1, ?) FROM entries WHERE erased_at IS NULL AND "
+        f"({' OR '.join(['(session = ? AND seq = ?)'] * len(places))})",
+        (chars, *[v for place in places for v in place]),
+    ).fetchall()
+
+
+def texts_holding(record: Record, ids: Sequence[int], anchors: Sequence[str]) -> list[tuple[int, str]]:
+    """(id, text) of those of `ids` not erased whose text holds any of `anchors` (letters and digits,
+    case-blind in ASCII)."""
+    # LIKE passes over the texts holding no anchor inside SQLite: only those worth comparing are copied out.
+    return _tuples(record).execute(
+        f"SELECT id, text FROM entries WHERE erased_at IS NULL AND id IN ({','.join('?' * len(ids))}) "
+        f"AND ({' OR '.join(['text LIKE ?'] * len(anchors))})",
+        [*ids, *(f"%{a}%" for a in anchors)],
+    ).fetchall()
+
+
+def hit_rows(record: Record, ids: Sequence[int]) -> list[HitRow]:
+    """What a hit shows of each of these entries, in no particular order."""
+    return [HitRow(*r) for r in _tuples(record).execute(
+        f"""
+            SELECT e.id, e.session, e.seq, s.harness, e.author, e.kind, e.ts, e.text
+            FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id IN ({','.join('?' * len(ids))})
+            """,
+        list(ids),
+    )]
+
+
+# -- search (find/): the indexes it reads. find/ holds no connection; each of these hands the record's to
+# the indexes/ function of the same read, which holds its SQL. --
+
+def word_shards(record: Record) -> list[Shard]:
+    return words.shards(record.db)
+
+
+def word_months(record: Record, first: str, last: str, most: int) -> list[str]:
+    return words.months(record.db, first, last, most)
+
+
+def newest_matches(record: Record, shard: Shard, match: str, most: int,
+                   conditions: Conditions | None = None) -> list[int]:
+    return words.newest(record.db, shard, match, most, conditions)
+
+
+def newest_reach(record: Record, shard: Shard, match: str, most: int,
+                 conditions: Conditions | None = None) -> tuple[int, int]:
+    return words.reach(record.db, shard, match, most, conditions)
+
+
+def newest_span(record: Record, shard: Shard, match: str, most: int) -> tuple[int, int, int]:
+    return words.span(record.db, shard, match, most)
+
+
+def scored_matches(record: Record, shard: Shard, match: str) -> list[tuple[int, float]]:
+    return words.scored(record.db, shard, match)
+
+
+def newest_scored(record: Record, shard: Shard, match: str, most: int) -> list[tuple[int, float]]:
+    return words.newest_scored(record.db, shard, match, most)
+
+
+def best_matches(record: Record, shard: Shard, over: str, floor: int, most: int,
+                 among: str | None = None) -> list[tuple[int, float]]:
+    return words.best(record.db, shard, over, floor, most, among)
+
+
+def best_passing(record: Record, shard: Shard, over: str, floor: int, most: int, conditions: Conditions,
+                 among: str | None = None) -> list[Scored]:
+    return words.best_passing(record.db, shard, over, floor, most, conditions, among)
+
+
+def facts_of(record: Record, ids: Sequence[int]) -> list[Fact]:
+    return entry_facts.of(record.db, ids)
+
+
+def facts_passing(record: Record, ids: Sequence[int], conditions: Conditions) -> list[Fact]:
+    return entry_facts.passing(record.db, ids, conditions)
+
+
+def strings_starting(record: Record, key: str, most: int, conditions: Conditions | None = None,
+                     within: Sequence[tuple[int, int]] | None = None) -> list[int]:
+    return strings.starting(record.db, key, most, conditions, within)
+
+
+def error_lines(record: Record, ids: Sequence[int]) -> list[tuple[int, str]]:
+    return strings.error_lines(record.db, ids)
+
+
+def holds_vectors(record: Record) -> bool:
+    return vectors.any_stored(record.db)
+
+
+def vectors_of(record: Record, ids: Sequence[int]) -> list[tuple[int, bytes]]:
+    return vectors.stored(record.db, ids)

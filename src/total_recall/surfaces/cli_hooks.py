@@ -19,7 +19,8 @@ import orjson
 from total_recall.errors import HookInputError
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.codex import codex_hook
-from total_recall.keeping.hooks import OPEN_WAIT, HookReply, parse_payload
+from total_recall.keeping.hooks import HookReply, parse_payload
+from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.record.database import Record
 from total_recall.surfaces.cli import Settings, cli
 

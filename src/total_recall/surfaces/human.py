@@ -291,6 +291,39 @@ def _search(reply: Reply, settings: Any) -> str:
     return _held(reply, "\n".join(lines))
 
 
+def _push(reply: Reply, settings: Any) -> str:
+    from total_recall.keeping.prompt import pointers_text
+
+    if reply["off"]:
+        click.echo("note: the push is off (`total-recall unmute --all` turns it on)", err=True)
+    elif not reply["pointers"]:
+        click.echo("nothing to push: no asset clears the bar for this message", err=True)
+    return pointers_text([p["line"] for p in reply["pointers"]])
+
+
+def _assets(reply: Reply, settings: Any) -> str:
+    lines = []
+    for a in reply["assets"]:
+        uses = "; ".join(k["text"] for k in a["keys"]["uses"][:3])
+        state = "" if a["current"] else " (superseded)"
+        lines.append(f"{a['asset']:<6} {a['kind']:<10} {a['name']}{state} — {a['description'][:80]}")
+        if uses:
+            lines.append(f"{'':<17} for: {uses}")
+        lines.append(f"{'':<17} {a['source']}")
+    if not reply["assets"]:
+        click.echo("no assets: `total-recall assets --rebuild` makes the index from the record and the "
+                   "harnesses' config roots", err=True)
+    return _held(reply, "\n".join(lines))
+
+
+def _muting(reply: Reply, settings: Any) -> str:
+    action = "muted" if "muted" in reply else "unmuted"
+    if reply[action] == "*":
+        return f"the push is {'on' if reply['push'] else 'off'}"
+    named = f" ({', '.join(reply['assets'])})" if reply["assets"] else " (no asset has that name yet)"
+    return f"{action} {reply[action]!r}{named}"
+
+
 def _erase(reply: Reply, settings: Any) -> str:
     done = reply["erased"]
     text = f"erased {counted(len(done), 'entry')}: {', '.join(done) or 'none (already erased)'}"
@@ -318,6 +351,7 @@ from total_recall.surfaces import human_keeping, human_mining, human_summaries  
 
 RENDERINGS: dict[str, Callable[[Reply, Any], str]] = {
     **human_keeping.RENDERINGS, **human_mining.RENDERINGS, **human_summaries.RENDERINGS,
+    "push": _push, "assets": _assets, "mute": _muting, "unmute": _muting,
     "sync": _sync, "status": _status, "sessions": _sessions, "read": _read, "search": _search,
     "erase": _erase,
     "quarantine": _quarantine, "index": _index,

@@ -1,0 +1,115 @@
+"""What the owner's words say about assets: a correction ("you have the X for that", "use the Y skill",
+"we did this with Z last time", "there's a script for that"), a mute ("please don't mention X", "stop
+suggesting X") and its lifting ("you can mention X again"), and a reference back to a past run ("the setup
+we used", "like last time").
+
+Read from the owner's own words only (record/spans: instructions, questions, statements and commands —
+never a paste), by the rebuild and by the overlay alike, so a correction means the same on both paths.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from total_recall.assets.words import KIND_WORDS, grams, tokens
+from total_recall.model import Span
+
+_KIND = r"(?:skill|command|script|tool|agent|mcp server|server|helper|machine|box|prompt)"
+_NAME = r"(?:the |a |an |your |our |my |that )?(?P<name>[^.,;:!?\n\"“”]{2,60}?)"
+_NAMED = (
+    re.compile(rf"\byou(?: already)? (?:have|'ve got|got|own) {_NAME}(?: {_KIND})? "
+               rf"for (?:that|this|it|these)\b"),
+    re.compile(rf"\b(?:just |why not |try |please )?use {_NAME} {_KIND}\b"),
+    re.compile(rf"\bwe (?:did|do|solved|handled|fixed) (?:this|that|it) (?:with|using|via) {_NAME}"
+               rf"(?: {_KIND})?(?= last time| before| the last time|[.,;!?]|$)"),
+    re.compile(rf"\b(?:remember|don't forget|you forgot) {_NAME} {_KIND}\b"),
+)
+_UNNAMED = re.compile(rf"\b(?:you (?:already )?have|there'?s|there is|we have|we've got) (?:a|an|the) {_KIND}"
+                      rf"s? for (?:that|this|it)\b")
+_MUTE = re.compile(r"\b(?:please )?(?:don'?t|do not|stop|quit|never) (?:mention(?:ing)?|suggest(?:ing)?|"
+                   r"bring(?:ing)? up|recommend(?:ing)?|push(?:ing)?|offer(?:ing)?) " + _NAME
+                   + r"(?=$|[.,;!?\n])")
+_UNMUTE = re.compile(r"\b(?:you can|feel free to|it's ok to|ok to|you may) "
+                     r"(?:mention|suggest|bring up|recommend|push|offer) " + _NAME + r" again\b")
+_REFER_BACK = re.compile(
+    r"\b(?:the (?:same )?(?:setup|settings|config|configuration|command|flags|parameters|params|recipe|way) "
+    r"(?:we|you|i) (?:used|had|ran|did)|like (?:we did )?last time|same as (?:last time|before)|"
+    r"as (?:we did )?last time|the way we did it (?:last time|before)|(?:same|usual) (?:setup|settings))\b")
+# Words that end a name the owner said but are not part of it.
+_TRAILING = frozenset("anymore again please ever now for me to at all any more thing one".split())
+_TRAILING |= KIND_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A correction naming an asset by one of `names` (normal names, longest first), or none (`unnamed`:
+    "there's a script for that" — the asset the agent uses next)."""
+
+    names: tuple[str, ...]
+    said: str = ""  # the words the owner used for it, as a normal name
+
+    @property
+    def unnamed(self) -> bool:
+        return not self.names
+
+
+@dataclass(frozen=True, slots=True)
+class Mute:
+    name: str
+    action: Literal["mute", "unmute"]
+
+
+def owner_words(text: str, spans: Sequence[Span]) -> str:
+    """The owner's own words of a message: its spans but the pastes, one per line."""
+    return "\n".join(text[s.start:s.end] for s in spans if s.tag != "paste").strip()
+
+
+def _lower(words: str) -> str:
+    return words.lower().replace("’", "'")
+
+
+def said_name(raw: str) -> str:
+    """The name the owner said, without an article before it or a kind word after it."""
+    words = tokens(raw)
+    while words and words[0] in ("the", "a", "an", "your", "our", "my", "that", "this"):
+        words = words[1:]
+    while words and words[-1] in _TRAILING:
+        words = words[:-1]
+    return " ".join(words)
+
+
+def corrections(words: str) -> list[Correction]:
+    """The corrections in the owner's words."""
+    low = _lower(words)
+    out: list[Correction] = []
+    for pattern in _NAMED:
+        for m in pattern.finditer(low):
+            said = said_name(m.group("name"))
+            if said:
+                names = sorted(set(grams(said.split(), 5)), key=lambda g: (-len(g.split()), g))
+                out.append(Correction(tuple(names), said))
+    if not out and _UNNAMED.search(low):
+        out.append(Correction(()))
+    return out
+
+
+def mutes(words: str) -> list[Mute]:
+    """The mutes and their liftings in the owner's words, in the order said."""
+    low = _lower(words)
+    found: list[tuple[int, Mute]] = []
+    for m in _UNMUTE.finditer(low):
+        if name := said_name(m.group("name")):
+            found.append((m.start(), Mute(name, "unmute")))
+    for m in _MUTE.finditer(low):
+        if (name := said_name(m.group("name"))) and not any(m.start() == at for at, _ in found):
+            found.append((m.start(), Mute(name, "mute")))
+    return [mute for _, mute in sorted(found, key=lambda f: f[0])]
+
+
+def refers_back(words: str) -> bool:
+    """Whether the owner points back at a past run ("the setup we used", "like last time")."""
+    return _REFER_BACK.search(_lower(words)) is not None
+

@@ -1,0 +1,268 @@
+"""The push: up to five pointers to what the owner owns, placed before a turn; none when nothing clears the
+relevance bar (a correct answer: a pointer that helps nothing costs tokens every turn).
+
+Scoring, per key: the summed idf of the request's terms the key holds over the geometric mean of the
+key's and the request's summed idf (a cosine over binary terms); an asset scores its best key. Only the
+owner's own words of the message count (record/spans: a paste is not his). The named slot, decided here in
+code: an asset the message names (a name or alias, as a run of its words; a one-word everyday name only
+beside a kind word — "the deploy skill") comes first whatever its score. The overlay: the owner's messages
+newer than the last rebuild are read on every push (kept per process until the record grows) and their
+corrections and mutes applied at once, so a correction counts on the very next push.
+
+Cost: a push runs a handful of indexed lookups on the record (name keys by words, term counts, the keys
+holding the rarer terms summed and cut at the bar in SQL, the held-back entries, the mute log), so a process
+calling it once (the hook) pays no load of the index, and one calling it often pays the same.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from total_recall.assets.asset import Pointer, Push, Setup, Why
+from total_recall.assets.corrections import Mute, corrections, mutes, owner_words
+from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.words import (
+    KIND_WORDS,
+    grams,
+    normal_name,
+    plain_word,
+    shorten,
+    terms,
+    tokens,
+    use_clauses,
+)
+from total_recall.errors import SearchError
+from total_recall.record import assets as table
+from total_recall.record.database import Record
+from total_recall.record.spans import owner_spans
+from total_recall.tokens import estimate_tokens
+
+MAX_POINTERS = 5
+# The head of a message a push reads: the owner's words lead; a 1 MB paste behind them adds nothing.
+MESSAGE_CHARS = 16_384
+QUERY_TERMS = 64
+NAME_TOKENS = 400
+BAR = 0.3  # the relevance bar a score must clear
+EVIDENCE = 2.5  # and the summed idf of the words it matched (one rare word, or two common ones)
+LINE_TOKENS = 44
+# A term held by more keys than this share of them is too common to look up (it still counts in the norm).
+COMMON_SHARE = 0.05
+FIELD_WEIGHT = {"name": 1.0, "use": 1.0, "topic": 0.8}
+CO_ACCESS_SHARE = 0.5
+
+
+@dataclass(slots=True)
+class _Scored:
+    score: float
+    why: Why
+    evidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class _OverlayKey:
+    asset: int
+    terms: tuple[str, ...]
+    entry: int
+    via: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Overlay:
+    keys: tuple[_OverlayKey, ...]
+    mutes: tuple[Mute, ...]
+
+
+_overlays: dict[tuple[str, int, int], _Overlay] = {}
+
+
+def push(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,
+         setup: Setup = Setup.FULL, limit: int = MAX_POINTERS) -> Push:
+    """Up to `limit` (at most 5) pointers for the owner's message `text`, best first.
+
+    Raises:
+        AddressError: `session` names no session.
+        SearchError: `limit` outside 0..5.
+    """
+    if not 0 <= limit <= MAX_POINTERS:
+        raise SearchError(f"limit must be 0 to {MAX_POINTERS}, not {limit}")
+    reader = reader_of(record, session, cwd)
+    build = table.last_build(record)
+    head = text[:MESSAGE_CHARS]
+    words = owner_words(head, owner_spans(head))
+    if build is None or limit == 0 or not words:
+        return Push([], 0)
+    overlay = _overlay(record, build)
+    muted = muted_assets(record, muted_names(record, overlay.mutes))
+    scores = _scores(record, build, words, setup, overlay)
+    if setup.has(Setup.CO_ACCESS):
+        _co_access(record, scores, reader, setup)
+    named = _named(record, words) if setup.has(Setup.NAMED_SLOT) else []
+    wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
+    wanted = sorted(wanted, key=lambda a: -scores[a].score)[: limit * 4]
+    candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted])))
+    shown = {a.id: a for a in eligible(record, candidates, reader, muted)}
+    order = [a for a in named if a in shown] + [a for a in wanted if a in shown and a not in named]
+    pointers = []
+    for n in order[:limit]:
+        a = shown[n]
+        scored = scores.get(n, _Scored(0.0, "named", 0.0))
+        why: Why = "named" if n in named else scored.why
+        pointers.append(Pointer(f"a{a.id}", a.kind, a.name, _line(a), a.source,  # type: ignore[arg-type]
+                                round(max(scored.score, 1.0) if n in named else scored.score, 3), why))
+    tokens_used = sum(estimate_tokens(p.line) for p in pointers) + max(len(pointers) - 1, 0)
+    return Push(pointers, tokens_used)
+
+
+def _line(a: table.StoredAsset) -> str:
+    """`name — what it is for — address or path`, cut to about 40 tokens."""
+    what = (use_clauses(a.description) or [a.description])[0]
+    for limit in (160, 120, 90, 60, 40, 20):
+        line = f"{a.name} — {shorten(what, limit)} — {a.source}"
+        if estimate_tokens(line) <= LINE_TOKENS:
+            return line
+    return f"{shorten(a.name, 40)} — {a.source}"
+
+
+def _idf(n: int, df: int) -> float:
+    return math.log(1 + n / max(df, 1))
+
+
+def _scores(record: Record, build: table.Build, words: str, setup: Setup, overlay: _Overlay
+            ) -> dict[int, _Scored]:
+    query = terms(words)[:QUERY_TERMS]
+    if not query:
+        return {}
+    n = max(build.keys, 1)
+    df = table.term_counts(record, query)
+    idf = {t: _idf(n, df.get(t, 0)) for t in query}
+    norm = sum(idf.values())
+    wanted = {t: idf[t] for t in query if 0 < df.get(t, 0) <= max(200, n * COMMON_SHARE)}
+    out: dict[int, _Scored] = {}
+    if setup is Setup.BASELINE:
+        for doc in table.scored_documents(record, wanted, norm, BAR):
+            score = doc.evidence / math.sqrt(max(doc.weight, 1e-9) * norm)
+            _better(out, doc.asset, _Scored(score, "topic", doc.evidence))
+        return out
+    if setup.has(Setup.USES):
+        fields: tuple[str, ...] = ("name", "topic", "use")
+    else:
+        fields = ("topic", "name") if setup.has(Setup.NAMES) else ("topic",)
+    for k in table.scored_keys(record, wanted, norm, fields, BAR * min(FIELD_WEIGHT.values())):
+        score = FIELD_WEIGHT[k.field] * k.evidence / math.sqrt(max(k.weight, 1e-9) * norm)
+        _better(out, k.asset, _Scored(score, k.field, k.evidence))  # type: ignore[arg-type]
+    if setup.has(Setup.OVERLAY) and overlay.keys:
+        held = table.held_back(record, {e for k in overlay.keys for e in (k.entry, k.via)})
+        for ok in overlay.keys:
+            found = set(ok.terms) & set(query)
+            if not found or ok.entry in held or ok.via in held:
+                continue
+            evidence = sum(idf[t] for t in found)
+            weight = sum(_idf(n, df.get(t, 0)) for t in ok.terms)
+            score = evidence / math.sqrt(max(weight, 1e-9) * norm)
+            _better(out, ok.asset, _Scored(score, "overlay", evidence))
+    return out
+
+
+def _better(out: dict[int, _Scored], asset: int, scored: _Scored) -> None:
+    old = out.get(asset)
+    if old is None or scored.score > old.score:
+        out[asset] = scored
+
+
+def _co_access(record: Record, scores: dict[int, _Scored], reader: Reader, setup: Setup) -> None:
+    """Assets linked to a strong candidate (used with it before) share its score; in FULL, the assets
+    this session already used lend theirs a little too."""
+    strong = sorted((a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE),
+                    key=lambda a: -scores[a].score)[:MAX_POINTERS]
+    lent: dict[int, _Scored] = {}
+    for a, b, weight in table.links_of(record, strong):
+        src = scores[a]
+        _better(lent, b, _Scored(CO_ACCESS_SHARE * weight * src.score, "co-access", src.evidence))
+    if setup is Setup.FULL and reader.session is not None:
+        used = {a for a, _ in table.session_uses(record, reader.session)}
+        for _, b, weight in table.links_of(record, sorted(used)):
+            if b in scores:
+                scores[b].score += 0.1 * weight
+    for asset, scored in lent.items():
+        if asset not in scores or scores[asset].score < scored.score:
+            scores[asset] = scored
+
+
+def _named(record: Record, words: str) -> list[int]:
+    """The assets the message names, in the order it names them."""
+    said = tokens(words)[:NAME_TOKENS]
+    found = table.named_keys(record, list(grams(said, 5)))
+    if not found:
+        return []
+    out: list[tuple[int, int]] = []
+    for key in found:
+        norm = normal_name(key.text)
+        size = len(norm.split())
+        for i in range(len(said) - size + 1):
+            if " ".join(said[i:i + size]) != norm:
+                continue
+            beside = set(said[max(i - 2, 0):i] + said[i + size:i + size + 2])
+            if plain_word(norm) and not beside & KIND_WORDS:
+                continue
+            out.append((i, key.asset))
+            break
+    return list(dict.fromkeys(a for _, a in sorted(out)))
+
+
+def _overlay(record: Record, build: table.Build) -> _Overlay:
+    """The corrections and mutes in the owner's messages newer than the build (cached until the record
+    grows)."""
+    newest = record.newest_entry()
+    cache = (str(record.path), build.id, newest)
+    if (hit := _overlays.get(cache)) is not None:
+        return hit
+    keys: list[_OverlayKey] = []
+    said: list[Mute] = []
+    if newest > build.last_entry:
+        spans = table.owner_spans(record, build.last_entry)
+        for row in table.mined_rows(record, build.last_entry, newest):
+            if row.author != "owner" or row.kind != "message":
+                continue
+            words = owner_words(row.text, spans.get(row.id, []))
+            if not words:
+                continue
+            said.extend(mutes(words))
+            fixes = [c for c in corrections(words) if not c.unnamed]
+            if not fixes:
+                continue
+            before = table.owner_before(record, row.session, row.seq)
+            request = owner_words(before[2], table.spans_of(record, before[0])) if before else ""
+            if before is None or not request:
+                continue
+            for fix in fixes:
+                hits = table.named_keys(record, list(fix.names))
+                best = min(hits, key=lambda k: fix.names.index(normal_name(k.text)), default=None)
+                if best is not None:
+                    keys.append(_OverlayKey(best.asset, tuple(terms(request)), before[0], row.id))
+    overlay = _Overlay(tuple(keys), tuple(said))
+    if len(_overlays) > 16:
+        _overlays.clear()
+    _overlays[cache] = overlay
+    return overlay
+
+
+def search_assets(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,
+                  limit: int = 20) -> list[Pointer]:
+    """The asset search route: the same scoring, bar and eligibility as the push, without its cap of five
+    (`limit` 1..100) and without the named slot."""
+    if not 1 <= limit <= 100:
+        raise SearchError(f"limit must be 1 to 100, not {limit}")
+    reader = reader_of(record, session, cwd)
+    build = table.last_build(record)
+    words = owner_words(text[:MESSAGE_CHARS], owner_spans(text[:MESSAGE_CHARS]))
+    if build is None or not words:
+        return []
+    overlay = _overlay(record, build)
+    scores = _scores(record, build, words, Setup.FULL, overlay)
+    muted = muted_assets(record, muted_names(record, overlay.mutes))
+    ranked = sorted((a for a, s in scores.items() if s.evidence > 0), key=lambda a: -scores[a].score)
+    candidates = table.stored_assets(record, ids=ranked[: limit * 4])
+    shown = {a.id: a for a in eligible(record, candidates, reader, muted)}
+    return [Pointer(f"a{n}", shown[n].kind, shown[n].name, _line(shown[n]), shown[n].source,  # type: ignore[arg-type]
+                    round(scores[n].score, 3), scores[n].why) for n in ranked if n in shown][:limit]

@@ -1,0 +1,50 @@
+"""Keeping a draft: verified first, then stored once — a draft whose text is already held (its keyed
+content hash) reinforces the observation that holds it instead: the new sources are cited, it counts as
+seen again, and an archived one comes back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from total_recall.observing.observation import Draft, iso, normalized, parse_time
+from total_recall.observing.phrasing import subject
+from total_recall.observing.verifier import Verifier
+from total_recall.record import observations as table
+from total_recall.record.database import Record
+
+Kept = Literal["added", "reinforced", "duplicate"]
+
+
+def keep(record: Record, verifier: Verifier, draft: Draft, now: datetime) -> tuple[Kept, int]:
+    """Store `draft` in the caller's transaction; returns what happened and the observation's id.
+
+    Raises:
+        ObservationRejected: the verifier refused it (nothing is written).
+    """
+    checked = verifier.check(draft)
+    times = [t for c in checked if (t := parse_time(c.ts)) is not None]
+    seen = iso(max(times)) if times else iso(now)
+    at = iso(now)
+    digest = record.text_hash(normalized(draft.text))
+    sources = [(c.entry, c.quote) for c in checked]
+    existing = table.by_hash(record, digest)
+    if existing is None:
+        fields = {"text": draft.text.strip(), "priority": draft.priority, "type": draft.type,
+                  "confidence": float(draft.confidence), "source_type": draft.source_type,
+                  "importance": draft.weight(), "subject": subject(draft.text), "origin": draft.origin,
+                  "hooks": [], "created": at, "updated": at, "seen": seen, "decayed": seen}
+        return "added", table.add(record, fields, digest, sources)
+    if not table.cite(record, existing, sources):
+        return "duplicate", existing
+    old = table.read(record, [existing])[0]
+    newest = max(seen, old.seen)
+    changes: dict[str, object] = {"updated": at, "seen": newest}
+    if newest > old.seen:
+        # Seen again: it counts from now, with the importance it started with.
+        changes.update(decayed=newest, importance=max(old.importance, draft.weight()),
+                       confidence=max(old.confidence, float(draft.confidence)))
+        if old.archived_at is not None and old.superseded_by is None:
+            changes["archived_at"] = None
+    table.update(record, existing, **changes)
+    return "reinforced", existing

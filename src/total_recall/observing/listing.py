@@ -1,0 +1,46 @@
+"""Finding observations: by words (their text and hooks, synonyms of the query's words included, so a
+paraphrase finds them), by type and priority; current ones unless archived ones are asked for too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from total_recall.observing.observation import PRIORITIES
+from total_recall.observing.phrasing import SYNONYMS, content_words
+from total_recall.record import observations as table
+from total_recall.record.database import Record
+from total_recall.record.observations import Observation
+
+SEARCH_LIMIT = 200
+
+
+def observations(record: Record, query: str | None = None, type: str | None = None,
+                 priority: str | None = None, archived: bool = False,
+                 limit: int = SEARCH_LIMIT) -> list[Observation]:
+    """Observations matching `query` (best first) or all of them (highest priority and importance
+    first); `archived`: archived and superseded ones too, not only current ones. Withdrawn ones never."""
+    if query and query.strip():
+        words = content_words(query) or query.lower().split()
+        expanded = list(dict.fromkeys([*words, *(s for w in words for s in SYNONYMS.get(w, ()))]))
+        ids = table.search(record, expanded, max(limit * 4, limit))
+        found = {o.id: o for o in table.read(record, ids)}
+        rows = [found[i] for i in ids if i in found]
+    else:
+        rows = sorted(table.read(record), key=lambda o: (_rank(o.priority), -o.importance, -o.id))
+    out = [o for o in rows if (archived or o.current) and (type is None or o.type == type)
+           and (priority is None or o.priority == priority)]
+    return out[:limit]
+
+
+def observation_json(o: Observation) -> dict[str, Any]:
+    """An observation as scripts read it (`--json`)."""
+    return {"id": o.id, "text": o.text, "priority": o.priority, "type": o.type,
+            "confidence": round(o.confidence, 3), "source_type": o.source_type,
+            "importance": round(o.importance, 3), "addresses": o.addresses,
+            "quotes": [{"address": c.address, "quote": c.quote} for c in o.sources if c.quote],
+            "created": o.created, "updated": o.updated, "seen": o.seen, "archived": o.archived,
+            "superseded_by": o.superseded_by, "hooks": list(o.hooks), "origin": o.origin}
+
+
+def _rank(priority: str) -> int:
+    return PRIORITIES.index(priority) if priority in PRIORITIES else len(PRIORITIES)

@@ -1,0 +1,160 @@
+"""The reflector: when the current observations pass a size (seed 002: 8,000 words), consolidate them.
+
+- Related observations (same type, same subject: most of their stems shared) merge into the one that
+  stands — the highest priority, then the newest — which cites every entry the others cited.
+- A merged observation of low priority is dropped; one of medium or high priority is kept, superseded,
+  naming the observation that superseded it (`superseded_by`).
+- Low-priority observations past their type's lifetime are dropped as stale.
+A backup is taken first (the last 10 are kept); the result must be shorter than what it replaces and must
+lose no high-priority observation (each is still current, or names a current one that superseded it),
+else the whole consolidation is rolled back and the report says why. Mechanical: no model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from total_recall.observing.observation import (
+    PRIORITIES,
+    TTL_DAYS,
+    ObservingError,
+    Undone,
+    iso,
+    parse_time,
+    utc_now,
+    written,
+)
+from total_recall.observing.phrasing import related_groups
+from total_recall.record import observations as table
+from total_recall.record.database import Record
+from total_recall.record.observations import Observation
+
+THRESHOLD_WORDS = 8_000
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectReport:
+    """What a reflection did (or, rolled back or not needed, why not)."""
+
+    words_before: int
+    words_after: int
+    merged: int  # groups merged
+    superseded: list[int]
+    dropped: list[int]
+    backup: int | None
+    applied: bool
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"words_before": self.words_before, "words_after": self.words_after, "merged": self.merged,
+                "superseded": self.superseded, "dropped": self.dropped, "backup": self.backup,
+                "applied": self.applied, "reason": self.reason}
+
+
+def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bool = False,
+            clock: Callable[[], datetime] = utc_now) -> ReflectReport:
+    """Consolidate the current observations when their words pass `threshold_words` (or `force`)."""
+    now = clock()
+    current = [o for o in table.read(record) if o.current]
+    before = sum(o.words for o in current)
+    if before <= threshold_words and not force:
+        return ReflectReport(before, before, 0, [], [], None, False,
+                             f"{before:,} words, under the threshold of {threshold_words:,}")
+    with written(record):
+        backup = table.back_up(record, "reflect", iso(now))
+    try:
+        with written(record):
+            merged, superseded, dropped = _consolidate(record, current, now)
+            after = sum(o.words for o in table.read(record) if o.current)
+            problem = _problem(current, table.read(record), before, after)
+            if problem is not None:
+                raise Undone(problem)
+    except Undone as why:
+        return ReflectReport(before, before, 0, [], [], backup, False, f"rolled back: {why}")
+    return ReflectReport(before, after, merged, superseded, dropped, backup, True,
+                         f"{before:,} → {after:,} words")
+
+
+def _consolidate(record: Record, current: list[Observation],
+                 now: datetime) -> tuple[int, list[int], list[int]]:
+    superseded: list[int] = []
+    dropped: list[int] = []
+    merged = 0
+    by_type: dict[str, list[Observation]] = {}
+    for o in current:
+        by_type.setdefault(o.type, []).append(o)
+    at = iso(now)
+    for rows in by_type.values():
+        for group in related_groups([o.subject for o in rows], least=0.6, shared_stems=5):
+            members = [rows[i] for i in group]
+            keeper = max(members, key=_standing)
+            merged += 1
+            for o in members:
+                if o.id == keeper.id:
+                    continue
+                table.cite(record, keeper.id, [(c.entry, c.quote) for c in o.sources])
+                if o.priority == "low":
+                    dropped.append(o.id)
+                else:
+                    table.update(record, o.id, superseded_by=keeper.id, updated=at)
+                    superseded.append(o.id)
+            table.update(record, keeper.id, updated=at, seen=max(o.seen for o in members))
+    gone = set(superseded) | set(dropped)
+    for o in current:
+        ttl = TTL_DAYS.get(o.type)
+        seen = parse_time(o.seen)
+        if (o.id not in gone and o.priority == "low" and ttl is not None and seen is not None
+                and (now - seen).days > ttl):
+            dropped.append(o.id)
+    table.delete(record, dropped)
+    return merged, superseded, dropped
+
+
+def _standing(o: Observation) -> tuple[int, str, float, int]:
+    return (len(PRIORITIES) - PRIORITIES.index(o.priority) if o.priority in PRIORITIES else 0,
+            o.seen, o.importance, o.id)
+
+
+def _problem(before: list[Observation], after_all: list[Observation], words_before: int,
+             words_after: int) -> str | None:
+    """Why the consolidated observations must not stand, or None."""
+    if words_after >= words_before:
+        return f"not shorter ({words_before:,} → {words_after:,} words)"
+    by_id = {o.id: o for o in after_all}
+    for o in before:
+        if o.priority != "high":
+            continue
+        if not _stands(o.id, by_id):
+            return f"high-priority observation {o.id} would be lost"
+    return None
+
+
+def _stands(obs: int, by_id: dict[int, Observation]) -> bool:
+    """Whether an observation is current, or names (through the chain) a current one superseding it."""
+    seen: set[int] = set()
+    at: int | None = obs
+    while at is not None and at not in seen:
+        seen.add(at)
+        o = by_id.get(at)
+        if o is None:
+            return False
+        if o.current:
+            return True
+        at = o.superseded_by
+    return False
+
+
+def restore(record: Record, backup: int) -> int:
+    """Put back the observations of a backup (the reflector's or a night's), replacing the current ones;
+    returns how many. Copies citing an entry erased since were withdrawn with it and do not come back.
+
+    Raises:
+        ObservingError: no such backup (the last 10 are kept).
+    """
+    if backup not in {b[0] for b in table.backups(record)}:
+        raise ObservingError(f"no backup {backup} (the last {table.KEEP_BACKUPS} are kept)")
+    with written(record):
+        count = table.restore(record, backup)
+    return count

@@ -1,0 +1,148 @@
+"""Instant Recall's operations: the asset index (`assets`), the push (`push`), and `mute`/`unmute`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from total_recall.keeping.prompt import EVERYTHING, PUSH_TEXT_CHARS, push_is_off
+from total_recall.mining.flood import fit_json
+from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
+from total_recall.ops.params import REPORT_MAX_BYTES, ReplyBytes
+from total_recall.record.database import Record
+
+AssetKindName = Literal["skill", "command", "agent", "tool", "machine", "decision", "approach", "document",
+                        "mcp_server"]
+
+Session = Annotated[str, Field(max_length=500, description=(
+    "The session the message belongs to (s7, its own id or a unique prefix): a sub-agent's session sees "
+    "only what its scope allows. Empty: no session."))]
+
+
+class AssetsParams(Params):
+    kind: Annotated[AssetKindName | None, Field(description="Only assets of this kind.")] = None
+    session_id: Session = ""
+    rebuild: Annotated[bool, Field(description=(
+        "Rebuild the index from the record and the harnesses' config roots first."))] = False
+    max_bytes: ReplyBytes = REPORT_MAX_BYTES
+
+
+def assets(call: Call, p: AssetsParams) -> Reply:
+    """What the owner owns, one entry each with its keys and where each key came from."""
+    from total_recall.assets import assets as listed
+    from total_recall.assets import rebuild
+
+    with call.record() as record:
+        built = None
+        if p.rebuild:
+            report = rebuild(record, call.roots)
+            built = {"assets": report.assets, "keys": report.keys, "links": report.links,
+                     "seconds": round(report.seconds, 3)}
+            call.notes.extend(report.warnings)
+        number = _session(call, record, "assets", p.session_id)
+        found = [_asset_json(a) for a in listed(record, p.kind, session=number)]
+    reply: dict[str, Any] = {"assets": found}
+    if built is not None:
+        reply["rebuilt"] = built
+    return fit_json("assets", p.kind or "all", reply, "assets", p.max_bytes)
+
+
+def _asset_json(a: Any) -> dict[str, Any]:
+    def keys(field: tuple[Any, ...]) -> list[dict[str, Any]]:
+        return [{"text": k.text, "address": k.address, "path": k.path, "origin": k.origin} for k in field]
+
+    return {"asset": a.asset, "kind": a.kind, "name": a.name, "description": a.description,
+            "keys": {"names": keys(a.keys.names), "topics": keys(a.keys.topics), "uses": keys(a.keys.uses)},
+            "source": a.source, "updated": a.updated, "scope": a.scope, "current": a.current}
+
+
+def _session(call: Call, record: Record, op: str, name: str) -> int | None:
+    return call.session(record, op, name).number if name.strip() else None
+
+
+class PushParams(Params):
+    text: Annotated[str, Field(min_length=1, max_length=1_000_000, description=(
+        "The owner's message, as the harness is about to send it."))]
+    session_id: Session = ""
+    cwd: Annotated[str, Field(max_length=4096, description=(
+        "The folder the session works in: its project's assets come before others'."))] = ""
+
+
+def push(call: Call, p: PushParams) -> Reply:
+    """Up to five pointers to what the owner already owns that this message needs; none when nothing
+    clears the bar (a correct answer: a pointer that helps nothing costs tokens every turn)."""
+    from total_recall.assets import push as pushed
+
+    with call.record() as record:
+        if push_is_off(record):
+            return {"pointers": [], "tokens": 0, "off": True}
+        number = _session(call, record, "push", p.session_id)
+        got = pushed(record, p.text[:PUSH_TEXT_CHARS], session=number, cwd=p.cwd or None)
+    return {"pointers": [dataclasses.asdict(x) for x in got.pointers], "tokens": got.tokens, "off": False}
+
+
+class MuteParams(Params):
+    name: Annotated[str, Field(max_length=500, description=(
+        "The asset to keep out of pushes (its name or an alias), until unmuted."))] = ""
+    all: Annotated[bool, Field(description="Every asset: the push is off until `unmute --all`.")] = False
+
+
+def mute(call: Call, p: MuteParams) -> Reply:
+    return _switch(call, p, "mute")
+
+
+def unmute(call: Call, p: MuteParams) -> Reply:
+    return _switch(call, p, "unmute")
+
+
+def _switch(call: Call, p: MuteParams, action: Literal["mute", "unmute"]) -> Reply:
+    from total_recall import assets as index
+    from total_recall.record.assets import log_mute
+
+    name = _muted_name(action, p)
+    with call.record() as record:
+        if name == EVERYTHING:  # the push itself, off or on: no asset is called "*"
+            log_mute(record, EVERYTHING, action)
+            hit: set[str] = set()
+        else:
+            hit = (index.mute if action == "mute" else index.unmute)(record, name)
+        now = sorted(index.muted(record))
+    return {f"{action}d": name, "assets": sorted(hit), "names_muted": now, "push": EVERYTHING not in now}
+
+
+def _muted_name(op: str, p: MuteParams) -> str:
+    from total_recall.errors import ScopeError
+
+    if p.all == bool(p.name.strip()):
+        raise ScopeError(f"{op}: give a `name`, or `all`=true for every asset (not both)")
+    return EVERYTHING if p.all else p.name.strip()
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (
+    Operation(
+        "assets", "finding", Effect.READS, AssetsParams, assets,
+        flags={"session_id": "session"}, example="total-recall assets --kind skill",
+        doc="What the owner owns — skills, commands, agents, tools and scripts the agent wrote, machines "
+            "(where the login is kept, never the secret), decisions, past approaches, documents, MCP "
+            "servers — each with its keys (names, topics, uses: what it is for), every key with the "
+            "address or path it came from. `rebuild` makes the index again from the record and the "
+            "harnesses' config roots."),
+    Operation(
+        "push", "finding", Effect.READS, PushParams, push, argument=("text",), batch="text",
+        flags={"session_id": "session"},
+        example="total-recall push 'grab last quarter's report from the supplier portal'",
+        doc="The pointers pushed before a turn: up to five things the owner already owns that the message "
+            "needs (`name — what it is for — address or path`), an asset the message names first; none "
+            "when nothing clears the bar."),
+    Operation(
+        "mute", "finding", Effect.ADDS, MuteParams, mute, argument=("name",), binds=False,
+        example="total-recall mute 'portal relay'",
+        doc="Keep an asset out of every push from now on, as the owner saying \"don't mention X\" does "
+            "(`all`: turn the push off)."),
+    Operation(
+        "unmute", "finding", Effect.ADDS, MuteParams, unmute, argument=("name",), binds=False,
+        example="total-recall unmute 'portal relay'",
+        doc="Let a muted asset be pushed again (`all`: turn the push back on)."),
+)

@@ -1,0 +1,385 @@
+"""The asset index's SQL (migration m018): storing a rebuild, the push's lookups, the mute log, and the
+lean reads of the record that mining assets needs.
+
+Plain rows in and out (named tuples): the asset package above turns them into its domain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+from total_recall.model import Span, SpanTag
+from total_recall.record.database import Record, now
+
+# SQLite binds at most 32,766 values per statement; lookups are cut into chunks well below that.
+_CHUNK = 900
+
+
+class AssetRow(NamedTuple):
+    identity: str
+    kind: str
+    name: str
+    description: str
+    source: str
+    entry: int | None
+    scope: str | None
+    current: bool
+    updated: str | None
+
+
+class KeyRow(NamedTuple):
+    field: str
+    text: str
+    norm: str
+    weight: float
+    address: str | None
+    path: str | None
+    entry: int | None
+    via: int | None
+    origin: str
+    terms: tuple[str, ...]
+
+
+class StoredAsset(NamedTuple):
+    id: int
+    kind: str
+    name: str
+    description: str
+    source: str
+    entry: int | None
+    scope: str | None
+    current: bool
+    updated: str | None
+
+
+class StoredKey(NamedTuple):
+    id: int
+    asset: int
+    field: str
+    text: str
+    weight: float
+    address: str | None
+    path: str | None
+    entry: int | None
+    via: int | None
+    origin: str
+
+
+class Build(NamedTuple):
+    id: int
+    at: str
+    last_entry: int
+    assets: int
+    keys: int
+
+
+class MinedRow(NamedTuple):
+    """An entry as mining reads it: tool results carry no text (only whether their call failed)."""
+
+    id: int
+    session: int
+    seq: int
+    author: str
+    kind: str
+    tool: str | None
+    group: str | None
+    text: str
+    ts: str | None
+    failed: bool
+
+
+def _chunks(values: Sequence[object]) -> Iterator[Sequence[object]]:
+    for i in range(0, len(values), _CHUNK):
+        yield values[i : i + _CHUNK]
+
+
+# -- writing --
+
+def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow], Iterable[int]]],
+                links: Sequence[tuple[str, str, float]], uses: Sequence[tuple[str, int, int]],
+                mutes: Sequence[tuple[str, str, str, int]], last_entry: int, warnings: Sequence[str]) -> int:
+    """Replace the index with a rebuild's, in one transaction: assets (with their keys and source entries),
+    links and uses by identity, the owner's mutes (name, action, at, entry; appended once each). An asset
+    found again keeps its number. Returns the build's id."""
+    db = record.db
+    record.begin()
+    try:
+        build = int(db.execute(
+            "INSERT INTO asset_builds(at, last_entry, assets, keys, warnings) VALUES (?, ?, ?, ?, ?)",
+            (now(), last_entry, len(assets), sum(len(k) for _, k, _ in assets), "\n".join(warnings))
+        ).lastrowid or 0)
+        for table in ("asset_terms", "asset_keys", "asset_sources", "asset_links", "asset_uses"):
+            db.execute(f"DELETE FROM {table}")
+        ids: dict[str, int] = {}
+        for row, keys, sources in assets:
+            ids[row.identity] = int(db.execute(
+                "INSERT INTO assets(identity, kind, name, description, source, entry, scope, current, "
+                "updated, build) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(identity) DO UPDATE SET "
+                "kind = excluded.kind, name = excluded.name, description = excluded.description, "
+                "source = excluded.source, entry = excluded.entry, scope = excluded.scope, "
+                "current = excluded.current, updated = excluded.updated, build = excluded.build "
+                "RETURNING id", (*row[:7], int(row.current), row.updated, build)).fetchone()[0])
+            asset = ids[row.identity]
+            _insert_keys(record, asset, keys)
+            db.executemany("INSERT OR IGNORE INTO asset_sources(asset, entry) VALUES (?, ?)",
+                           [(asset, e) for e in sources])
+        db.execute("DELETE FROM assets WHERE build != ?", (build,))
+        db.executemany("INSERT OR REPLACE INTO asset_links(a, b, weight) VALUES (?, ?, ?)",
+                       [(ids[a], ids[b], w) for a, b, w in links if a in ids and b in ids])
+        db.executemany("INSERT OR IGNORE INTO asset_uses(asset, entry, session) VALUES (?, ?, ?)",
+                       [(ids[a], e, s) for a, e, s in uses if a in ids])
+        db.executemany("INSERT OR IGNORE INTO asset_mutes(name, action, at, entry, origin) "
+                       "VALUES (?, ?, ?, ?, 'owner')", mutes)
+        record.commit()
+    except BaseException:
+        record.rollback()
+        raise
+    return build
+
+
+def _insert_keys(record: Record, asset: int, keys: Sequence[KeyRow]) -> None:
+    for k in keys:
+        key = int(record.db.execute(
+            "INSERT INTO asset_keys(asset, field, text, norm, weight, address, path, entry, via, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (asset, *k[:9])).lastrowid or 0)
+        record.db.executemany("INSERT OR IGNORE INTO asset_terms(term, key) VALUES (?, ?)",
+                              [(t, key) for t in k.terms])
+
+
+def log_mute(record: Record, name: str, action: str) -> None:
+    """Append an API mute or unmute of `name` (kept across rebuilds)."""
+    record.begin()
+    try:
+        record.db.execute("INSERT INTO asset_mutes(name, action, at, entry, origin) "
+                          "VALUES (?, ?, ?, NULL, 'api')", (name, action, now()))
+        record.commit()
+    except BaseException:
+        record.rollback()
+        raise
+
+
+# -- reading the index --
+
+def last_build(record: Record) -> Build | None:
+    row = record.db.execute(
+        "SELECT id, at, last_entry, assets, keys FROM asset_builds ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else Build(row[0], row[1], row[2], row[3], row[4])
+
+
+_ASSET_COLUMNS = "id, kind, name, description, source, entry, scope, current, updated"
+
+
+def stored_assets(record: Record, kind: str | None = None, ids: Sequence[int] | None = None
+                  ) -> list[StoredAsset]:
+    """Assets by kind (None: all) or by number, in number order."""
+    if ids is not None:
+        out: list[StoredAsset] = []
+        for chunk in _chunks(sorted(set(ids))):
+            out += [_asset(r) for r in record.db.execute(
+                f"SELECT {_ASSET_COLUMNS} FROM assets WHERE id IN ({','.join('?' * len(chunk))})", chunk)]
+        return sorted(out)
+    sql, params = f"SELECT {_ASSET_COLUMNS} FROM assets", [] if kind is None else [kind]
+    if kind is not None:
+        sql += " WHERE kind = ?"
+    return [_asset(r) for r in record.db.execute(sql + " ORDER BY id", params)]
+
+
+def _asset(r: Sequence[Any]) -> StoredAsset:
+    return StoredAsset(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8])
+
+
+def asset_count(record: Record) -> int:
+    return int(record.db.execute("SELECT COUNT(*) FROM assets").fetchone()[0])
+
+
+_KEY_COLUMNS = "k.id, k.asset, k.field, k.text, k.weight, k.address, k.path, k.entry, k.via, k.origin"
+
+
+def keys_of(record: Record, assets: Sequence[int] | None = None) -> list[StoredKey]:
+    """The keys of the given assets (None: every asset), in key order."""
+    if assets is None:
+        return [StoredKey(*r) for r in record.db.execute(
+            f"SELECT {_KEY_COLUMNS} FROM asset_keys k ORDER BY id")]
+    out: list[StoredKey] = []
+    for chunk in _chunks(sorted(set(assets))):
+        out += [StoredKey(*r) for r in record.db.execute(
+            f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.asset IN ({','.join('?' * len(chunk))})",
+            chunk)]
+    return sorted(out)
+
+
+def named_keys(record: Record, norms: Sequence[str]) -> list[StoredKey]:
+    """The name keys whose words are one of `norms`."""
+    out: list[StoredKey] = []
+    for chunk in _chunks(list(dict.fromkeys(norms))):
+        out += [StoredKey(*r) for r in record.db.execute(
+            f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.field = 'name' "
+            f"AND k.norm IN ({','.join('?' * len(chunk))})", chunk)]
+    return out
+
+
+def term_counts(record: Record, terms: Sequence[str]) -> dict[str, int]:
+    """How many keys hold each term (terms no key holds are left out)."""
+    out: dict[str, int] = {}
+    for chunk in _chunks(list(terms)):
+        out.update((r[0], int(r[1])) for r in record.db.execute(
+            f"SELECT term, COUNT(*) FROM asset_terms WHERE term IN ({','.join('?' * len(chunk))}) "
+            "GROUP BY term", chunk))
+    return out
+
+
+class KeyScore(NamedTuple):
+    asset: int
+    field: str
+    origin: str
+    evidence: float  # the summed idf of the request's terms the key holds
+    weight: float  # the summed idf of all its terms
+
+
+_HELD = """(SELECT 1 FROM entries e WHERE e.id IN (k.entry, k.via) AND (e.erased_at IS NOT NULL OR
+            (SELECT q.action FROM quarantine q WHERE q.entry = e.id ORDER BY q.id DESC LIMIT 1)
+            = 'quarantine'))"""
+
+
+def scored_keys(record: Record, idf: dict[str, float], norm: float, fields: Sequence[str], floor: float
+                ) -> list[KeyScore]:
+    """The keys of `fields` holding a term of the request (`idf`: its terms' weights) whose cosine
+    (evidence / sqrt(weight × norm)) reaches `floor`; a key whose entry or correction is erased or
+    quarantined is left out. Summed in SQL: a common term's thousand postings never reach Python."""
+    if not idf:
+        return []
+    values = ",".join("(?, ?)" for _ in idf)
+    sql = (f"WITH q(term, idf) AS (VALUES {values}) "
+           "SELECT k.asset, k.field, k.origin, SUM(q.idf) AS evidence, k.weight FROM q "
+           "JOIN asset_terms t ON t.term = q.term JOIN asset_keys k ON k.id = t.key "
+           f"WHERE k.field IN ({','.join('?' * len(fields))}) "
+           f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD}) "
+           "GROUP BY k.id HAVING SUM(q.idf) * SUM(q.idf) >= ? * k.weight * ?")
+    params = [v for pair in idf.items() for v in pair]
+    return [KeyScore(*r) for r in record.db.execute(sql, (*params, *fields, floor * floor, norm))]
+
+
+def scored_documents(record: Record, idf: dict[str, float], norm: float, floor: float) -> list[KeyScore]:
+    """The baseline: each asset's names and its own description (keys of origin `store`) as one document,
+    scored as `scored_keys` scores a key."""
+    if not idf:
+        return []
+    values = ",".join("(?, ?)" for _ in idf)
+    sql = (f"WITH q(term, idf) AS (VALUES {values}), "
+           "hit(asset, term, idf) AS (SELECT DISTINCT k.asset, q.term, q.idf FROM q "
+           "JOIN asset_terms t ON t.term = q.term JOIN asset_keys k ON k.id = t.key "
+           "WHERE k.field IN ('name', 'topic') AND k.origin = 'store'), "
+           "doc(asset, evidence) AS (SELECT asset, SUM(idf) FROM hit GROUP BY asset) "
+           "SELECT d.asset, 'topic', 'store', d.evidence, (SELECT SUM(k.weight) FROM asset_keys k "
+           "WHERE k.asset = d.asset AND k.field IN ('name', 'topic') AND k.origin = 'store') AS weight "
+           "FROM doc d WHERE d.evidence * d.evidence >= ? * weight * ?")
+    params = [v for pair in idf.items() for v in pair]
+    return [KeyScore(*r) for r in record.db.execute(sql, (*params, floor * floor, norm))]
+
+
+def sources_of(record: Record, assets: Sequence[int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for chunk in _chunks(sorted(set(assets))):
+        for asset, entry in record.db.execute(
+                f"SELECT asset, entry FROM asset_sources WHERE asset IN ({','.join('?' * len(chunk))})",
+                chunk):
+            out.setdefault(asset, []).append(entry)
+    return out
+
+
+def held_back(record: Record, entries: Iterable[int]) -> set[int]:
+    """The entries among `entries` that are erased, gone, or quarantined (the latest row of the quarantine
+    log in force)."""
+    wanted = sorted(set(entries))
+    out: set[int] = set(wanted)
+    for chunk in _chunks(wanted):
+        for entry_id, erased, action in record.db.execute(
+                f"SELECT e.id, e.erased_at, (SELECT q.action FROM quarantine q WHERE q.entry = e.id "
+                f"ORDER BY q.id DESC LIMIT 1) FROM entries e WHERE e.id IN ({','.join('?' * len(chunk))})",
+                chunk):
+            if erased is None and action != "quarantine":
+                out.discard(entry_id)
+    return out
+
+
+def links_of(record: Record, assets: Sequence[int]) -> list[tuple[int, int, float]]:
+    """The co-access links from the given assets: (from, to, weight)."""
+    out: list[tuple[int, int, float]] = []
+    for chunk in _chunks(sorted(set(assets))):
+        marks = ",".join("?" * len(chunk))
+        out += [(r[0], r[1], r[2]) for r in record.db.execute(
+            f"SELECT a, b, weight FROM asset_links WHERE a IN ({marks}) "
+            f"UNION ALL SELECT b, a, weight FROM asset_links WHERE b IN ({marks})", (*chunk, *chunk))]
+    return out
+
+
+def session_uses(record: Record, session: int) -> list[tuple[int, int]]:
+    """(asset, entry) of each use the index saw in a session."""
+    return [(r[0], r[1]) for r in record.db.execute(
+        "SELECT asset, entry FROM asset_uses WHERE session = ?", (session,))]
+
+
+def mute_log(record: Record) -> list[tuple[str, str, str, int | None]]:
+    """The mute log in order of time: (name, action, at, entry)."""
+    return [(r[0], r[1], r[2], r[3]) for r in record.db.execute(
+        "SELECT name, action, at, entry FROM asset_mutes ORDER BY at, id")]
+
+
+# -- reading the record for mining --
+
+def known_cwds(record: Record) -> list[str]:
+    return [r[0] for r in record.db.execute(
+        "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' ORDER BY cwd")]
+
+
+def newest_entry(record: Record) -> int:
+    return record.newest_entry()
+
+
+_MINED = """
+    SELECT e.id, e.session, e.seq, e.author, e.kind, e.tool, e.grp,
+           CASE WHEN e.kind = 'tool_result' THEN '' ELSE e.text END, e.ts,
+           e.kind = 'tool_result' AND EXISTS (SELECT 1 FROM tool_failures f WHERE f.entry = e.id)
+    FROM entries e
+    WHERE e.erased_at IS NULL AND e.id > ? AND e.id <= ?
+      AND ((e.author IN ('owner', 'agent') AND e.kind = 'message') OR e.kind IN ('tool_call', 'tool_result'))
+    ORDER BY e.session, e.seq
+"""
+
+
+def mined_rows(record: Record, after: int = 0, upto: int | None = None) -> Iterator[MinedRow]:
+    """The entries mining reads, by session and number: owner and agent messages, tool calls, and tool
+    results (text left out, failure kept); erased entries are never read."""
+    last = record.newest_entry() if upto is None else upto
+    for r in record.db.execute(_MINED, (after, last)):
+        yield MinedRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]))
+
+
+def owner_spans(record: Record, after: int = 0) -> dict[int, list[Span]]:
+    """The spans of the owner's entries after entry id `after`."""
+    out: dict[int, list[Span]] = {}
+    for entry, start, end, tag in record.db.execute(
+            "SELECT s.entry, s.start, s.end, s.tag FROM spans s WHERE s.entry > ? ORDER BY s.entry, s.start",
+            (after,)):
+        out.setdefault(entry, []).append(Span(start, end, _tag(tag)))
+    return out
+
+
+def _tag(tag: str) -> SpanTag:
+    if tag in ("instruction", "question", "paste", "command", "statement"):
+        return tag  # type: ignore[return-value]
+    return "statement"
+
+
+def owner_before(record: Record, session: int, seq: int) -> tuple[int, int, str] | None:
+    """The owner's last message in `session` before entry `seq` (id, seq, text), not erased."""
+    row = record.db.execute(
+        "SELECT id, seq, text FROM entries WHERE session = ? AND seq < ? AND author = 'owner' "
+        "AND kind = 'message' AND erased_at IS NULL ORDER BY seq DESC LIMIT 1", (session, seq)).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def spans_of(record: Record, entry: int) -> list[Span]:
+    return [Span(r[0], r[1], _tag(r[2])) for r in record.db.execute(
+        "SELECT start, end, tag FROM spans WHERE entry = ? ORDER BY start", (entry,))]

@@ -1,0 +1,325 @@
+"""Instant Recall's core: the asset index and the push, over a Claude Code config root and sessions
+written in its native JSONL, synced into a temporary record."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from total_recall.assets import Setup, assets, mute, push, rebuild, search_assets, unmute
+from total_recall.erasure import erase
+from total_recall.errors import AddressError
+from total_recall.record.database import Record
+from total_recall.syncing import sync
+
+SECRET_PASSWORD = "hunter2-Secret-pw-77"
+SECRET_TOKEN = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+SECRET_BEARER = "bearerValue0123456789abcdef"
+
+
+class Session:
+    """One Claude Code session file (optionally a sub-agent's) under `root/projects`."""
+
+    def __init__(self, root: Path, name: str, cwd: str, parent: Session | None = None, day: int = 1) -> None:
+        self.id = str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+        self.cwd = cwd
+        folder = root / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
+        if parent is None:
+            self.path = folder / f"{self.id}.jsonl"
+        else:
+            self.id = "agent-" + self.id[:8]
+            self.path = folder / parent.id / "subagents" / f"{self.id}.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.sid = parent.id if parent is not None else self.id
+        self.sidechain = parent is not None
+        self.last: str | None = None
+        self.n = 0
+        self.day = day
+
+    def _line(self, kind: str, message: dict[str, Any]) -> None:
+        self.n += 1
+        node = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.path}/{self.n}"))
+        line = {"parentUuid": self.last, "isSidechain": self.sidechain, "type": kind, "message": message,
+                "uuid": node, "sessionId": self.sid, "cwd": self.cwd, "version": "2.1.0",
+                "timestamp": f"2026-11-{self.day:02d}T10:{self.n // 60:02d}:{self.n % 60:02d}.000Z"}
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
+        self.last = node
+
+    def owner(self, text: str) -> Session:
+        self._line("user", {"role": "user", "content": text})
+        return self
+
+    def agent(self, text: str) -> Session:
+        self._line("assistant", {"role": "assistant", "content": [{"type": "text", "text": text}]})
+        return self
+
+    def call(self, tool: str, args: dict[str, Any], output: str = "ok", failed: bool = False) -> Session:
+        call = f"toolu_{uuid.uuid5(uuid.NAMESPACE_URL, f'{self.path}/{self.n}').hex[:12]}"
+        self._line("assistant", {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call, "name": tool, "input": args}]})
+        self._line("user", {"role": "user", "content": [
+            {"tool_use_id": call, "type": "tool_result", "content": output, "is_error": failed}]})
+        return self
+
+    def bash(self, command: str, output: str = "ok") -> Session:
+        return self.call("Bash", {"command": command}, output)
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def owner(tmp_path: Path) -> dict[str, Any]:
+    """A config root (skills, a command, an agent, a malformed SKILL.md, an MCP server) and a history."""
+    root = tmp_path / ".claude"
+    write(root / "skills" / "portal-relay" / "SKILL.md",
+          "---\nname: portal-relay\ndescription: Relays commands to a logged-in browser session. Use when a "
+          "site needs the owner's own login.\n---\n# Portal relay\nStart the relay, then send commands.\n")
+    write(root / "skills" / "broken" / "SKILL.md", "---\nname: broken\nthis line is not a key\n")
+    write(root / "commands" / "release-notes.md",
+          "---\ndescription: Draft release notes from the merged pull requests\n---\nRead the log.\n")
+    write(root / "agents" / "code-reviewer.md",
+          "---\nname: code-reviewer\ndescription: Reviews a diff for bugs and style, for use before a merge\n"
+          "---\nYou review code.\n")
+    write(tmp_path / ".claude.json", json.dumps({"mcpServers": {"ticket-tracker": {
+        "command": "npx", "args": ["tracker-mcp", "--api-key", SECRET_TOKEN],
+        "env": {"TRACKER_TOKEN": SECRET_TOKEN}}}}))
+    project = tmp_path / "app"
+    other = tmp_path / "other"
+    write(project / ".claude" / "skills" / "db-snapshot" / "SKILL.md",
+          "---\nname: db-snapshot\ndescription: Takes a snapshot of the staging database\n---\n")
+
+    main = Session(root, "main", str(project))
+    main.owner("download last quarter's report from the supplier portal")
+    main.agent("I can't reach the supplier portal from here, it needs a login.")
+    main.owner("you have the portal-relay skill for that")
+    main.call("Skill", {"skill": "portal-relay"}, "relay started")
+    main.owner("make a script that rotates the nginx logs")
+    script = "#!/bin/sh\n# Rotate the nginx logs and compress the old ones\nlogrotate\n"
+    main.call("Write", {"file_path": f"{project}/rotate_logs.sh", "content": script})
+    main.bash(f"sh {project}/rotate_logs.sh", "rotated 3 files")
+    main.owner("check the camera on the lab machine")
+    main.bash("ssh -i ~/.ssh/lab_ed25519 pi@10.0.0.42 'v4l2-ctl --list-devices'", "/dev/video0")
+    main.bash(f"sshpass -p {SECRET_PASSWORD} ssh pi@10.0.0.42 uptime", "up 3 days")
+    main.bash(f"curl -H 'Authorization: Bearer {SECRET_BEARER}' http://10.0.0.42:8080/snapshot", "jpeg")
+    main.owner("the lab machine is 10.0.0.42, its password is in the vault item lab-pi")
+    main.agent("Let's go with postgres for the session cache store.")
+    main.agent("Switching to redis for the session cache store instead.")
+    main.call("Write", {"file_path": f"{project}/notes/plan.md", "content": "# Plan\nfirst draft\n"})
+    main.call("Write", {"file_path": f"{project}/notes/plan.md", "content": "# Plan\nsecond draft\n"})
+    main.bash("python train.py --epochs 40 --lr 3e-4 --warmup 500", "loss 0.12")
+    main.owner("please don't mention the code-reviewer agent anymore")
+
+    later = Session(root, "later", str(project), day=3)
+    later.owner("train it again with the setup we used last time")
+
+    elsewhere = Session(root, "elsewhere", str(other))
+    elsewhere.owner("write a script that cleans the gpu cache")
+    elsewhere.call("Write", {"file_path": f"{other}/gpu_clean.py", "content": "# Clean the gpu cache\n"})
+    elsewhere.bash(f"python {other}/gpu_clean.py", "freed")
+
+    sub = Session(root, "sub", str(project), parent=main, day=2)
+    sub.owner("look for the cleanup helpers")
+
+    record = Record(tmp_path / "home" / "record.sqlite3")
+    report = sync(record, ["claude-code"], roots={"claude-code": root / "projects"})
+    assert report.errors == []
+    built = rebuild(record, {"claude-code": root})
+    sessions = {s.native_id: s.number for s in record.sessions()}
+    yield {"record": record, "report": built, "root": root, "tmp": tmp_path, "main": main, "later": later,
+           "sessions": sessions, "sub": sessions[sub.id], "project": str(project), "other": str(other)}
+    record.close()
+
+
+def by_name(record: Record) -> dict[str, Any]:
+    return {a.name: a for a in assets(record)}
+
+
+def test_discovery_indexes_each_kind_and_warns_of_a_malformed_skill_by_path(owner: dict[str, Any]) -> None:
+    found = by_name(owner["record"])
+    kinds = {a.kind for a in found.values()}
+    assert {"skill", "command", "agent", "mcp_server", "tool", "machine", "decision", "document",
+            "approach"} <= kinds
+    assert found["portal-relay"].kind == "skill"
+    assert found["portal-relay"].source.endswith("skills/portal-relay/SKILL.md")
+    assert found["release-notes"].kind == "command" and found["code-reviewer"].kind == "agent"
+    assert found["db-snapshot"].scope == owner["project"]
+    assert "broken" not in found
+    assert any("broken/SKILL.md" in w and "malformed" in w for w in owner["report"].warnings)
+
+
+def test_each_key_kind_keeps_where_it_came_from(owner: dict[str, Any]) -> None:
+    relay = by_name(owner["record"])["portal-relay"]
+    assert {k.text for k in relay.keys.names} >= {"portal-relay"}
+    assert all(k.path and k.path.endswith("SKILL.md") for k in relay.keys.names)
+    assert any("logged-in browser" in k.text for k in relay.keys.topics)
+    uses = {k.text: k for k in relay.keys.uses}
+    assert any(k.origin == "description" and "site needs" in k.text for k in uses.values())
+    corrected = uses["download last quarter's report from the supplier portal"]
+    main = owner["sessions"][owner["main"].id]
+    assert corrected.origin in ("correction", "helped") and corrected.address == f"s{main}#1"
+    tool = by_name(owner["record"])["rotate_logs.sh"]
+    assert tool.kind == "tool" and tool.source.startswith("s")
+    assert "Rotate the nginx logs" in tool.description
+
+
+def test_a_request_sharing_no_word_with_the_description_reaches_the_skill_through_its_use_key(
+        owner: dict[str, Any]) -> None:
+    result = push(owner["record"], "grab the invoice PDF off the supplier portal please")
+    assert result.pointers and result.pointers[0].name == "portal-relay"
+    assert result.pointers[0].why in ("use", "overlay")
+    assert result.tokens > 0 and all(len(p.line) < 400 for p in result.pointers)
+    topic_only = push(owner["record"], "grab the invoice PDF off the supplier portal please",
+                      setup=Setup.TOPIC)
+    assert all(p.name != "portal-relay" for p in topic_only.pointers)
+
+
+def test_a_named_asset_comes_first_whatever_its_score(owner: dict[str, Any]) -> None:
+    result = push(owner["record"], "the weather is nice, and rotate_logs.sh exists too")
+    assert result.pointers[0].name == "rotate_logs.sh" and result.pointers[0].why == "named"
+    below = push(owner["record"], "the weather is nice, and rotate_logs.sh exists too", setup=Setup.CO_ACCESS)
+    assert all(p.why != "named" for p in below.pointers)
+
+
+def test_an_unrelated_request_pushes_nothing(owner: dict[str, Any]) -> None:
+    assert push(owner["record"], "what is the capital of Australia?").pointers == []
+    assert push(owner["record"], "").pointers == []
+
+
+def test_a_machine_is_kept_with_where_its_login_lives_and_no_secret_is_stored(owner: dict[str, Any]) -> None:
+    machine = by_name(owner["record"])["10.0.0.42"]
+    assert "key file ~/.ssh/lab_ed25519" in machine.description
+    assert "lab machine" in {k.text for k in machine.keys.names}
+    dumped = json.dumps([a.__repr__() for a in assets(owner["record"])])
+    for table in ("assets", "asset_keys", "asset_terms", "asset_builds", "asset_mutes"):
+        dumped += json.dumps([list(r) for r in owner["record"].execute(f"SELECT * FROM {table}")])
+    for secret in (SECRET_PASSWORD, SECRET_TOKEN, SECRET_BEARER):
+        assert secret not in dumped
+    result = push(owner["record"], "is the camera on the lab machine still working?")
+    assert result.pointers[0].name == "10.0.0.42"
+
+
+def test_a_superseded_decision_and_an_older_document_version_are_not_pushed_as_current(
+        owner: dict[str, Any]) -> None:
+    decisions = [a for a in assets(owner["record"], "decision") if "session cache" in a.name]
+    assert [d.current for d in decisions] == [False, True]
+    result = push(owner["record"], "which store holds the session cache: postgres or redis?")
+    assert all(p.name != decisions[0].name for p in result.pointers)
+    assert any(p.name == decisions[1].name for p in result.pointers)
+    doc = by_name(owner["record"])["plan.md"]
+    assert doc.kind == "document"
+    main = owner["sessions"][owner["main"].id]
+    writes = [e for e in owner["record"].entries(__import__("total_recall.model").model.Address(main))
+              if e.tool == "Write" and "plan.md" in e.text]
+    assert doc.source == writes[-1].address
+
+
+def test_a_run_the_owner_points_back_to_becomes_an_approach(owner: dict[str, Any]) -> None:
+    approach = next(a for a in assets(owner["record"], "approach"))
+    assert "train.py --epochs 40" in approach.description
+    assert any("setup we used" in k.text for k in approach.keys.uses)
+    result = push(owner["record"], "train the model again with the setup we used")
+    assert result.pointers and result.pointers[0].kind == "approach"
+
+
+def test_an_erased_source_never_counts_and_erase_takes_its_words_out_of_the_index(
+        owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    main = owner["sessions"][owner["main"].id]
+    erase(record, f"s{main}#1", "private")
+    relay = by_name(record)["portal-relay"]
+    assert all("quarter" not in k.text for k in relay.keys.uses)
+    words = json.dumps([list(r) for r in record.execute("SELECT * FROM asset_keys")])
+    assert "last quarter" not in words
+    tool = by_name(record)["rotate_logs.sh"]
+    write_entry = tool.source
+    erase(record, write_entry, "gone")
+    assert "rotate_logs.sh" not in by_name(record)
+    assert all(p.name != "rotate_logs.sh" for p in push(record, "rotate_logs.sh please").pointers)
+
+
+def test_a_quarantined_source_never_counts_until_released(owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    from total_recall.model import Address
+
+    tool = by_name(record)["rotate_logs.sh"]
+    sources = [a for a in record.execute(
+        "SELECT e.session, e.seq FROM asset_sources s JOIN entries e ON e.id = s.entry "
+        "JOIN assets a ON a.id = s.asset WHERE a.name = 'rotate_logs.sh'")]
+    for session, seq in sources:
+        record.quarantine(Address(session, seq), "not now")
+    assert all(p.name != "rotate_logs.sh" for p in push(record, "run rotate_logs.sh").pointers)
+    assert "rotate_logs.sh" not in by_name(record)
+    for session, seq in sources:
+        record.quarantine(Address(session, seq), undo=True)
+    assert push(record, "run rotate_logs.sh").pointers[0].name == tool.name
+
+
+def test_the_owner_mutes_an_asset_and_lifts_it(owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    asked = "review this diff for bugs before the merge, code-reviewer agent"
+    assert all(p.name != "code-reviewer" for p in push(record, asked).pointers)
+    owner["later"].owner("you can mention code-reviewer again")
+    sync(record, ["claude-code"], roots={"claude-code": owner["root"] / "projects"})
+    assert push(record, asked).pointers[0].name == "code-reviewer"  # the overlay: no rebuild
+    mute(record, "release notes")
+    assert all(p.name != "release-notes" for p in push(record, "draft the release-notes command").pointers)
+    unmute(record, "release-notes")
+    assert push(record, "draft the release-notes command").pointers[0].name == "release-notes"
+
+
+def test_a_sub_agent_sees_only_its_parents_project_and_global_assets(owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    asked = "clean the gpu cache with gpu_clean.py"
+    assert push(record, asked).pointers[0].name == "gpu_clean.py"
+    hidden = push(record, asked, session=owner["sub"])
+    assert all(p.name != "gpu_clean.py" for p in hidden.pointers)
+    assert set(vars(type(hidden))) >= {"pointers", "tokens"} and not hasattr(hidden, "hidden")
+    seen = {a.name for a in assets(record, session=owner["sub"])}
+    assert "gpu_clean.py" not in seen and {"portal-relay", "db-snapshot", "rotate_logs.sh"} <= seen
+    assert all(p.name != "gpu_clean.py" for p in search_assets(record, asked, session=owner["sub"]))
+
+
+def test_a_correction_counts_on_the_next_push_without_a_rebuild_and_survives_one(
+        owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    asked = "fill in the quarterly vendor spreadsheet for accounting"
+    assert all(p.name != "portal-relay" for p in push(record, asked).pointers)
+    owner["later"].owner("fill in the quarterly vendor spreadsheet for accounting")
+    owner["later"].agent("I have no access to that spreadsheet.")
+    owner["later"].owner("use the portal-relay skill")
+    sync(record, ["claude-code"], roots={"claude-code": owner["root"] / "projects"})
+    first = push(record, asked).pointers[0]
+    assert first.name == "portal-relay" and first.why == "overlay"
+    rebuild(record, {"claude-code": owner["root"]})
+    again = push(record, asked).pointers[0]
+    assert again.name == "portal-relay" and again.why in ("use", "named")
+
+
+def test_bad_input_is_answered_or_refused_clearly(owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    huge = "please check the supplier portal " + "x" * 1_000_000
+    started = time.perf_counter()
+    push(record, huge)
+    assert time.perf_counter() - started < 2
+    with pytest.raises(AddressError, match="s999"):
+        push(record, "anything", session=999)
+    assert push(record, "   ").pointers == []
+
+
+def test_a_push_stays_fast(owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    times = []
+    for _ in range(50):
+        started = time.perf_counter()
+        push(record, "grab the invoice off the supplier portal")
+        times.append(time.perf_counter() - started)
+    assert sorted(times)[-3] < 0.05

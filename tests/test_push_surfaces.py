@@ -1,0 +1,150 @@
+"""The push where an owner meets it: the UserPromptSubmit hook on its short path (the installed
+`total-recall` script, as Claude Code runs it), and `push`, `assets`, `mute` and `unmute` on the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.keeping_helpers import Transcript
+from total_recall.surfaces.cli import cli
+
+EXE = Path(sys.executable).parent / "total-recall"
+SESSION_ID = "5b2d8f10-6c4e-4a7b-9e21-0f3a1c2d4e5f"
+# Shares no word with the skill's name or description, only with the request the owner corrected.
+ASK = "Grab last quarter's statement from the bank website please"
+
+
+@dataclass
+class Owner:
+    home: Path
+    env: dict[str, str]
+
+    def cli(self, *args: str, code: int = 0, stdin: str | None = None) -> Result:
+        got = CliRunner().invoke(cli, ["--home", str(self.home), *args], env=self.env, input=stdin)
+        assert got.exit_code == code, (args, got.stdout, got.stderr)
+        return got
+
+    def hook(self, payload: object | str) -> subprocess.CompletedProcess[str]:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        done = subprocess.run([str(EXE), "--home", str(self.home), "hook", "claude-code"], input=text,
+                              capture_output=True, text=True, env=self.env, timeout=60)
+        assert done.returncode == 0, done.stderr  # a hook never breaks its harness
+        return done
+
+
+def prompt(text: str, session: str = SESSION_ID) -> dict[str, str]:
+    return {"hook_event_name": "UserPromptSubmit", "session_id": session, "transcript_path": "/dev/null",
+            "cwd": "/work/shop", "prompt": text}
+
+
+@pytest.fixture
+def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Owner]:
+    import os
+
+    root = tmp_path / "claude" / "projects"
+    skill = tmp_path / "claude" / "skills" / "portal-relay"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: portal-relay\ndescription: Relays commands to a logged-in browser session. Use when a "
+        "site needs the owner's login or blocks scripted downloads.\n---\n# Portal relay\n", encoding="utf-8")
+    t = Transcript(root / "-work-shop" / f"{SESSION_ID}.jsonl", "/work/shop")
+    t.owner("Grab the monthly statement from the bank website.")
+    t.agent("I can't reach that site from here: it needs a login.")
+    t.owner("You have the portal-relay skill for that, use it.")
+    t.agent("Right, using portal-relay.")
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "HOME", "TOTAL_RECALL_SANDBOX",
+                                                         "TOTAL_RECALL_VECTOR_BUDGET")}
+    env |= {"TOTAL_RECALL_CLAUDE_ROOT": str(root), "TOTAL_RECALL_HOME": str(tmp_path / "record")}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    o = Owner(tmp_path / "record", env)
+    o.cli("sync", "--harness", "claude-code")
+    o.cli("assets", "--rebuild")
+    yield o
+
+
+def test_the_prompt_hook_hands_back_the_skill_the_owner_already_has(owner: Owner) -> None:
+    done = owner.hook(prompt(ASK))
+    said = json.loads(done.stdout)["hookSpecificOutput"]
+    assert said["hookEventName"] == "UserPromptSubmit"
+    assert "portal-relay" in said["additionalContext"]
+
+
+def test_the_prompt_hook_says_nothing_when_nothing_clears_the_bar_or_the_push_is_off(owner: Owner) -> None:
+    assert owner.hook(prompt("What is the capital of Australia?")).stdout == ""
+    owner.cli("mute", "--all")
+    assert owner.hook(prompt(ASK)).stdout == ""
+    owner.cli("unmute", "--all")
+    assert "portal-relay" in owner.hook(prompt(ASK)).stdout
+
+
+def test_the_prompt_hook_survives_bad_input_and_hands_other_events_to_the_full_path(owner: Owner) -> None:
+    for bad in ("", "{not json", "[]", json.dumps({**prompt(ASK), "prompt": 42})):
+        done = owner.hook(bad)
+        assert done.stdout == ""
+    started = owner.hook({"hook_event_name": "SessionStart", "session_id": SESSION_ID, "source": "startup",
+                          "transcript_path": "/dev/null", "cwd": "/work/shop"})
+    assert "Traceback" not in started.stderr
+    huge = owner.hook(prompt("x " * 600_000 + ASK))  # a 1.2 MB paste: cut, read, answered
+    assert "Traceback" not in huge.stderr
+
+
+def test_the_prompt_hook_makes_no_record_where_there_is_none(tmp_path: Path, owner: Owner) -> None:
+    elsewhere = Owner(tmp_path / "nothing-here", owner.env)
+    assert elsewhere.hook(prompt(ASK)).stdout == ""
+    assert not (tmp_path / "nothing-here").exists()
+
+
+def test_push_on_the_cli_gives_pointers_with_why_and_tokens(owner: Owner) -> None:
+    got = json.loads(owner.cli("push", ASK, "--json").stdout)
+    assert set(got) == {"pointers", "tokens", "off"} and got["off"] is False
+    first = got["pointers"][0]
+    assert set(first) == {"asset", "kind", "name", "line", "source", "score", "why"}
+    assert first["name"] == "portal-relay" and first["kind"] == "skill" and got["tokens"] > 0
+    named = json.loads(owner.cli("push", "run portal-relay on the bank site", "--json").stdout)
+    assert named["pointers"][0]["name"] == "portal-relay" and named["pointers"][0]["why"] == "named"
+    shown = owner.cli("push", ASK).stdout
+    assert shown.startswith("You already have") and "portal-relay" in shown
+
+
+def test_push_batch_answers_one_json_line_per_request(owner: Owner, tmp_path: Path) -> None:
+    requests = tmp_path / "requests.txt"
+    requests.write_text(f"{ASK}\n\nWhat is the capital of Australia?\n", encoding="utf-8")
+    lines = [json.loads(x) for x in owner.cli("push", "--batch", str(requests), "--json").stdout.splitlines()]
+    assert [x["text"] for x in lines] == [ASK, "What is the capital of Australia?"]
+    assert lines[0]["pointers"] and lines[1]["pointers"] == []
+
+
+def test_mute_keeps_an_asset_out_until_unmuted(owner: Owner) -> None:
+    muted = json.loads(owner.cli("mute", "portal relay", "--json").stdout)
+    assert muted["names_muted"] == ["portal relay"] and muted["assets"]
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["pointers"] == []
+    owner.cli("unmute", "portal-relay")
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["pointers"]
+    refused = owner.cli("mute", code=2)
+    assert "give a `NAME`, or `--all`" in refused.stderr
+
+
+def test_assets_lists_each_asset_with_its_keys_and_their_addresses(owner: Owner) -> None:
+    listed = json.loads(owner.cli("assets", "--kind", "skill", "--json").stdout)["assets"]
+    relay = next(a for a in listed if a["name"] == "portal-relay")
+    assert set(relay) >= {"asset", "kind", "name", "description", "keys", "source", "updated"}
+    assert relay["asset"].startswith("a") and relay["source"].endswith("SKILL.md")
+    uses = relay["keys"]["uses"]
+    assert any(k["address"] for k in uses), uses  # the owner's correction, with where it was said
+    refused = owner.cli("assets", "--kind", "nonsense", code=2).stderr
+    assert "'--kind': 'nonsense' is not one of 'skill'" in refused
+    assert "portal-relay" in owner.cli("assets").stdout
+
+
+def test_push_refuses_an_unknown_session_by_name(owner: Owner) -> None:
+    refused = owner.cli("push", ASK, "--session", "s999", code=2)
+    assert "s999" in refused.stderr and "Traceback" not in refused.stderr
