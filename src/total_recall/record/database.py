@@ -8,6 +8,7 @@ first.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -17,21 +18,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import orjson
-import zstandard
 
 from total_recall import indexes
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
-from total_recall.readers.base import Cursor
 from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
-_compressor = zstandard.ZstdCompressor(level=1)
-_decompressor = zstandard.ZstdDecompressor()
+if TYPE_CHECKING:
+    from total_recall.readers.base import Cursor
+
+
+
+@functools.cache
+def _zstd() -> tuple[Any, Any]:
+    """The compressor and decompressor of source records, made on first use: opening the record for a
+    read (the per-prompt hook) never needs them, and importing zstandard costs more than the read."""
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
 ERASED_KEY = "erased:"  # the start of an erased entry's key (Record.erased_key)
@@ -49,12 +58,12 @@ def pack(raws: Sequence[bytes]) -> list[bytes]:
     """Source records as the record stores them (zstd), compressed on every core at once."""
     if not raws:
         return []
-    packed = _compressor.multi_compress_to_buffer(list(raws), threads=-1)
+    packed = _zstd()[0].multi_compress_to_buffer(list(raws), threads=-1)
     return [packed[n].tobytes() for n in range(len(raws))]
 
 
 def unpack_raw(blob: bytes | None) -> bytes | None:
-    return None if blob is None else _decompressor.decompress(blob)
+    return None if blob is None else _zstd()[1].decompress(blob)
 
 
 # Marks of erased entries (see Record.erased_marks): a text hash, or a message's identity -> (time, reason).
@@ -93,6 +102,8 @@ class SourceRow:
         self.generation: int = row["generation"]
         self.fingerprint: str = row["fingerprint"]
         self.read_error: str | None = row["read_error"]
+        from total_recall.readers.base import Cursor
+
         self.cursor = Cursor(row["offset"], row["line"], row["check_hash"], orjson.loads(row["state"]))
 
 
@@ -389,7 +400,7 @@ class Record:
         ).fetchone()
         # The source record too: a later reader may cut other text from the same line (an unwrapped tool
         # output, a fixed parse), and the line must still be known as holding erased words.
-        line_hash = None if line is None else self.keyed_hash(_decompressor.decompress(line[0]))
+        line_hash = None if line is None else self.keyed_hash(_zstd()[1].decompress(line[0]))
         self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
         self.db.execute(
             "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
