@@ -69,6 +69,7 @@ class Asset:
     cap: Cap
     project: str | None  # None: global (config root); else the project whose files or sessions hold it
     sessions: set[str] = field(default_factory=set)  # native ids of every session that mentions it
+    called: set[str] = field(default_factory=set)  # the aliases the owner has called it by in a session
 
     @property
     def name(self) -> str:
@@ -218,6 +219,8 @@ def evidence(
 ) -> list[Event]:
     """The history that ties `request` to the asset."""
     called = rng.choice(asset.cap.names)
+    if category != "helped":
+        asset.called.add(called)
     if category == "helped":
         return [
             Event("owner", request),
@@ -306,7 +309,9 @@ def make_owner(index: int, seed: int, half: str, per_owner: int) -> Owner:
     for a in assets:
         if a.kind in ("approach", "decision"):
             continue  # their names are the index's to choose
-        for alias in a.cap.names[:2]:
+        # Its name, and an alias only once the owner has called it so in a session: an alias never said
+        # anywhere names nothing the index can know.
+        for alias in [a.cap.names[0], *sorted(a.called - {a.cap.names[0]})]:
             named.append(
                 Case(
                     rng.choice(NAMED).format(x=alias, t=rng.choice(a.cap.tasks)),

@@ -98,16 +98,17 @@ def main() -> None:
 
         runs: dict[str, list[float]] = {k: [] for k in ("floor", "short, pushes", "short, nothing",
                                                          "full CLI, pushes")}
-        pushed = ""
+        pushed = pushed_full = ""
         for _ in range(args.runs):
             runs["floor"].append(timed([sys.executable, "-c", "pass"], "", env)[0])
             took, pushed = timed([str(EXE), "hook", "claude-code"], payload(HIT), env)
             runs["short, pushes"].append(took)
             runs["short, nothing"].append(timed([str(EXE), "hook", "claude-code"], payload(MISS), env)[0])
             full = [sys.executable, "-m", "total_recall.surfaces.cli", "hook", "claude-code"]
-            runs["full CLI, pushes"].append(timed(full, payload(HIT), env)[0])
-    if "portal-relay" not in pushed:
-        raise SystemExit(f"the hook pushed no pointer to the corrected skill: {pushed!r}")
+            took, pushed_full = timed(full, payload(HIT), env)
+            runs["full CLI, pushes"].append(took)
+    if "portal-relay" not in pushed or "portal-relay" not in pushed_full:
+        raise SystemExit(f"a hook pushed no pointer to the corrected skill: {pushed!r} / {pushed_full!r}")
     floor = statistics.median(runs["floor"])
     print(f"== the per-prompt hook, {args.assets:,} assets (built in {built:.1f} s)\n   {command}")
     print(f"   {'':<18} {'p50 ms':>8} {'p99 ms':>8} {'p50 / floor':>12}")

@@ -4,6 +4,7 @@ written in its native JSONL, synced into a temporary record."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 import uuid
 from pathlib import Path
@@ -323,3 +324,64 @@ def test_a_push_stays_fast(owner: dict[str, Any]) -> None:
         push(record, "grab the invoice off the supplier portal")
         times.append(time.perf_counter() - started)
     assert sorted(times)[-3] < 0.05
+
+
+@pytest.mark.parametrize("said", ["leave the ticket-tracker out of it from now on",
+                                  "ticket-tracker is dead to me, quit recommending it",
+                                  "I'm done with ticket-tracker"])
+def test_a_mute_in_words_no_pattern_lists_hides_the_asset_before_and_after_a_rebuild(
+        owner: dict[str, Any], said: str) -> None:
+    record = owner["record"]
+    asked = "open a ticket in ticket-tracker for the login bug"
+    assert push(record, asked).pointers[0].name == "ticket-tracker"
+    owner["later"].owner(said)
+    sync(record, ["claude-code"], roots={"claude-code": owner["root"] / "projects"})
+    assert all(p.name != "ticket-tracker" for p in push(record, asked).pointers)
+    rebuild(record, {"claude-code": owner["root"]})
+    assert all(p.name != "ticket-tracker" for p in push(record, asked).pointers)
+
+
+def test_a_sub_agents_push_equals_a_twin_records_that_never_held_the_other_project(
+        owner: dict[str, Any]) -> None:
+    record, tmp = owner["record"], owner["tmp"]
+    # a path as long, of the same characters: a pointer's line is cut to its tokens
+    twin_home = tmp.with_name(tmp.name[:-1] + ("8" if tmp.name.endswith("9") else "9"))
+    twin_root = twin_home / ".claude"
+    shutil.copytree(owner["root"], twin_root, ignore=shutil.ignore_patterns("*other*"))
+    assert not list(twin_root.glob("projects/*other*"))
+    twin = Record(twin_home / "home" / "record.sqlite3")
+    sync(twin, ["claude-code"], roots={"claude-code": twin_root / "projects"})
+    rebuild(twin, {"claude-code": twin_root})
+    sub_twin = next(s.number for s in twin.sessions() if s.relation == "subagent")
+    pushed = 0
+    for asked in ("clean the gpu cache with gpu_clean.py", "write a script for the cache",
+                  "rotate the nginx logs", "download the report from the supplier portal",
+                  "take a snapshot of the staging database"):
+        got = push(record, asked, session=owner["sub"])
+        ref = push(twin, asked, session=sub_twin)
+        pushed += len(got.pointers)
+        assert [(p.name, p.score, p.why, p.line) for p in got.pointers] \
+            == [(p.name, p.score, p.why, p.line.replace(str(twin_home), str(tmp))) for p in ref.pointers]
+        assert got.tokens == ref.tokens
+    assert pushed >= 3
+    twin.close()
+
+
+def test_a_correction_in_no_known_phrasing_ties_the_earlier_request_to_what_was_used(
+        owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    asked = "compile the changelog for the sprint demo"
+    assert all(p.name != "release-notes" for p in push(record, asked).pointers)
+    later = owner["later"]
+    later.owner("compile the changelog for the sprint demo")
+    later.agent("I could write something from scratch. Shall I?")
+    later.owner("lean on release-notes here")
+    later.call("SlashCommand", {"command": "/release-notes"}, "drafted")
+    sync(record, ["claude-code"], roots={"claude-code": owner["root"] / "projects"})
+    assert push(record, asked).pointers[0].name == "release-notes"  # the overlay
+    rebuild(record, {"claude-code": owner["root"]})
+    found = push(record, asked).pointers[0]
+    assert found.name == "release-notes" and found.why == "use"
+    uses = {k.text: k.origin for k in by_name(record)["release-notes"].keys.uses}
+    assert uses.get("compile the changelog for the sprint demo") == "correction"
+    assert "lean on release-notes here" not in uses

@@ -98,13 +98,16 @@ def test_the_core_decides_the_context_and_the_surface_words_it_as_the_harness_s_
                                                                "additionalContext": decided.context}}
 
 
-def test_a_resume_gets_the_markers_and_other_session_starts_get_nothing(harnesses: Harnesses) -> None:
+def test_a_resume_gets_the_markers_and_other_session_starts_only_the_observations(
+        harnesses: Harnesses) -> None:
     harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto"))
     resume = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="resume"))
     assert RULE in json.loads(resume.stdout)["hookSpecificOutput"]["additionalContext"]
     for source in ("startup", "clear", "fork"):
-        quiet = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source=source))
-        assert (quiet.exit_code, quiet.stdout) == (0, "")
+        other = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source=source))
+        context = json.loads(other.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert other.exit_code == 0 and "[total-recall marker" not in context
+        assert context.startswith("[total-recall observations]") and RULE in context
 
 
 def test_a_session_with_no_markers_starts_with_nothing_added(harnesses: Harnesses) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import plistlib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from total_recall.errors import InstallError
-from total_recall.install import executable, registration
+from total_recall.install import executable, registration, watch_words, watcher_instead
 from total_recall.surfaces.cli import cli
 
 HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit"]
@@ -306,3 +307,84 @@ def test_the_record_home_and_store_roots_of_the_install_go_with_the_server_and_t
     again = install("claude-code", "--write")  # the carried hook is ours: replaced, not doubled
     settings = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())
     assert again.exit_code == 0 and [len(settings["hooks"][e]) for e in HOOK_EVENTS] == [1, 1, 1]
+
+
+# -- the watcher's service (`install watcher`) --
+
+
+def fake_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, systemctl: bool) -> None:
+    """PATH holding nothing but (when `systemctl`) a `systemctl` that is never run."""
+    folder = tmp_path / ("bin-systemd" if systemctl else "bin-bare")
+    folder.mkdir()
+    if systemctl:
+        tool = folder / "systemctl"
+        tool.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder))
+
+
+def unit_values(text: str) -> dict[str, list[str]]:
+    """Each `Key=value` of a unit file, with systemd's quoting and `%%` undone."""
+    out: dict[str, list[str]] = {}
+    for row in text.splitlines():
+        if "=" in row and not row.startswith(("#", "[")):
+            key, value = row.split("=", 1)
+            if value.startswith('"'):
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            out.setdefault(key, []).append(value.replace("%%", "%"))
+    return out
+
+
+def test_install_watcher_writes_a_user_unit_running_watch_with_the_carried_env_and_backs_up_a_rewrite(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_path(tmp_path, monkeypatch, systemctl=True)
+    monkeypatch.setenv("TOTAL_RECALL_HOME", str(tmp_path / "my record"))
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(tmp_path / "50% claude"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-carried")
+    unit = home / ".config" / "systemd" / "user" / "total-recall-watch.service"
+    plan = planned("watcher")
+    assert plan["systemd"] is True and plan["files"][0]["path"] == str(unit) and not unit.exists()
+    assert plan["run"] == "systemctl --user daemon-reload && systemctl --user enable --now total-recall-watch"
+    done = planned("watcher", "--write")
+    assert done["files"][0]["written"] and done["files"][0]["backup"] is None
+    values = unit_values(unit.read_text(encoding="utf-8"))
+    assert values["ExecStart"] == [f"{executable()} watch"]
+    assert values["Restart"] == ["on-failure"] and values["WantedBy"] == ["default.target"]
+    assert values["Environment"] == [f"TOTAL_RECALL_HOME={tmp_path / 'my record'}",
+                                     f"TOTAL_RECALL_CLAUDE_ROOT={tmp_path / '50% claude'}"]
+    first = unit.read_bytes()
+    same = install("watcher", "--write")
+    assert same.exit_code == 0 and "nothing changed" in same.output and unit.read_bytes() == first
+    again = install("watcher", "--write", "--harness", "codex")
+    assert again.exit_code == 0 and "systemctl --user enable --now total-recall-watch" in again.output
+    [backup] = unit.parent.glob("total-recall-watch.service.total-recall-backup-*")
+    assert backup.read_bytes() == first
+    rewritten = unit_values(unit.read_text(encoding="utf-8"))
+    assert rewritten["ExecStart"] == [f"{executable()} watch --harness codex"]
+
+
+def test_install_watcher_without_systemd_prints_what_to_run_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_path(tmp_path, monkeypatch, systemctl=False)
+    before = files_under(tmp_path)
+    result = install("watcher", "--write")
+    assert result.exit_code == 0
+    assert f"nohup {executable()} watch >>" in result.output and "no systemd here" in result.output
+    out = planned("watcher")
+    assert out["systemd"] is False and out["files"] == [] and "nohup" in out["instead"]
+    assert files_under(tmp_path) == before
+
+
+def test_install_watcher_on_macos_hands_a_launchd_agent(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "TOTAL_RECALL_HOME": str(tmp_path / "rec")}
+    hint = watcher_instead(watch_words("/opt/bin/total-recall", "codex"), env=env, platform="darwin")
+    where, plist = hint.split("\n", 1)
+    assert str(tmp_path / "Library" / "LaunchAgents" / "com.total-recall.watch.plist") in where
+    agent = plistlib.loads(plist.encode())
+    assert agent["ProgramArguments"] == ["/opt/bin/total-recall", "watch", "--harness", "codex"]
+    assert agent["EnvironmentVariables"] == {"TOTAL_RECALL_HOME": str(tmp_path / "rec")}
+
+
+def test_install_watcher_refuses_a_harness_the_watcher_does_not_follow() -> None:
+    result = CliRunner().invoke(cli, ["install", "watcher", "--harness", "opencode"])
+    assert result.exit_code == 2 and "opencode" in result.output

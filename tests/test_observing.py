@@ -559,3 +559,22 @@ def table_address(text: str) -> Any:
     from total_recall.model import Address
 
     return Address.parse(text)
+
+
+def test_an_observation_id_is_never_given_again_after_its_observation_goes(
+        tmp_path: Path, record: Record) -> None:
+    """Night logs and proposals keep ids: a dropped observation's id must never name another note."""
+    from total_recall.record import observations as table
+
+    Claude(tmp_path / "claude", "s").owner("Never push to main without a review.")
+    synced(record, tmp_path / "claude")
+    observe(record)
+    newest = max(o.id for o in observations(record, archived=True))
+    record.begin()
+    table.delete(record, [newest])
+    record.commit()
+    Claude(tmp_path / "claude", "t").owner("Always tag a release before deploying it.")
+    synced(record, tmp_path / "claude")
+    observe(record)
+    assert min(o.id for o in observations(record, archived=True) if o.id != newest) > 0
+    assert all(o.id > newest for o in observations(record) if "tag a release" in o.text)

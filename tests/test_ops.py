@@ -45,6 +45,15 @@ CALLS: dict[str, dict[str, Any] | None] = {
     "markers": {"session_id": "s1"},
     "cue": {"session_id": "s1", "text": "Come back to this when the certificate expires"},
     "receipts": {},
+    "observe": {"mechanical": True},
+    "observations": {"limit": 5},
+    "export_observations": {},
+    "reflect": {"force": True},
+    "nightly": {},
+    "proposals": {"status": "all"},
+    "proposal": None,
+    "approve_proposal": None,
+    "reject_proposal": None,
     "list_sessions": {"all": True},
     "profile_session": {"session_id": "s1"},
     "extract_messages": {"session_id": "s1", "full": True, "limit": 5},
@@ -73,6 +82,10 @@ REFUSED: dict[str, dict[str, Any]] = {
     "sessions": {"since": "not a time"},
     "push": {"text": "renew it", "session_id": "s999"},
     "mute": {},
+    "export_observations": {"to": "notes.txt"},
+    "proposal": {"proposal": 99},
+    "approve_proposal": {"proposal": 99},
+    "reject_proposal": {"proposal": 99},
 }
 # Reply fields that differ between two homes or two moments, not between surfaces; and a receipt's
 # `controller`, which records the surface that compacted (cli or mcp) on purpose.

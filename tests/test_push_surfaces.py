@@ -148,3 +148,15 @@ def test_assets_lists_each_asset_with_its_keys_and_their_addresses(owner: Owner)
 def test_push_refuses_an_unknown_session_by_name(owner: Owner) -> None:
     refused = owner.cli("push", ASK, "--session", "s999", code=2)
     assert "s999" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_an_agent_built_on_the_package_gets_the_pointers_for_its_next_call(owner: Owner) -> None:
+    from total_recall.keeping.runtime import next_pointers
+    from total_recall.record.database import Record
+
+    with Record(owner.home / "record.sqlite3") as record:
+        assert any("portal-relay" in line for line in next_pointers(record, 1, ASK, cwd="/work/shop"))
+        assert next_pointers(record, 1, "What is the capital of Australia?") == []
+    owner.cli("mute", "--all")
+    with Record(owner.home / "record.sqlite3") as record:
+        assert next_pointers(record, 1, ASK) == []

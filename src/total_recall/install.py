@@ -13,6 +13,9 @@ Each client reads a different file in its own format (checked against each clien
 - Mistral Vibe: a `[[mcp_servers]]` entry with `name`, `transport = "stdio"`, `command`, `args`, `env` in
   `$VIBE_HOME/config.toml` (`~/.vibe/config.toml`).
 
+The watcher (`install watcher`) is not a client: a systemd user unit running `total-recall watch`, a file
+wholly ours (rewritten, the old one kept as a backup); where there is no systemd, the line to run instead.
+
 A merge keeps everything else in the file (TOML keeps its comments and layout through tomlkit); a file
 that cannot be parsed is refused, named, and left alone. Writing keeps a timestamped backup beside it.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import plistlib
 import shlex
 import shutil
 import sys
@@ -52,7 +56,7 @@ CARRIED_VARS: tuple[str, ...] = ("TOTAL_RECALL_HOME", *OVERRIDE_VARS.values(), "
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 BACKUP_INFIX = ".total-recall-backup-"
 
-Format = Literal["json", "toml"]
+Format = Literal["json", "toml", "systemd"]
 
 
 @dataclass(frozen=True)
@@ -409,3 +413,81 @@ def _inline(values: dict[str, str]) -> Any:
 def _toml_text(doc: tomlkit.TOMLDocument) -> str:
     text = tomlkit.dumps(doc)
     return text if text.endswith("\n") else text + "\n"
+
+
+# -- the watcher's service --
+
+WATCHER = "watcher"
+WATCH_SERVICE = "total-recall-watch"
+ENABLE_WATCHER = f"systemctl --user daemon-reload && systemctl --user enable --now {WATCH_SERVICE}"
+LAUNCHD_LABEL = "com.total-recall.watch"
+
+
+def watch_words(command: str, harness: str | None = None, home: Path | None = None) -> list[str]:
+    """The command line the service runs: `total-recall [--home H] watch [--harness NAME]`."""
+    return [command, *(["--home", str(home.expanduser().absolute())] if home else []), "watch",
+            *(["--harness", harness] if harness else [])]
+
+
+def systemd_here(env: Mapping[str, str] | None = None, platform: str = sys.platform) -> bool:
+    """Whether this machine runs systemd user units: Linux with `systemctl` on PATH."""
+    e = os.environ if env is None else env
+    found = shutil.which("systemctl", path=e.get("PATH", os.defpath))
+    return platform.startswith("linux") and found is not None
+
+
+def watcher_unit(words: Sequence[str], *, env: Mapping[str, str] | None = None,
+                 path: Path | None = None) -> ConfigChange:
+    """The systemd user unit running `words` (`watch_words`) with the variables an install carries, at
+    `path` (default `~/.config/systemd/user/total-recall-watch.service`). The file is wholly ours: a
+    `--write` replaces it, the old one kept as a backup."""
+    e = os.environ if env is None else env
+    config = Path(e["XDG_CONFIG_HOME"]) if e.get("XDG_CONFIG_HOME") else _home(e) / ".config"
+    target = path or config / "systemd" / "user" / f"{WATCH_SERVICE}.service"
+    lines = [
+        "# Written by `total-recall install watcher`: follows the agents' session stores, and syncs and",
+        "# observes a session once it has grown. `total-recall install watcher --write` rewrites it.",
+        "# Only the variables below reach it: an LLM key belongs in llm.toml in the record's home.",
+        "[Unit]",
+        "Description=Total Recall watcher: sync and observe busy agent sessions",
+        "",
+        "[Service]",
+        "Type=simple",
+        "ExecStart=" + " ".join(_unit_word(w) for w in words),
+        *(f"Environment={_unit_word(f'{k}={v}', quote=True)}" for k, v in carried(e).items()),
+        "Restart=on-failure",
+        "RestartSec=30",
+        "",
+        "[Install]",
+        "WantedBy=default.target",
+    ]
+    text = "\n".join(lines) + "\n"
+    return ConfigChange(target, "systemd", "systemd user unit", text, lambda current: text)
+
+
+def watcher_instead(words: Sequence[str], *, env: Mapping[str, str] | None = None,
+                    platform: str = sys.platform) -> str:
+    """What to run where there is no systemd: a launchd agent on macOS, else a nohup line."""
+    e = os.environ if env is None else env
+    variables = carried(e)
+    if platform == "darwin":
+        agent = _home(e) / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
+        plist = plistlib.dumps({"Label": LAUNCHD_LABEL, "ProgramArguments": list(words),
+                                "EnvironmentVariables": variables, "RunAtLoad": True,
+                                "KeepAlive": {"SuccessfulExit": False}}).decode()
+        return (f"# save as {agent}, then: launchctl load -w {shlex.quote(str(agent))}\n{plist}")
+    log = _home(e) / ".local" / "state" / f"{WATCH_SERVICE}.log"
+    assignments = "".join(f"{k}={shlex.quote(v)} " for k, v in variables.items())
+    return (f"mkdir -p {shlex.quote(str(log.parent))} && {assignments}nohup "
+            f"{shlex.join(words)} >>{shlex.quote(str(log))} 2>&1 &")
+
+
+def _unit_word(word: str, quote: bool = False) -> str:
+    """One word of a unit's command line or assignment, as systemd reads it back: `%` and `$` doubled
+    (no specifier or variable expanded), quoted when it holds space, a quote or a backslash."""
+    word = word.replace("%", "%%")
+    if not quote:
+        word = word.replace("$", "$$")
+    if quote or any(c.isspace() or c in "\"'\\;" for c in word):
+        word = '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return word

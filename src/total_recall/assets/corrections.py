@@ -10,7 +10,7 @@ never a paste), by the rebuild and by the overlay alike, so a correction means t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +38,19 @@ _REFER_BACK = re.compile(
     r"\b(?:the (?:same )?(?:setup|settings|config|configuration|command|flags|parameters|params|recipe|way) "
     r"(?:we|you|i) (?:used|had|ran|did)|like (?:we did )?last time|same as (?:last time|before)|"
     r"as (?:we did )?last time|the way we did it (?:last time|before)|(?:same|usual) (?:setup|settings))\b")
+# A sentence that asks for something to stop being offered names it beside either a stop word and a verb of
+# offering ("quit pointing me at X", "never bring X up"), or a word that retires it ("I'm done with X",
+# "X is retired", "leave X out", "forget X"): the cue and the name are read apart, so any order of the two
+# and any asset's name count, whatever the wording between them.
+_STOP_CUE = re.compile(r"\b(?:don'?t|do not|stop|quit|never|no longer)\b")
+_PRONOUNS = frozenset("it that this them those these one".split())
+_OFFER = re.compile(r"\b(?:mention|suggest|bring|recommend|push|offer|point|propos|remind|rais|show|pitch|"
+                    r"nudg|steer)\w*|\b(?:anymore|any more|from now on)\b")
+_RETIRE = re.compile(r"\b(?:retired?|deprecated|obsolete|done with|moved on|enough (?:about|of|with)|"
+                     r"no more|leave \S+(?: \S+){0,4} out|"
+                     r"(?<!don't )(?<!do not )(?<!never )forget(?: about)?)\b")
+_PERMIT = re.compile(r"\b(?:you can|you may|feel free|it's (?:ok|fine)|ok to|go ahead)\b")
+_SENTENCE = re.compile(r"(?:[^.;!?\n]|\.(?=\w))+")  # a dot inside a word (rotate_logs.sh) ends none
 # Words that end a name the owner said but are not part of it.
 _TRAILING = frozenset("anymore again please ever now for me to at all any more thing one".split())
 _TRAILING |= KIND_WORDS
@@ -96,16 +109,33 @@ def corrections(words: str) -> list[Correction]:
     return out
 
 
-def mutes(words: str) -> list[Mute]:
-    """The mutes and their liftings in the owner's words, in the order said."""
+Known = Callable[[Iterable[str]], set[str]]  # which of these normal names name an asset
+
+
+def mutes(words: str, known: Known | None = None) -> list[Mute]:
+    """The mutes and their liftings in the owner's words, in the order said: the phrasings above, and,
+    with `known`, any sentence naming a known asset beside a stop cue and a verb of offering, or a word
+    retiring it."""
     low = _lower(words)
     found: list[tuple[int, Mute]] = []
     for m in _UNMUTE.finditer(low):
         if name := said_name(m.group("name")):
             found.append((m.start(), Mute(name, "unmute")))
     for m in _MUTE.finditer(low):
-        if (name := said_name(m.group("name"))) and not any(m.start() == at for at, _ in found):
+        if (name := said_name(m.group("name"))) and name not in _PRONOUNS \
+                and not any(m.start() == at for at, _ in found):
             found.append((m.start(), Mute(name, "mute")))
+    if known is not None:
+        for sentence in _SENTENCE.finditer(low):
+            text = sentence.group()
+            if _PERMIT.search(text) or not (
+                    (_STOP_CUE.search(text) and _OFFER.search(text)) or _RETIRE.search(text)):
+                continue
+            said = {m.name for _, m in found}
+            for name in sorted(known(grams(tokens(text), 5)), key=lambda n: (-len(n), n)):
+                if not any(name in s for s in said):
+                    found.append((sentence.start(), Mute(name, "mute")))
+                    said.add(name)
     return [mute for _, mute in sorted(found, key=lambda f: f[0])]
 
 

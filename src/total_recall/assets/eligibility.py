@@ -9,7 +9,9 @@ shown, whatever brought it.
   every asset named X from then on, until "you can mention X again" or `unmute`.
 - Current: a decision a later one on the same subject superseded is not pushed.
 - Scope: a sub-agent session (relation `subagent`) sees only the global assets (no project) and those of
-  its parent session's project (the parent's cwd, else its own); nothing else, not even a count of it.
+  its parent session's project (the parent's cwd, else its own); nothing else, not even a count of it,
+  nor a score moved by it: its push counts only the keys (and co-access links) of sessions and files in
+  its scope, and its idf over those keys alone, so it equals the push of a record that never held the rest.
   Any other reader sees every project's assets.
 """
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,10 +20,11 @@ from total_recall.assets.corrections import corrections, mutes, owner_words
 from total_recall.assets.decisions import decisions
 from total_recall.assets.discovery import config_roots, discover
 from total_recall.assets.eligibility import eligible, muted_assets, muted_names, reader_of
-from total_recall.assets.mined import Mined, Turn, mine, scrubbed, sessions_turns
-from total_recall.assets.words import normal_name, shorten, terms
+from total_recall.assets.mined import Mined, Turn, Use, mine, scrubbed, sessions_turns
+from total_recall.assets.words import KIND_WORDS, STOP, grams, normal_name, plain_word, shorten, terms, tokens
 from total_recall.errors import SearchError
 from total_recall.record import assets as table
+from total_recall.record.assets import MinedRow
 from total_recall.record.database import Record
 
 TOPIC_TERMS = 40  # a topic key keeps its first 40 content words: a manual's tail says little about its use
@@ -55,11 +57,15 @@ def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = 
             if k.field == "name":
                 by_name.setdefault(normal_name(k.text), d)
     _corrections(turns, mined, by_name, by_identity)
-    _helped(turns, mined, by_identity)
-    links = _links(mined)
+    _helped(turns, _visible_uses(mined, drafts, rows), by_identity, by_name)
+    links = _links(mined, cwds)
+
+    def known(norms: Iterable[str]) -> set[str]:
+        return {n for n in norms if n in by_name}
+
     mute_rows = [(m.name, m.action, _ts(t, entry), entry) for t in turns for entry, w in t.words.items()
-                 for m in mutes(w)]
-    stored = _stored(drafts)
+                 for m in mutes(w, known)]
+    stored = _stored(drafts, {r.id: cwds.get(r.session) for r in rows})
     table.store_build(record, stored, links, [(u.identity, u.entry, u.session) for u in mined.uses],
                       mute_rows, last, found.warnings)
     report = AssetReport(warnings=found.warnings, links=len(links), mutes=len(mute_rows))
@@ -94,9 +100,14 @@ def _address(turn: Turn, entry: int) -> str:
 
 def _request(turn: Turn, before_seq: int) -> tuple[int, str] | None:
     """The owner's last message with words of his own before `before_seq` (entry id, words)."""
+    row = _owner_row(turn, before_seq)
+    return None if row is None else (row.id, turn.words[row.id])
+
+
+def _owner_row(turn: Turn, before_seq: int) -> MinedRow | None:
     for r in reversed(turn.rows):
         if r.seq < before_seq and r.id in turn.words:
-            return r.id, turn.words[r.id]
+            return r
     return None
 
 
@@ -134,36 +145,91 @@ def _next_used(turn: Turn, seq: int, mined: Mined, by_identity: dict[str, Draft]
     return None
 
 
-def _helped(turns: list[Turn], mined: Mined, by_identity: dict[str, Draft]) -> None:
-    """A use that did not fail: the request before it becomes a use key of what was used."""
+def _visible_uses(mined: Mined, drafts: list[Draft], rows: list[MinedRow]) -> list[Use]:
+    """Every use mining saw, and each decision the agent stated (it acts on it there: a use too)."""
+    by_id = {r.id: r for r in rows}
+    stated = [Use(d.identity, r.id, r.session, r.seq, False) for d in drafts
+              if d.kind == "decision" and d.entry is not None and (r := by_id.get(d.entry)) is not None
+              and r.author == "agent"]
+    return [*mined.uses, *stated]
+
+
+def _helped(turns: list[Turn], uses: list[Use], by_identity: dict[str, Draft],
+            by_name: Mapping[str, Draft]) -> None:
+    """A use that did not fail: the request before it becomes a use key of what was used. When the owner's
+    last words before the use only point at it (they name it, or they follow the agent's reply to an
+    earlier request without anything used in between: "you've got X, reach for it"), the earlier request
+    is what it was for: it becomes the key (origin correction), the pointing words too when they do not name
+    it, and what he called it then a name of it, unless they name another asset."""
     by_session = {t.session: t for t in turns}
-    for use in mined.uses:
+    used_at = {(u.session, u.seq) for u in uses}
+    for use in uses:
         turn, draft = by_session.get(use.session), by_identity.get(use.identity)
         if use.failed or turn is None or draft is None:
             continue
-        request = _request(turn, use.seq)
-        if request is not None:
-            draft.key("use", shorten(request[1], 200), address=_address(turn, request[0]), entry=request[0],
-                      origin="helped")
+        last = _owner_row(turn, use.seq)
+        if last is None:
+            continue
+        said = turn.words[last.id]
+        earlier = _owner_row(turn, last.seq)
+        between = [r for r in turn.rows if earlier is not None and earlier.seq < r.seq < last.seq]
+        replied = any(r.author == "agent" and r.kind == "message" for r in between) \
+            and not any(r.kind == "tool_call" or (turn.session, r.seq) in used_at for r in between)
+        names = _names_in(said, draft)
+        if earlier is not None and (names or replied):
+            draft.key("use", shorten(turn.words[earlier.id], 200), address=_address(turn, earlier.id),
+                      entry=earlier.id, via=last.id, origin="correction")
+            if names:
+                continue
+            first = not any(last.seq < seq < use.seq for session, seq in used_at if session == turn.session)
+            if not first or any(g in by_name for g in grams(tokens(said), 5)):
+                continue
+            for alias in _aliases(said):
+                draft.key("name", alias, address=_address(turn, last.id), entry=last.id, origin="owner")
+        draft.key("use", shorten(said, 200), address=_address(turn, last.id), entry=last.id, origin="helped")
 
 
-def _links(mined: Mined) -> list[tuple[str, str, float]]:
-    """Assets used in the same turn (weight 1) or the same session (0.5)."""
-    links: dict[tuple[str, str], float] = {}
+_CALLED = re.compile(r"\b(?:the|your|our|my)\s+([a-z0-9][\w-]*(?:[ \t]+[a-z0-9][\w-]*){0,2})")
+
+
+def _aliases(words: str) -> list[str]:
+    """What the owner may have called a thing he pointed at without its name ("look at the relay"): each
+    "the …" run of up to three words, cut before a stop word (and without a trailing kind word too); a
+    single everyday word keeps its article, so only "the relay" names it again, never "relay" in passing."""
+    out = []
+    for m in _CALLED.finditer(words.lower()):
+        run = m.group(1).split()
+        run = run[:next((i for i, w in enumerate(run) if w in STOP), len(run))]
+        for cut in (run, run[:-1] if len(run) > 1 and run[-1] in KIND_WORDS else []):
+            if name := normal_name(" ".join(cut)):
+                out.append(f"the {name}" if plain_word(name) else name)
+    return out
+
+
+def _names_in(words: str, draft: Draft) -> bool:
+    """Whether `words` say one of the draft's names, as a run of their words."""
+    said = f" {' '.join(tokens(words))} "
+    return any(f" {n} " in said for k in draft.keys if k.field == "name" and (n := normal_name(k.text)))
+
+
+def _links(mined: Mined, cwds: Mapping[int, str | None]) -> list[tuple[str, str, str | None, float]]:
+    """Assets used in the same turn (weight 1) or the same session (0.5), per project they were seen in."""
+    links: dict[tuple[str, str, str | None], float] = {}
     by_session: dict[int, list[tuple[int, str]]] = {}
     for use in mined.uses:
         by_session.setdefault(use.session, []).append((use.seq, use.identity))
-    for uses in by_session.values():
+    for session, uses in by_session.items():
+        scope = cwds.get(session)
         order = list(dict.fromkeys(i for _, i in sorted(uses)))[:SESSION_LINKS]
         for n, a in enumerate(order):
             for b in order[n + 1:]:
-                pair = (min(a, b), max(a, b))
+                pair = (min(a, b), max(a, b), scope)
                 links[pair] = max(links.get(pair, 0.0), 0.5)
         ordered = sorted(uses)
         for (seq_a, a), (seq_b, b) in itertools.pairwise(ordered):
             if a != b and seq_b - seq_a <= 6:
-                links[(min(a, b), max(a, b))] = 1.0
-    return [(a, b, w) for (a, b), w in links.items()]
+                links[(min(a, b), max(a, b), scope)] = 1.0
+    return [(a, b, scope, w) for (a, b, scope), w in links.items()]
 
 
 def key_terms(k: KeyDraft | Key | str, field: str) -> list[str]:
@@ -172,9 +238,10 @@ def key_terms(k: KeyDraft | Key | str, field: str) -> list[str]:
     return found[:TOPIC_TERMS] if field == "topic" else found
 
 
-def _stored(drafts: list[Draft]) -> list[tuple[table.AssetRow, list[table.KeyRow], set[int]]]:
-    """The rows of a build. Every text is redacted here, whatever module found it: nothing secret-shaped
-    reaches the record's asset tables."""
+def _stored(drafts: list[Draft], scope_of: Mapping[int, str | None]
+            ) -> list[tuple[table.AssetRow, list[table.KeyRow], set[int]]]:
+    """The rows of a build (`scope_of`: an entry's project). Every text is redacted here, whatever module
+    found it: nothing secret-shaped reaches the record's asset tables."""
     for d in drafts:
         d.name, d.description = scrubbed(d.name), scrubbed(d.description)
         d.keys = [KeyDraft(k.field, scrubbed(k.text), k.address, k.path, k.entry, k.via, k.origin)
@@ -191,7 +258,7 @@ def _stored(drafts: list[Draft]) -> list[tuple[table.AssetRow, list[table.KeyRow
         keys.setdefault(d.identity, []).append(table.KeyRow(
             draft_key.field, draft_key.text, normal_name(draft_key.text) if draft_key.field == "name" else "",
             weight, draft_key.address, draft_key.path, draft_key.entry, draft_key.via, draft_key.origin,
-            tuple(found)))
+            None if draft_key.entry is None else scope_of.get(draft_key.entry), tuple(found)))
     return [(table.AssetRow(d.identity, d.kind, d.name, d.description, d.source, d.entry, d.scope, d.current,
                             d.updated), keys.get(d.identity, []), d.sources) for d in drafts]
 

@@ -8,17 +8,17 @@ key file's path, a vault item, an environment variable's NAME), never the secret
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
-
-import orjson
 
 from total_recall.assets.asset import Draft
 from total_recall.assets.corrections import refers_back
+from total_recall.assets.uses import args_of, used_name
 from total_recall.assets.words import STOP, normal_name, shorten, terms
 from total_recall.llm.redaction import redact
 from total_recall.record.assets import MinedRow
@@ -70,14 +70,6 @@ class Turn:
     cwd: str | None
     rows: list[MinedRow]
     words: dict[int, str]  # entry id -> the owner's own words
-
-
-def args_of(row: MinedRow) -> dict[str, Any]:
-    try:
-        value = orjson.loads(row.text)
-    except orjson.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def command_of(row: MinedRow) -> str | None:
@@ -139,20 +131,26 @@ def mine(turns: list[Turn], named: dict[str, str]) -> Mined:
 
 
 def _used(row: MinedRow, named: dict[str, str]) -> str | None:
-    tool = row.tool or ""
-    args = args_of(row)
-    if tool.startswith("mcp__"):
-        return named.get(normal_name(tool.split("__")[1]))
-    value = {"Skill": args.get("skill") or args.get("command") or args.get("name"),
-             "Task": args.get("subagent_type"), "Agent": args.get("subagent_type"),
-             "SlashCommand": args.get("command")}.get(tool)
-    if isinstance(value, str) and value.split():
-        return named.get(normal_name(value.split()[0]))
-    return None
+    name = used_name(row)
+    return None if name is None else named.get(name)
 
 
 def _address(row: MinedRow) -> str:
     return f"s{row.session}#{row.seq}"
+
+
+_REMOTE = re.compile(r"\b(?:ssh|mosh|autossh|scp|rsync)\b")
+_RUN_WORDS = re.compile(r"[\s/'\"=;|&)]+")
+
+
+def _holding(joined: str, starts: list[int], text: str) -> set[int]:
+    """The runs whose command holds `text` (`joined`: every command, NUL-separated, run n at starts[n])."""
+    out: set[int] = set()
+    at = joined.find(text)
+    while at >= 0:
+        out.add(bisect.bisect_right(starts, at) - 1)
+        at = joined.find(text, at + 1)
+    return out
 
 
 def _ran(command: str, path: str) -> bool:
@@ -163,11 +161,23 @@ def _ran(command: str, path: str) -> bool:
 
 def _tools_and_documents(mined: Mined, writes: dict[str, list[tuple[Turn, MinedRow, str]]],
                          runs: list[tuple[Turn, MinedRow, str, bool]]) -> None:
+    # Which runs name a file, by the words between the separators `_ran` allows: a path's few candidate
+    # runs are checked instead of every run (paths × runs made a 36k-entry record's rebuild take seconds).
+    by_word: dict[str, list[int]] = {}
+    for n, (_, _, command, _) in enumerate(runs):
+        for word in set(_RUN_WORDS.split(command)):
+            by_word.setdefault(word, []).append(n)
+    joined = "\0".join(c for _, _, c, _ in runs)
+    starts = list(itertools.accumulate((len(c) + 1 for _, _, c, _ in runs[:-1]), initial=0))
     for path, wrote in writes.items():
         suffix = PurePosixPath(path).suffix.lower()
         first = wrote[0][1]
-        later = [(t, r, ok) for t, r, c, ok in runs if r.id > first.id and _ran(c, path)] \
-            if suffix in SCRIPT_SUFFIXES else []
+        later = []
+        if suffix in SCRIPT_SUFFIXES:
+            named = set(by_word.get(PurePosixPath(path).name, ()))
+            named |= _holding(joined, starts, path)
+            later = [(t, r, ok) for n in sorted(named) for t, r, c, ok in [runs[n]]
+                     if r.id > first.id and _ran(c, path)]
         turn, newest, _ = wrote[-1]
         if later:
             kind = "tool"
@@ -225,10 +235,12 @@ def _asked_before(turn: Turn, row: MinedRow) -> str | None:
 
 def _hosts(command: str) -> Iterator[tuple[str, str, str | None, str | None]]:
     """(host, how, user, login place) named in a command: ssh/scp/rsync targets and private http hosts."""
-    try:
-        words = shlex.split(command, posix=True)
-    except ValueError:
-        words = command.split()
+    words: list[str] = []
+    if _REMOTE.search(command):  # shlex is slow: only commands that may reach a machine are split
+        try:
+            words = shlex.split(command, posix=True)
+        except ValueError:
+            words = command.split()
     for i, word in enumerate(words):
         if PurePosixPath(word).name not in ("ssh", "mosh", "autossh"):
             continue

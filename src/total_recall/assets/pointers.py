@@ -17,11 +17,13 @@ calling it once (the hook) pays no load of the index, and one calling it often p
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from total_recall.assets.asset import Pointer, Push, Setup, Why
 from total_recall.assets.corrections import Mute, corrections, mutes, owner_words
 from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.uses import used_name
 from total_recall.assets.words import (
     KIND_WORDS,
     grams,
@@ -65,6 +67,7 @@ class _OverlayKey:
     terms: tuple[str, ...]
     entry: int
     via: int
+    scope: str | None  # the project of the session that said it
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +97,10 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
         return Push([], 0)
     overlay = _overlay(record, build)
     muted = muted_assets(record, muted_names(record, overlay.mutes))
-    scores = _scores(record, build, words, setup, overlay)
+    scores = _scores(record, build, words, setup, overlay, reader)
     if setup.has(Setup.CO_ACCESS):
         _co_access(record, scores, reader, setup)
-    named = _named(record, words) if setup.has(Setup.NAMED_SLOT) else []
+    named = _named(record, words, reader) if setup.has(Setup.NAMED_SLOT) else []
     wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
     wanted = sorted(wanted, key=lambda a: -scores[a].score)[: limit * 4]
     candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted])))
@@ -128,40 +131,78 @@ def _idf(n: int, df: int) -> float:
     return math.log(1 + n / max(df, 1))
 
 
-def _scores(record: Record, build: table.Build, words: str, setup: Setup, overlay: _Overlay
+def _scores(record: Record, build: table.Build, words: str, setup: Setup, overlay: _Overlay, reader: Reader
             ) -> dict[int, _Scored]:
     query = terms(words)[:QUERY_TERMS]
     if not query:
         return {}
-    n = max(build.keys, 1)
-    df = table.term_counts(record, query)
+    scopes = reader.scopes
+    # A reader of some projects only counts the keys it may see, so what it may not see moves no score.
+    n = max(build.keys if scopes is None else table.key_count(record, scopes), 1)
+    df = table.term_counts(record, query, scopes)
     idf = {t: _idf(n, df.get(t, 0)) for t in query}
-    norm = sum(idf.values())
+    norm = sum(idf[t] for t in sorted(idf))
     wanted = {t: idf[t] for t in query if 0 < df.get(t, 0) <= max(200, n * COMMON_SHARE)}
     out: dict[int, _Scored] = {}
-    if setup is Setup.BASELINE:
+    if scopes is not None:
+        fields = _fields(setup)
+        if setup is Setup.BASELINE:
+            fields = ("name", "topic")
+        _scoped_scores(record, out, sorted(wanted), fields, scopes, n, idf, norm, setup)
+    elif setup is Setup.BASELINE:
         for doc in table.scored_documents(record, wanted, norm, BAR):
             score = doc.evidence / math.sqrt(max(doc.weight, 1e-9) * norm)
             _better(out, doc.asset, _Scored(score, "topic", doc.evidence))
         return out
-    if setup.has(Setup.USES):
-        fields: tuple[str, ...] = ("name", "topic", "use")
     else:
-        fields = ("topic", "name") if setup.has(Setup.NAMES) else ("topic",)
-    for k in table.scored_keys(record, wanted, norm, fields, BAR * min(FIELD_WEIGHT.values())):
-        score = FIELD_WEIGHT[k.field] * k.evidence / math.sqrt(max(k.weight, 1e-9) * norm)
-        _better(out, k.asset, _Scored(score, k.field, k.evidence))  # type: ignore[arg-type]
-    if setup.has(Setup.OVERLAY) and overlay.keys:
-        held = table.held_back(record, {e for k in overlay.keys for e in (k.entry, k.via)})
-        for ok in overlay.keys:
-            found = set(ok.terms) & set(query)
+        for k in table.scored_keys(record, wanted, norm, _fields(setup), BAR * min(FIELD_WEIGHT.values())):
+            score = FIELD_WEIGHT[k.field] * k.evidence / math.sqrt(max(k.weight, 1e-9) * norm)
+            _better(out, k.asset, _Scored(score, k.field, k.evidence))  # type: ignore[arg-type]
+    keys = [k for k in overlay.keys if scopes is None or k.scope in scopes]
+    if setup.has(Setup.OVERLAY) and keys:
+        held = table.held_back(record, {e for k in keys for e in (k.entry, k.via)})
+        counts = table.term_counts(record, sorted({t for k in keys for t in k.terms}), scopes)
+        for ok in keys:
+            found = sorted(set(ok.terms) & set(query))
             if not found or ok.entry in held or ok.via in held:
                 continue
             evidence = sum(idf[t] for t in found)
-            weight = sum(_idf(n, df.get(t, 0)) for t in ok.terms)
+            weight = sum(_idf(n, counts.get(t, 0)) for t in sorted(ok.terms))
             score = evidence / math.sqrt(max(weight, 1e-9) * norm)
             _better(out, ok.asset, _Scored(score, "overlay", evidence))
     return out
+
+
+def _fields(setup: Setup) -> tuple[str, ...]:
+    if setup.has(Setup.USES):
+        return ("name", "topic", "use")
+    return ("topic", "name") if setup.has(Setup.NAMES) else ("topic",)
+
+
+def _scoped_scores(record: Record, out: dict[int, _Scored], wanted: list[str], fields: tuple[str, ...],
+                   scopes: frozenset[str | None], n: int, idf: dict[str, float], norm: float,
+                   setup: Setup) -> None:
+    """The scores of a scoped reader's keys, every weight counted over the keys it may see (the SQL path's
+    stored weights count them all). The baseline's document is an asset's own name and description keys."""
+    found = table.scoped_keys(record, wanted, fields, scopes)
+    if setup is Setup.BASELINE:
+        found = [k for k in found if k.origin == "store"]
+    counts = table.term_counts(record, sorted({t for k in found for t in k.terms}), scopes)
+    asked = set(wanted)
+    if setup is Setup.BASELINE:
+        docs: dict[int, set[str]] = {}
+        for k in found:
+            docs.setdefault(k.asset, set()).update(k.terms)
+        for asset, held_terms in docs.items():
+            weight = sum(_idf(n, counts.get(t, 0)) for t in sorted(held_terms))
+            evidence = sum(idf[t] for t in sorted(held_terms & asked))
+            _better(out, asset, _Scored(evidence / math.sqrt(max(weight, 1e-9) * norm), "topic", evidence))
+        return
+    for k in found:
+        weight = sum(_idf(n, counts.get(t, 0)) for t in k.terms)
+        evidence = sum(idf[t] for t in k.terms if t in asked)
+        score = FIELD_WEIGHT[k.field] * evidence / math.sqrt(max(weight, 1e-9) * norm)
+        _better(out, k.asset, _Scored(score, k.field, evidence))  # type: ignore[arg-type]
 
 
 def _better(out: dict[int, _Scored], asset: int, scored: _Scored) -> None:
@@ -176,12 +217,12 @@ def _co_access(record: Record, scores: dict[int, _Scored], reader: Reader, setup
     strong = sorted((a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE),
                     key=lambda a: -scores[a].score)[:MAX_POINTERS]
     lent: dict[int, _Scored] = {}
-    for a, b, weight in table.links_of(record, strong):
+    for a, b, weight in table.links_of(record, strong, reader.scopes):
         src = scores[a]
         _better(lent, b, _Scored(CO_ACCESS_SHARE * weight * src.score, "co-access", src.evidence))
     if setup is Setup.FULL and reader.session is not None:
         used = {a for a, _ in table.session_uses(record, reader.session)}
-        for _, b, weight in table.links_of(record, sorted(used)):
+        for _, b, weight in table.links_of(record, sorted(used), reader.scopes):
             if b in scores:
                 scores[b].score += 0.1 * weight
     for asset, scored in lent.items():
@@ -189,10 +230,10 @@ def _co_access(record: Record, scores: dict[int, _Scored], reader: Reader, setup
             scores[asset] = scored
 
 
-def _named(record: Record, words: str) -> list[int]:
+def _named(record: Record, words: str, reader: Reader) -> list[int]:
     """The assets the message names, in the order it names them."""
     said = tokens(words)[:NAME_TOKENS]
-    found = table.named_keys(record, list(grams(said, 5)))
+    found = table.named_keys(record, list(grams(said, 5)), reader.scopes)
     if not found:
         return []
     out: list[tuple[int, int]] = []
@@ -211,35 +252,62 @@ def _named(record: Record, words: str) -> list[int]:
 
 
 def _overlay(record: Record, build: table.Build) -> _Overlay:
-    """The corrections and mutes in the owner's messages newer than the build (cached until the record
-    grows)."""
+    """The corrections, uses and mutes newer than the build (cached until the record grows), read as the
+    rebuild reads them: a correction's request, the request before a use (the one before that when the
+    owner's last words only pointed at it) become keys."""
     newest = record.newest_entry()
     cache = (str(record.path), build.id, newest)
     if (hit := _overlays.get(cache)) is not None:
         return hit
     keys: list[_OverlayKey] = []
     said: list[Mute] = []
+
+    def known(norms: Iterable[str]) -> set[str]:
+        return {normal_name(k.text) for k in table.named_keys(record, list(norms))}
+
+    def request(session: int, seq: int) -> tuple[int, int, str] | None:
+        before = table.owner_before(record, session, seq)
+        words = owner_words(before[2], table.spans_of(record, before[0])) if before else ""
+        return (before[0], before[1], words) if before and words else None
+
+    def key(asset: int, said_by: tuple[int, int, str], via: int, session: int) -> None:
+        cwd = record.session(session).cwd
+        keys.append(_OverlayKey(asset, tuple(terms(said_by[2])), said_by[0], via, cwd))
+
     if newest > build.last_entry:
         spans = table.owner_spans(record, build.last_entry)
         for row in table.mined_rows(record, build.last_entry, newest):
+            if row.kind == "tool_call" and not row.failed and (name := used_name(row)) is not None:
+                hits = table.named_keys(record, [name])
+                last = request(row.session, row.seq)
+                if not hits or last is None:
+                    continue
+                asset = hits[0].asset
+                names = {normal_name(k.text) for k in table.names_of(record, asset)}
+                points = bool(set(grams(tokens(last[2]), 5)) & names)
+                earlier = request(row.session, last[1])
+                steps = table.between(record, row.session, earlier[1], last[1]) if earlier else []
+                replied = ("agent", "message") in steps and not any(k == "tool_call" for _, k in steps)
+                if earlier is not None and (points or replied):
+                    key(asset, earlier, last[0], row.session)
+                if not points:
+                    key(asset, last, last[0], row.session)
+                continue
             if row.author != "owner" or row.kind != "message":
                 continue
             words = owner_words(row.text, spans.get(row.id, []))
             if not words:
                 continue
-            said.extend(mutes(words))
+            said.extend(mutes(words, known))
             fixes = [c for c in corrections(words) if not c.unnamed]
-            if not fixes:
-                continue
-            before = table.owner_before(record, row.session, row.seq)
-            request = owner_words(before[2], table.spans_of(record, before[0])) if before else ""
-            if before is None or not request:
+            before = request(row.session, row.seq)
+            if not fixes or before is None:
                 continue
             for fix in fixes:
                 hits = table.named_keys(record, list(fix.names))
                 best = min(hits, key=lambda k: fix.names.index(normal_name(k.text)), default=None)
                 if best is not None:
-                    keys.append(_OverlayKey(best.asset, tuple(terms(request)), before[0], row.id))
+                    key(best.asset, before, row.id, row.session)
     overlay = _Overlay(tuple(keys), tuple(said))
     if len(_overlays) > 16:
         _overlays.clear()
@@ -259,7 +327,7 @@ def search_assets(record: Record, text: str, *, session: int | None = None, cwd:
     if build is None or not words:
         return []
     overlay = _overlay(record, build)
-    scores = _scores(record, build, words, Setup.FULL, overlay)
+    scores = _scores(record, build, words, Setup.FULL, overlay, reader)
     muted = muted_assets(record, muted_names(record, overlay.mutes))
     ranked = sorted((a for a, s in scores.items() if s.evidence > 0), key=lambda a: -scores[a].score)
     candidates = table.stored_assets(record, ids=ranked[: limit * 4])

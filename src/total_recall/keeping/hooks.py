@@ -9,15 +9,20 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
 `compact` SessionStart source in `codex-rs/hooks/src/events/session_start.rs`).
 
 - **PreCompact** — sync the harness's store (incremental), find the record session by the harness's
-  `session_id` (else by its transcript path), then the harness's controller builds, verifies and saves
-  a marker for the range before the verbatim tail and writes a receipt (trigger = the hook's
-  `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note). Nothing
-  on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose stdout
-  looks like JSON but is not its schema.
-- **SessionStart** with `source` `compact` or `resume` — the session's markers in force, newest first,
-  up to `CONTEXT_CAP` characters, as the context to hand back (`HookReply.context`; the surface puts it in
-  `hookSpecificOutput.additionalContext`, which both harnesses accept; Claude Code replaces a value over
-  10,000 characters with a file path and a preview). Other sources (`startup`, `clear`, `fork`) — nothing.
+  `session_id` (else by its transcript path), observe what of it the observer has not read yet (the
+  range being compacted among it: the pre-compaction flush), then the harness's controller builds,
+  verifies and saves a marker for the range before the verbatim tail and writes a receipt (trigger = the
+  hook's `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note).
+  Nothing on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose
+  stdout looks like JSON but is not its schema.
+- **SessionStart** — sync the harness's store when the record already holds its sessions (a first sync
+  of a whole store is `total-recall sync`'s), recover the previous session of the same project (`cwd`)
+  active within `RECOVERY_HOURS` when the observer has not read it to its end, then hand back as context
+  (`HookReply.context`; the surface puts it in `hookSpecificOutput.additionalContext`, which both harnesses
+  accept; Claude Code replaces a value over 10,000 characters with a file path and a preview), within
+  `CONTEXT_CAP` characters in all: with `source` `compact` or `resume` the session's markers in force,
+  newest first; then, for every source, the highest-priority current observations (rules first, this
+  project's before others') within `OBSERVATIONS_CAP` tokens and the characters the markers left.
 - **UserPromptSubmit** — the per-turn push (`keeping/prompt.py`): up to five pointers to what the owner
   already owns, as additional context beside the prompt; nothing at all (an empty stdout, which both
   harnesses take as "no decision, no context") when nothing clears the bar or the push is off.
@@ -28,6 +33,12 @@ of the marker and the receipt). A busy record skips the sync (the marker is buil
 holds, and the receipt's note says so); a record whose write lock stays held writes nothing and says so
 on stderr. `total-recall install` gives each hook a harness timeout above that bound.
 
+Observing in a hook is bounded too: it waits `SYNC_WAIT` for the write lock (a busy record leaves the
+entries for the next run), takes on at most `OBSERVE_MOST` entries (a longer backlog is left to
+`total-recall observe`), and gives a configured model at most half the time left (`_Bounded`: each call's
+timeout is what is left, no retry sleeps past it); when the model fails, the mechanical observer reads
+what it left (the seed's raw-extraction fallback). Without a model the mechanical observer runs alone.
+
 A hook must never break its harness: the surface exits 0 whatever happens (Claude Code blocks the
 compaction on exit 2 from PreCompact, and shows any other non-zero code as a hook error), and problems
 go to stderr, which Claude Code keeps in its debug log on exit 0.
@@ -35,23 +46,31 @@ go to stderr, which Claude Code keeps in its debug log on exit 0.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from total_recall.errors import HookInputError, RecordBusy
+from total_recall.errors import HookInputError, LLMError, RecordBusy, TotalRecallError
 from total_recall.keeping.controllers import CompactionEvent, HarnessController
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.keeping.window import in_force
+from total_recall.llm.provider import Completion, Message, Provider
+from total_recall.llm.settings import LLMSettings, load_settings
 from total_recall.model import Address
+from total_recall.observing import for_session_start, observe
+from total_recall.observing.observation import parse_time
+from total_recall.record import observations as observation_table
 from total_recall.record.database import Record
+from total_recall.record.queries import last_entry_times
 from total_recall.record.sync import VECTOR_BUDGET_ENV
 from total_recall.syncing import sync
 
@@ -62,6 +81,11 @@ CONTEXT_SOURCES = ("compact", "resume")
 # Seconds a hook may wait for the record in all; the harness is waiting (the 104.6 s wait of issue 15).
 WAIT_BOUND = 10.0
 SYNC_WAIT = 1.0  # for another sync's lock, then again for the write lock: else the sync is skipped
+# Observations SessionStart hands back: at most this many tokens (within CONTEXT_CAP characters in all).
+OBSERVATIONS_CAP = 1_500
+RECOVERY_HOURS = 4.0  # the seed's lookback: a previous session active longer ago is not recovered
+OBSERVE_MOST = 2_000  # entries a hook observes at most (~2 s mechanically); more is `total-recall observe`'s
+MODEL_LEAST = 1.0  # seconds a model call needs at least: with less left the hook does not call it
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +125,7 @@ def handle(record: Record, controller: HarnessController, payload: Mapping[str, 
     if event == "PreCompact":
         return pre_compact(record, controller, payload, env)
     if event == "SessionStart":
-        return session_start(record, controller, payload)
+        return session_start(record, controller, payload, env)
     if event == "UserPromptSubmit":
         from total_recall.keeping.prompt import context
 
@@ -116,19 +140,13 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
     deadline = time.monotonic() + WAIT_BOUND - OPEN_WAIT  # the open came first
     log: list[str] = []
     notes = []
-    try:
-        with record.waiting(SYNC_WAIT):
-            # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
-            report = sync(record, [controller.name], wait=SYNC_WAIT,
-                          env={**(os.environ if env is None else env), VECTOR_BUDGET_ENV: "0"})
-        log.extend(f"sync: {e}" for e in report.errors)
-    except (RecordBusy, sqlite3.OperationalError) as exc:
-        if not busy(exc):
-            raise
-        notes.append(f"record busy ({_reason(exc)}): sync skipped, marker built from what the record held")
+    if (skipped := _sync(record, controller.name, env, log)) is not None:
+        notes.append(f"{skipped}, marker built from what the record held")
         log.append(notes[-1])
     native = str(payload["session_id"])
     session = session_for(record, controller.name, native, payload.get("transcript_path"))
+    if session is not None:  # the pre-compaction flush: what leaves the window is observed first
+        log.extend(observe_within(record, session, deadline, env, "pre-compaction flush"))
     raw_trigger = payload.get("trigger")
     trigger = raw_trigger if raw_trigger in TRIGGERS else "harness"
     if trigger == "harness":
@@ -156,6 +174,21 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
     return HookReply(None, tuple(log), receipt.id)
 
 
+def _sync(record: Record, harness: str, env: Mapping[str, str] | None, log: list[str]) -> str | None:
+    """Sync `harness` within the hook's bound, its errors added to `log`; why it was skipped, or None."""
+    try:
+        with record.waiting(SYNC_WAIT):
+            # Embedding meaning vectors can take seconds; the harness is waiting. The next sync catches up.
+            report = sync(record, [harness], wait=SYNC_WAIT,
+                          env={**(os.environ if env is None else env), VECTOR_BUDGET_ENV: "0"})
+    except (RecordBusy, sqlite3.OperationalError) as exc:
+        if not busy(exc):
+            raise
+        return f"record busy ({_reason(exc)}): sync skipped"
+    log.extend(f"sync: {e}" for e in report.errors)
+    return None
+
+
 def busy(exc: Exception) -> bool:
     """Whether `exc` says the record was held by another process past the wait allowed."""
     if isinstance(exc, RecordBusy):
@@ -168,15 +201,144 @@ def _reason(exc: Exception) -> str:
     return "another sync is running" if isinstance(exc, RecordBusy) else "another process is writing it"
 
 
-def session_start(record: Record, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
-    """The session's markers as additional context after a compaction or a resume; else nothing."""
-    if payload.get("source") not in CONTEXT_SOURCES:
-        return HookReply()
+def session_start(record: Record, controller: HarnessController, payload: Mapping[str, Any],
+                  env: Mapping[str, str] | None = None) -> HookReply:
+    """Recover the project's previous session, then hand back the session's markers (after a compaction
+    or a resume) and the observations, within CONTEXT_CAP characters (see the module docstring)."""
+    deadline = time.monotonic() + WAIT_BOUND - OPEN_WAIT  # the open came first
     native = str(payload["session_id"])
-    session = session_for(record, controller.name, native, payload.get("transcript_path"))
-    if session is None:
-        return HookReply(log=(f"{controller.name} session {native} is not in the record; no markers",))
-    return HookReply(markers_context(record, session))
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else None
+    log: list[str] = []
+    try:
+        _recover(record, controller.name, native, cwd, deadline, env, log)
+    except (TotalRecallError, sqlite3.Error, OSError) as exc:  # the markers are handed back all the same
+        record.rollback()
+        log.append(f"session recovery failed: {type(exc).__name__}: {exc}")
+    parts: list[str] = []
+    if payload.get("source") in CONTEXT_SOURCES:
+        session = session_for(record, controller.name, native, payload.get("transcript_path"))
+        if session is None:
+            log.append(f"{controller.name} session {native} is not in the record; no markers")
+        elif (markers := markers_context(record, session)) is not None:
+            parts.append(markers)
+    left = CONTEXT_CAP - sum(len(p) + 2 for p in parts)
+    if (observed := observations_context(record, cwd, left)) is not None:
+        parts.append(observed)
+    return HookReply("\n\n".join(parts) or None, tuple(log))
+
+
+def _recover(record: Record, harness: str, native: str, cwd: str | None, deadline: float,
+             env: Mapping[str, str] | None, log: list[str]) -> None:
+    """Sync (when the record holds the harness already), then observe the project's previous session."""
+    if record.sessions([harness]) and (skipped := _sync(record, harness, env, log)):
+        log.append(f"{skipped}: the previous session is recovered from what the record held")
+    if cwd is not None and (previous := previous_session(record, harness, native, cwd)) is not None:
+        log.extend(observe_within(record, previous, deadline, env, "session recovery"))
+
+
+def previous_session(record: Record, harness: str, native_id: str, cwd: str,
+                     now: datetime | None = None) -> int | None:
+    """The session of `harness` in the folder `cwd` active last before this one (`native_id`), when it
+    was active within RECOVERY_HOURS; sub-agent sessions are never the previous session."""
+    here = cwd.rstrip("/")
+    since = (now or datetime.now(UTC)) - timedelta(hours=RECOVERY_HOURS)
+    times = last_entry_times(record)
+    best: tuple[datetime, int] | None = None
+    for s in record.sessions([harness]):
+        if s.native_id == native_id or s.relation == "subagent" or (s.cwd or "").rstrip("/") != here:
+            continue
+        stamps = [t for t in (parse_time(times.get(s.number)), parse_time(s.ended), parse_time(s.started))
+                  if t is not None]
+        last = max(stamps) if stamps else None
+        if last is not None and last >= since and (best is None or (last, s.number) > best):
+            best = (last, s.number)
+    return None if best is None else best[1]
+
+
+def observe_within(record: Record, session: int, deadline: float, env: Mapping[str, str] | None,
+                   why: str) -> list[str]:
+    """Observe what the observer has not read of `session` within the hook's bound: with the configured
+    model (in half the time left) and the mechanical observer after it when it fails, or mechanically
+    alone. Returns the log lines: only problems, and what was left for later."""
+    pending = observation_table.pending(record, session)
+    if not pending:
+        return []
+    backlog = pending[0].entries - pending[0].after
+    if backlog > OBSERVE_MOST:
+        return [f"{why}: s{session} has {backlog:,} entries not observed yet, over the {OBSERVE_MOST:,} a "
+                "hook takes on: left for `total-recall observe`"]
+    log: list[str] = []
+    model = _model(record, deadline, env, log, why)
+    try:
+        with record.waiting(SYNC_WAIT):
+            report = observe(record, session=session, model=model)
+            if model is not None and report.errors:
+                log.append(f"{why}: the model failed on s{session} ({'; '.join(report.errors)[:300]}): the "
+                           "mechanical observer read the rest")
+                report = observe(record, session=session)
+    except sqlite3.OperationalError as exc:
+        if not busy(exc):
+            raise
+        record.rollback()
+        return [*log, f"{why}: record busy (another process is writing it): s{session} left for the next "
+                      "observer run"]
+    except TotalRecallError as exc:  # observing is extra: it never costs the hook its marker or context
+        record.rollback()
+        return [*log, f"{why}: s{session} not observed: {exc}"]
+    log.extend(f"{why}: s{session}: {e}" for e in report.errors)
+    return log
+
+
+def _model(record: Record, deadline: float, env: Mapping[str, str] | None, log: list[str],
+           why: str) -> Provider | None:
+    """The configured model held to half the hook's time left, or None (mechanical)."""
+    try:
+        settings = load_settings(os.environ if env is None else env, record.path.parent)
+    except TotalRecallError as exc:
+        log.append(f"{why}: LLM settings unusable ({exc}): observed mechanically")
+        return None
+    if settings.problem is not None:
+        return None
+    share = time.monotonic() + max(deadline - time.monotonic(), 0.0) / 2
+    return _Bounded(settings, share)
+
+
+class _Bounded(Provider):
+    """The configured provider held to a hook's deadline (a `time.monotonic()` value): each call's timeout
+    is what is left, a call with less than MODEL_LEAST seconds left is not made, and a retry that would
+    sleep past the deadline is not waited for."""
+
+    def __init__(self, settings: LLMSettings, deadline: float) -> None:
+        super().__init__(settings, sleep=self._sleep)
+        self.deadline = deadline
+
+    def complete(self, messages: Sequence[Message], max_output_tokens: int | None = None) -> Completion:
+        left = self.deadline - time.monotonic()
+        if left < MODEL_LEAST:
+            raise LLMError(f"not called: {max(left, 0.0):.1f} s left of the hook's {WAIT_BOUND:g} s bound")
+        self.settings = dataclasses.replace(self.settings, timeout=min(self.settings.timeout, left))
+        return super().complete(messages, max_output_tokens)
+
+    def _sleep(self, seconds: float) -> None:
+        if time.monotonic() + seconds > self.deadline:
+            raise LLMError(f"a retry would wait {seconds:g} s, past the hook's {WAIT_BOUND:g} s bound")
+        time.sleep(seconds)
+
+
+def observations_context(record: Record, cwd: str | None, chars: int,
+                         cap_tokens: int = OBSERVATIONS_CAP) -> str | None:
+    """The observations block (`for_session_start`) within `cap_tokens` and `chars` characters; None when
+    there is none or no room."""
+    for _ in range(3):  # tokens and characters are not proportional: shrink the cap until it fits
+        if cap_tokens < 100 or chars <= 0:
+            return None
+        block = for_session_start(record, cwd, cap_tokens)
+        if not block:
+            return None
+        if len(block) <= chars:
+            return block
+        cap_tokens = cap_tokens * chars // len(block) - 10
+    return None
 
 
 def session_for(record: Record, harness: str, native_id: str, transcript: object = None) -> int | None:

@@ -82,6 +82,23 @@ def next_window(record: Record, session: int, *, limit: int, next_call_tokens: i
     return window
 
 
+def next_pointers(record: Record, session: int | None, message: str, *, cwd: str | None = None) -> list[str]:
+    """The push for the next call: up to five lines pointing at what the owner already owns that
+    `message` (the owner's, about to be sent) needs, or none. Place them after the cached prefix, beside
+    the owner's message — inside the prefix, a block that changes every turn would rewrite the cache.
+    Empty when the push is off (`total-recall mute --all`).
+
+    Raises:
+        AddressError: `session` names no session.
+    """
+    from total_recall.assets.pointers import push
+    from total_recall.keeping.prompt import PUSH_TEXT_CHARS, push_is_off
+
+    if push_is_off(record):
+        return []
+    return [p.line for p in push(record, message[:PUSH_TEXT_CHARS], session=session, cwd=cwd).pointers]
+
+
 def _forced(record: Record, window: Window, room: int, tail: int | None, policy: WindowPolicy,
             limit: int, next_call: int) -> Window:
     """Evict the shortest prefix of the eviction order that fits with its markers; merge as a last resort.

@@ -22,6 +22,8 @@ def observations(record: Record, query: str | None = None, type: str | None = No
     if query and query.strip():
         words = content_words(query) or query.lower().split()
         expanded = list(dict.fromkeys([*words, *(s for w in words for s in SYNONYMS.get(w, ()))]))
+        # A word such as db2.internal is searched by its parts: the index holds no whole (search drops it).
+        expanded += [p for w in expanded for p in "".join(c if c.isalnum() else " " for c in w).split()]
         ids = table.search(record, expanded, max(limit * 4, limit))
         found = {o.id: o for o in table.read(record, ids)}
         rows = [found[i] for i in ids if i in found]

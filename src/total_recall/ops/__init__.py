@@ -12,11 +12,13 @@ from total_recall.ops.assets import OPERATIONS as _ASSETS
 from total_recall.ops.finding import OPERATIONS as _FINDING
 from total_recall.ops.keeping import OPERATIONS as _KEEPING
 from total_recall.ops.mining import OPERATIONS as _MINING
+from total_recall.ops.observing import OPERATIONS as _OBSERVING
 from total_recall.ops.operation import GROUPS, Call, Effect, Operation, Params
 from total_recall.ops.record import OPERATIONS as _RECORD
 from total_recall.ops.summaries import OPERATIONS as _SUMMARIES
 
-OPERATIONS: tuple[Operation[Any], ...] = (*_RECORD, *_FINDING, *_ASSETS, *_KEEPING, *_MINING, *_SUMMARIES)
+OPERATIONS: tuple[Operation[Any], ...] = (*_RECORD, *_FINDING, *_ASSETS, *_KEEPING, *_OBSERVING, *_MINING,
+                                          *_SUMMARIES)
 
 
 def by_name(name: str) -> Operation[Any]:

@@ -27,7 +27,7 @@ from total_recall.errors import AddressError, OutsideBinding, ScopeError
 from total_recall.model import Address, Session, echoed
 from total_recall.record.database import Record
 
-Group = Literal["record", "finding", "keeping", "mining", "serving", "setup"]
+Group = Literal["record", "finding", "keeping", "observing", "mining", "serving", "setup"]
 GROUPS: tuple[str, ...] = get_args(Group)
 Surface = Literal["cli", "mcp"]
 Reply = dict[str, Any]

@@ -38,6 +38,7 @@ class KeyRow(NamedTuple):
     entry: int | None
     via: int | None
     origin: str
+    scope: str | None  # the project of the session its words come from; None: a file's
     terms: tuple[str, ...]
 
 
@@ -97,11 +98,11 @@ def _chunks(values: Sequence[object]) -> Iterator[Sequence[object]]:
 # -- writing --
 
 def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow], Iterable[int]]],
-                links: Sequence[tuple[str, str, float]], uses: Sequence[tuple[str, int, int]],
+                links: Sequence[tuple[str, str, str | None, float]], uses: Sequence[tuple[str, int, int]],
                 mutes: Sequence[tuple[str, str, str, int]], last_entry: int, warnings: Sequence[str]) -> int:
     """Replace the index with a rebuild's, in one transaction: assets (with their keys and source entries),
-    links and uses by identity, the owner's mutes (name, action, at, entry; appended once each). An asset
-    found again keeps its number. Returns the build's id."""
+    links (a, b, the project they were seen in, weight) and uses by identity, the owner's mutes (name,
+    action, at, entry; appended once each). An asset found again keeps its number. Returns the build's id."""
     db = record.db
     record.begin()
     try:
@@ -125,8 +126,9 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
             db.executemany("INSERT OR IGNORE INTO asset_sources(asset, entry) VALUES (?, ?)",
                            [(asset, e) for e in sources])
         db.execute("DELETE FROM assets WHERE build != ?", (build,))
-        db.executemany("INSERT OR REPLACE INTO asset_links(a, b, weight) VALUES (?, ?, ?)",
-                       [(ids[a], ids[b], w) for a, b, w in links if a in ids and b in ids])
+        db.executemany("INSERT OR REPLACE INTO asset_links(a, b, scope, weight) VALUES (?, ?, ?, ?)",
+                       [(ids[a], ids[b], scope or "", w) for a, b, scope, w in links
+                        if a in ids and b in ids])
         db.executemany("INSERT OR IGNORE INTO asset_uses(asset, entry, session) VALUES (?, ?, ?)",
                        [(ids[a], e, s) for a, e, s in uses if a in ids])
         db.executemany("INSERT OR IGNORE INTO asset_mutes(name, action, at, entry, origin) "
@@ -141,8 +143,8 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
 def _insert_keys(record: Record, asset: int, keys: Sequence[KeyRow]) -> None:
     for k in keys:
         key = int(record.db.execute(
-            "INSERT INTO asset_keys(asset, field, text, norm, weight, address, path, entry, via, origin) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (asset, *k[:9])).lastrowid or 0)
+            "INSERT INTO asset_keys(asset, field, text, norm, weight, address, path, entry, via, origin, "
+            "scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (asset, *k[:10])).lastrowid or 0)
         record.db.executemany("INSERT OR IGNORE INTO asset_terms(term, key) VALUES (?, ?)",
                               [(t, key) for t in k.terms])
 
@@ -209,24 +211,87 @@ def keys_of(record: Record, assets: Sequence[int] | None = None) -> list[StoredK
     return sorted(out)
 
 
-def named_keys(record: Record, norms: Sequence[str]) -> list[StoredKey]:
-    """The name keys whose words are one of `norms`."""
+Scopes = frozenset[str | None] | None  # the projects a reader may see (None in it: global); None: all
+
+
+def _scoped(column: str, scopes: Scopes) -> tuple[str, list[str]]:
+    """` AND (column IS NULL OR column IN (…))` for a reader's scopes ("" when it sees every project)."""
+    if scopes is None:
+        return "", []
+    named = sorted(s for s in scopes if s is not None)
+    return f" AND ({column} IS NULL OR {column} IN ({','.join('?' * len(named))}))", named
+
+
+def named_keys(record: Record, norms: Sequence[str], scopes: Scopes = None) -> list[StoredKey]:
+    """The name keys whose words are one of `norms` (of `scopes`' sessions and files only, when given)."""
+    where, params = _scoped("k.scope", scopes)
     out: list[StoredKey] = []
     for chunk in _chunks(list(dict.fromkeys(norms))):
         out += [StoredKey(*r) for r in record.db.execute(
             f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.field = 'name' "
-            f"AND k.norm IN ({','.join('?' * len(chunk))})", chunk)]
+            f"AND k.norm IN ({','.join('?' * len(chunk))}){where}", (*chunk, *params))]
     return out
 
 
-def term_counts(record: Record, terms: Sequence[str]) -> dict[str, int]:
-    """How many keys hold each term (terms no key holds are left out)."""
+def names_of(record: Record, asset: int) -> list[StoredKey]:
+    """An asset's name keys."""
+    return [StoredKey(*r) for r in record.db.execute(
+        f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.asset = ? AND k.field = 'name'", (asset,))]
+
+
+def term_counts(record: Record, terms: Sequence[str], scopes: Scopes = None) -> dict[str, int]:
+    """How many keys hold each term (terms no key holds are left out); with `scopes`, only the keys a
+    reader of those scopes may see count."""
+    key_where, key_params = _scoped("k.scope", scopes)
+    asset_where, asset_params = _scoped("a.scope", scopes)
     out: dict[str, int] = {}
     for chunk in _chunks(list(terms)):
-        out.update((r[0], int(r[1])) for r in record.db.execute(
-            f"SELECT term, COUNT(*) FROM asset_terms WHERE term IN ({','.join('?' * len(chunk))}) "
-            "GROUP BY term", chunk))
+        marks = ",".join("?" * len(chunk))
+        if scopes is None:
+            rows = record.db.execute(
+                f"SELECT term, COUNT(*) FROM asset_terms WHERE term IN ({marks}) GROUP BY term", chunk)
+        else:
+            rows = record.db.execute(
+                f"SELECT t.term, COUNT(*) FROM asset_terms t JOIN asset_keys k ON k.id = t.key "
+                f"JOIN assets a ON a.id = k.asset WHERE t.term IN ({marks}){key_where}{asset_where} "
+                "GROUP BY t.term", (*chunk, *key_params, *asset_params))
+        out.update((r[0], int(r[1])) for r in rows)
     return out
+
+
+def key_count(record: Record, scopes: Scopes) -> int:
+    """How many keys a reader of `scopes` may see."""
+    key_where, key_params = _scoped("k.scope", scopes)
+    asset_where, asset_params = _scoped("a.scope", scopes)
+    return int(record.db.execute(
+        f"SELECT COUNT(*) FROM asset_keys k JOIN assets a ON a.id = k.asset WHERE 1{key_where}{asset_where}",
+        (*key_params, *asset_params)).fetchone()[0])
+
+
+class ScopedKey(NamedTuple):
+    key: int
+    asset: int
+    field: str
+    origin: str
+    terms: tuple[str, ...]  # every term of the key, sorted
+
+
+def scoped_keys(record: Record, terms: Sequence[str], fields: Sequence[str], scopes: Scopes
+                ) -> list[ScopedKey]:
+    """The keys of `fields` a reader of `scopes` may see that hold one of `terms`, each with all its terms
+    (a key whose entry or correction is erased or quarantined is left out)."""
+    if not terms:
+        return []
+    key_where, key_params = _scoped("k.scope", scopes)
+    asset_where, asset_params = _scoped("a.scope", scopes)
+    sql = (f"WITH hit(key) AS (SELECT DISTINCT t.key FROM asset_terms t WHERE t.term IN "
+           f"({','.join('?' * len(terms))})) "
+           "SELECT k.id, k.asset, k.field, k.origin, (SELECT group_concat(x.term, ' ') FROM asset_terms x "
+           "WHERE x.key = k.id) FROM hit JOIN asset_keys k ON k.id = hit.key JOIN assets a ON a.id = k.asset "
+           f"WHERE k.field IN ({','.join('?' * len(fields))}){key_where}{asset_where} "
+           f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD})")
+    rows = record.db.execute(sql, (*terms, *fields, *key_params, *asset_params))
+    return [ScopedKey(r[0], r[1], r[2], r[3], tuple(sorted((r[4] or "").split()))) for r in rows]
 
 
 class KeyScore(NamedTuple):
@@ -303,15 +368,22 @@ def held_back(record: Record, entries: Iterable[int]) -> set[int]:
     return out
 
 
-def links_of(record: Record, assets: Sequence[int]) -> list[tuple[int, int, float]]:
-    """The co-access links from the given assets: (from, to, weight)."""
+def links_of(record: Record, assets: Sequence[int], scopes: Scopes = None) -> list[tuple[int, int, float]]:
+    """The co-access links from the given assets, seen in `scopes`' projects (None: any): (from, to,
+    weight), sorted."""
+    where, params = "", []
+    if scopes is not None:
+        params = sorted("" if s is None else s for s in scopes)
+        where = f" AND scope IN ({','.join('?' * len(params))})"
     out: list[tuple[int, int, float]] = []
     for chunk in _chunks(sorted(set(assets))):
         marks = ",".join("?" * len(chunk))
         out += [(r[0], r[1], r[2]) for r in record.db.execute(
-            f"SELECT a, b, weight FROM asset_links WHERE a IN ({marks}) "
-            f"UNION ALL SELECT b, a, weight FROM asset_links WHERE b IN ({marks})", (*chunk, *chunk))]
-    return out
+            f"SELECT x, y, MAX(weight) FROM (SELECT a AS x, b AS y, weight FROM asset_links "
+            f"WHERE a IN ({marks}){where} UNION ALL SELECT b, a, weight FROM asset_links "
+            f"WHERE b IN ({marks}){where}) "
+            "GROUP BY x, y", (*chunk, *params, *chunk, *params))]
+    return sorted(out)
 
 
 def session_uses(record: Record, session: int) -> list[tuple[int, int]]:
@@ -378,6 +450,13 @@ def owner_before(record: Record, session: int, seq: int) -> tuple[int, int, str]
         "SELECT id, seq, text FROM entries WHERE session = ? AND seq < ? AND author = 'owner' "
         "AND kind = 'message' AND erased_at IS NULL ORDER BY seq DESC LIMIT 1", (session, seq)).fetchone()
     return None if row is None else (row[0], row[1], row[2])
+
+
+def between(record: Record, session: int, after_seq: int, before_seq: int) -> list[tuple[str, str]]:
+    """(author, kind) of each entry of `session` strictly between two of its numbers."""
+    return [(r[0], r[1]) for r in record.db.execute(
+        "SELECT author, kind FROM entries WHERE session = ? AND seq > ? AND seq < ? ORDER BY seq",
+        (session, after_seq, before_seq))]
 
 
 def spans_of(record: Record, entry: int) -> list[Span]:

@@ -872,7 +872,7 @@ END;
 # the index rows deleted and the index merged so no segment keeps the words.
 M019_OBSERVATIONS = """
 CREATE TABLE observations(
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: night logs and proposals keep ids
     text TEXT NOT NULL,
     priority TEXT NOT NULL CHECK (priority IN ('high', 'medium', 'low')),
     type TEXT NOT NULL CHECK (type IN ('event', 'fact', 'preference', 'goal', 'habit', 'rule', 'context')),
@@ -909,7 +909,7 @@ CREATE TABLE observation_cursors(
     observed_at TEXT NOT NULL
 );
 CREATE TABLE observation_backups(
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     taken TEXT NOT NULL,
     reason TEXT NOT NULL,
     count INTEGER NOT NULL
@@ -927,7 +927,7 @@ CREATE TABLE observation_backup_sources(
 );
 CREATE INDEX observation_backup_sources_entry ON observation_backup_sources(entry);
 CREATE TABLE observation_staging(
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     theme TEXT NOT NULL,
     type TEXT NOT NULL,
     text TEXT NOT NULL,
@@ -974,6 +974,20 @@ END;
 """
 
 
+# Instant Recall's scope rule counts statistics over what a reader may see (issue 18): each key keeps the
+# project of the session its words come from (NULL: a config file's), and a co-access link is kept once per
+# project it was seen in ('' for none), so a sub-agent's push is the push of a record that never held
+# another project. Both are derived: the next rebuild fills them. m018's erase trigger names asset_links by
+# its name and its columns a and b, which the new table keeps.
+M020_ASSET_SCOPES = """
+ALTER TABLE asset_keys ADD COLUMN scope TEXT;
+DROP TABLE asset_links;
+CREATE TABLE asset_links(a INTEGER NOT NULL, b INTEGER NOT NULL, scope TEXT NOT NULL, weight REAL NOT NULL,
+    PRIMARY KEY(a, b, scope)) WITHOUT ROWID;
+CREATE INDEX asset_links_b ON asset_links(b);
+"""
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -995,6 +1009,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m017_erased_keys", M017_ERASED_KEYS),
     ("m018_assets", M018_ASSETS),
     ("m019_observations", M019_OBSERVATIONS),
+    ("m020_asset_scopes", M020_ASSET_SCOPES),
 ]
 
 

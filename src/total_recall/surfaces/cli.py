@@ -77,11 +77,12 @@ def _dump(value: Any) -> None:
 
 
 # The commands that are not operations on the record: they serve it, or set it up.
-_SURFACE_COMMANDS = {"mcp": "serving", "hook": "serving", "install": "setup"}
+_SURFACE_COMMANDS = {"mcp": "serving", "hook": "serving", "watch": "serving", "install": "setup"}
 _PURPOSES = {
     "record": ("The record", "total-recall sync && total-recall sessions --limit 5"),
     "finding": ("Finding", "total-recall search 'connection refused' --since 'last week'"),
     "keeping": ("Keeping (markers, receipts, cues)", "total-recall compact s3 --budget 2000"),
+    "observing": ("Observing (notes distilled from the record)", "total-recall observations --type rule"),
     "mining": ("Mining the logs (seed 004's tools)", "total-recall qa-pairs --hours 48"),
     "serving": ("Serving an agent", "total-recall mcp --harness claude-code"),
     "setup": ("Setting up", "total-recall install claude-code --write"),
@@ -127,7 +128,12 @@ cli_ops.register(cli, lambda ctx: ctx.find_object(Settings))
 
 from total_recall.surfaces import cli_mcp  # noqa: E402, F401, I001  (registers its commands)
 from total_recall.surfaces import cli_hooks  # noqa: E402, F401  (registers its commands)
+from total_recall.surfaces import cli_watch  # noqa: E402, F401  (registers its commands)
 
 
 def main() -> None:
     cli(prog_name="total-recall")
+
+
+if __name__ == "__main__":  # the full CLI, without the hook's short path (bench/prompt_hook.py)
+    main()

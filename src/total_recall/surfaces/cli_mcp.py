@@ -12,7 +12,15 @@ from typing import Any
 import click
 
 from total_recall.errors import TotalRecallError
-from total_recall.install import CLIENTS, SERVER_KEY, apply, claude_add_command, executable, registration
+from total_recall.install import (
+    CLIENTS,
+    SERVER_KEY,
+    WATCHER,
+    apply,
+    claude_add_command,
+    executable,
+    registration,
+)
 from total_recall.model import HARNESSES
 from total_recall.surfaces.cli import Settings, _dump, _fail, cli
 
@@ -38,7 +46,7 @@ def mcp_command(settings: Settings, harness: str | None, sync: bool) -> None:
 
 
 @cli.command()
-@click.argument("client", type=click.Choice(CLIENTS))
+@click.argument("client", type=click.Choice((*CLIENTS, WATCHER)))
 @click.option("--write", is_flag=True,
               help="Merge the registration into the client's config, keeping a dated backup beside it.")
 @click.option("--config", "config", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -52,7 +60,12 @@ def install(client: str, write: bool, config: Path | None, harness: str | None, 
 
     The command in the snippet is the absolute path of this total-recall, so the client finds it without
     the virtualenv on PATH. For claude-code the hooks (PreCompact, SessionStart, UserPromptSubmit) go to
-    its settings.json as well."""
+    its settings.json as well. `install watcher` writes the systemd user unit of `total-recall watch`."""
+    if client == WATCHER:
+        from total_recall.surfaces.cli_watch import install_watcher
+
+        install_watcher(write, config, harness, as_json)
+        return
     try:
         command = executable()
         changes = registration(client, command, config=config, harness=harness)

@@ -347,10 +347,11 @@ def _index(reply: Reply, settings: Any) -> str:
     return f"embedded {counted(reply['embedded'], 'entry')} ({reply['vectors']} vectors in all){more}"
 
 
-from total_recall.surfaces import human_keeping, human_mining, human_summaries  # noqa: E402
+from total_recall.surfaces import human_keeping, human_mining, human_observing, human_summaries  # noqa: E402
 
 RENDERINGS: dict[str, Callable[[Reply, Any], str]] = {
     **human_keeping.RENDERINGS, **human_mining.RENDERINGS, **human_summaries.RENDERINGS,
+    **human_observing.RENDERINGS,
     "push": _push, "assets": _assets, "mute": _muting, "unmute": _muting,
     "sync": _sync, "status": _status, "sessions": _sessions, "read": _read, "search": _search,
     "erase": _erase,
