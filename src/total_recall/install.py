@@ -334,15 +334,22 @@ def _load_toml(path: Path, current: str | None) -> tomlkit.TOMLDocument:
         raise InstallError(f"{path}: cannot parse it as TOML ({exc}); nothing written") from exc
 
 
+def _server_table(command: str, server_env: dict[str, str], *first: tuple[str, str]) -> Table:
+    """The server's TOML table (Codex's `[mcp_servers.total-recall]`, a Vibe `[[mcp_servers]]` entry)."""
+    t = tomlkit.table()
+    for key, value in first:
+        t.add(key, value)
+    t.add("command", command)
+    t.add("args", ["mcp"])
+    if server_env:
+        t.add("env", _inline(server_env))
+    t.add(tomlkit.nl())
+    return t
+
+
 def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
     def table() -> Table:
-        t = tomlkit.table()
-        t.add("command", command)
-        t.add("args", ["mcp"])
-        if server_env:
-            t.add("env", _inline(server_env))
-        t.add(tomlkit.nl())
-        return t
+        return _server_table(command, server_env)
 
     def merge(current: str | None) -> str:
         doc = _load_toml(path, current)
@@ -365,15 +372,7 @@ def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange
 
 def _vibe(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
     def entry() -> Table:
-        t = tomlkit.table()
-        t.add("name", SERVER_KEY)
-        t.add("transport", "stdio")
-        t.add("command", command)
-        t.add("args", ["mcp"])
-        if server_env:
-            t.add("env", _inline(server_env))
-        t.add(tomlkit.nl())
-        return t
+        return _server_table(command, server_env, ("name", SERVER_KEY), ("transport", "stdio"))
 
     def merge(current: str | None) -> str:
         doc = _load_toml(path, current)

@@ -11,35 +11,34 @@ sync run here catches up, looking for compactions from the newest entry the log 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec
 
 from total_recall.keeping.compaction import receipt_compactions
 from total_recall.model import SyncReport
 from total_recall.record.database import Record
-from total_recall.record.sync import Progress
 from total_recall.record.sync import sync as record_sync
+
+P = ParamSpec("P")
 
 WARNINGS_KEPT = 200
 HARNESS_COUNTS = ("sessions", "entries", "sessions_added", "entries_added")
 
 
-def sync(
-    record: Record,
-    harnesses: Sequence[str] | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    roots: Mapping[str, Path] | None = None,
-    progress: Progress | None = None,
-    processes: int = 1,
-    wait: float | None = None,
-) -> SyncReport:
-    """`record.sync.sync` (the same parameters and errors), then `settle`."""
-    report = record_sync(record, harnesses, env=env, roots=roots, progress=progress, processes=processes,
-                         wait=wait)
-    settle(record, report)
-    return report
+def _then_settle(fn: Callable[Concatenate[Record, P], SyncReport]
+                 ) -> Callable[Concatenate[Record, P], SyncReport]:
+    @functools.wraps(fn)
+    def run(record: Record, /, *args: P.args, **kwargs: P.kwargs) -> SyncReport:
+        report = fn(record, *args, **kwargs)
+        settle(record, report)
+        return report
+
+    return run
+
+
+# `record.sync.sync` (the same parameters and errors), then `settle`.
+sync = _then_settle(record_sync)
 
 
 def settle(record: Record, report: SyncReport) -> None:

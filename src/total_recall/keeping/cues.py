@@ -61,10 +61,7 @@ def erase_cue(record: Record, cue_id: int, reason: str) -> Cue:
     """
     if not reason.strip():
         raise CueError("an erase needs a reason (kept with the tombstone)")
-    cue = cues.by_id(record, cue_id)
-    if cue is None:
-        raise CueError(f"cue:{cue_id}: no such cue")
-    cues.erase(record, cue, now(), reason)
+    cues.erase(record, cue_by_id(record, cue_id), now(), reason)
     return cue_by_id(record, cue_id)
 
 

@@ -25,8 +25,8 @@ from typing import Protocol
 import orjson
 
 from total_recall.indexes.strings import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
+from total_recall.keeping import items
 from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD, error_lines
-from total_recall.model import Span
 
 # Tool output is read for strings newest first up to this much (the agent's own text and commands up to
 # AGENT_TEXT_CHARS): a person asks for the strings in output far less than for the ones the agent used.
@@ -50,20 +50,10 @@ _KIND_VALUE = {"hash": 4, "error": 4, "command": 4, "path": 4, "url": 4, "host":
 _AUTHOR_VALUE = {("owner", "message"): 4, ("agent", "message"): 2, ("agent", "tool_call"): 1}
 
 
-class Scanned(Protocol):
-    """What string finding reads of an entry."""
+class Scanned(items.Scanned, Protocol):
+    """What string finding reads of an entry: what item finding reads, and whether its text was read."""
 
-    seq: int
-    author: str
-    kind: str
-    tool: str | None
-    text: str
-    spans: tuple[Span, ...]
-    failed: bool
-    errors: tuple[str, ...]
     loaded: bool  # False: a tool output whose text was not read (older than any scan reaches)
-
-    def holds(self, quoted: str) -> bool: ...
 
 
 @dataclass(slots=True)  # not frozen: thousands are made per range, and frozen ones cost 3× to make

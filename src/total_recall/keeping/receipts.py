@@ -44,8 +44,7 @@ def erase_note(record: Record, receipt_id: int, reason: str) -> Receipt:
     """
     if not reason.strip():
         raise ReceiptError("an erase needs a reason (kept with the tombstone)")
-    if receipts.by_id(record, receipt_id) is None:
-        raise ReceiptError(f"receipt:{receipt_id}: no such receipt")
+    receipt_by_id(record, receipt_id)  # it must be there
     receipts.erase_note(record, receipt_id, now(), reason)
     return receipt_by_id(record, receipt_id)
 

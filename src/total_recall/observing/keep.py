@@ -7,7 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from total_recall.observing.observation import Draft, iso, normalized, parse_time
+from total_recall.observing.observation import (
+    Draft,
+    ObservationRejected,
+    ObserveReport,
+    iso,
+    normalized,
+    parse_time,
+)
 from total_recall.observing.phrasing import subject
 from total_recall.observing.verifier import Verifier
 from total_recall.record import observations as table
@@ -48,3 +55,19 @@ def keep(record: Record, verifier: Verifier, draft: Draft, now: datetime) -> tup
             changes["archived_at"] = None
     table.update(record, existing, **changes)
     return "reinforced", existing
+
+
+def keep_counted(record: Record, verifier: Verifier, draft: Draft, now: datetime,
+                 report: ObserveReport) -> None:
+    """`keep` one draft, counting what became of it in `report` (a refusal names why, never stops the run)."""
+    try:
+        kept, _ = keep(record, verifier, draft, now)
+    except ObservationRejected as exc:
+        report.refused.append(str(exc))
+        return
+    if kept == "added":
+        report.added += 1
+    elif kept == "reinforced":
+        report.reinforced += 1
+    else:
+        report.skip("duplicates")

@@ -24,11 +24,10 @@ from total_recall.errors import LLMBudgetExceeded, LLMError
 from total_recall.keeping.evicted import MinedEntry
 from total_recall.llm.provider import Message, Provider
 from total_recall.llm.redaction import redact
-from total_recall.observing.keep import keep
+from total_recall.observing.keep import keep_counted
 from total_recall.observing.observation import (
     INJECTED,
     Draft,
-    ObservationRejected,
     ObserveReport,
     Source,
     iso,
@@ -115,17 +114,7 @@ def _keep_batch(record: Record, verifier: Verifier, session: int, notes: list[Dr
             if outside:
                 report.refused.append(f"{where}: cites {', '.join(outside)}, not among the entries shown")
                 continue
-            try:
-                kept, _ = keep(record, verifier, note, now)
-            except ObservationRejected as exc:
-                report.refused.append(str(exc))
-                continue
-            if kept == "added":
-                report.added += 1
-            elif kept == "reinforced":
-                report.reinforced += 1
-            else:
-                report.skip("duplicates")
+            keep_counted(record, verifier, note, now, report)
         table.advance(record, session, end, iso(now))
 
 

@@ -26,9 +26,8 @@ from total_recall.keeping.evicted import MinedEntry, read_range
 from total_recall.llm.provider import Provider
 from total_recall.model import Address
 from total_recall.observing import mechanical, model_observer
-from total_recall.observing.keep import keep
+from total_recall.observing.keep import keep_counted
 from total_recall.observing.observation import (
-    ObservationRejected,
     ObserveReport,
     iso,
     utc_now,
@@ -100,17 +99,7 @@ def _mechanical(record: Record, verifier: Verifier, p: Pending, entries: list[Mi
     report.entries += len(entries)
     with written(record):
         for draft in drafts:
-            try:
-                kept, _ = keep(record, verifier, draft, now)
-            except ObservationRejected as exc:
-                report.refused.append(str(exc))
-                continue
-            if kept == "added":
-                report.added += 1
-            elif kept == "reinforced":
-                report.reinforced += 1
-            else:
-                report.skip("duplicates")
+            keep_counted(record, verifier, draft, now, report)
         table.advance(record, p.number, p.entries, iso(now))
 
 

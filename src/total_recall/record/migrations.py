@@ -988,6 +988,29 @@ CREATE INDEX asset_links_b ON asset_links(b);
 """
 
 
+# The push by meaning (issue 18): one int8 vector (as `indexes.vectors` stores them) per use key and per
+# asset's name and description, written by a rebuild when the vectors extra is present. Derived like the
+# keys: a rebuild replaces them, and erasing an entry drops the vectors of the keys and assets it takes
+# away (whichever of this trigger and m018's runs first: a vector whose key or asset is gone goes too).
+M021_ASSET_VECTORS = """
+CREATE TABLE asset_vectors(
+    id INTEGER PRIMARY KEY,
+    asset INTEGER NOT NULL,
+    key INTEGER,                           -- the use key it embeds; NULL: the asset's name and description
+    vec BLOB NOT NULL
+);
+CREATE INDEX asset_vectors_asset ON asset_vectors(asset);
+CREATE INDEX asset_vectors_key ON asset_vectors(key) WHERE key IS NOT NULL;
+CREATE TRIGGER asset_vectors_forget_erased_entries AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL BEGIN
+    DELETE FROM asset_vectors WHERE asset IN (SELECT asset FROM asset_sources WHERE entry = NEW.id)
+        OR key IN (SELECT id FROM asset_keys WHERE entry = NEW.id OR via = NEW.id)
+        OR asset NOT IN (SELECT id FROM assets)
+        OR (key IS NOT NULL AND key NOT IN (SELECT id FROM asset_keys));
+END;
+"""
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     # The record: sources with their cursors, numbered sessions, addressed append-only entries.
     ("m001_record", M001_RECORD),
@@ -1010,6 +1033,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m018_assets", M018_ASSETS),
     ("m019_observations", M019_OBSERVATIONS),
     ("m020_asset_scopes", M020_ASSET_SCOPES),
+    ("m021_asset_vectors", M021_ASSET_VECTORS),
 ]
 
 

@@ -25,8 +25,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -39,14 +39,14 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from total_recall import __version__
-from total_recall.errors import ConfigError, OutsideBinding, TotalRecallError
+from total_recall.errors import ConfigError, TotalRecallError
 from total_recall.mining.scope import (
     MAX_BYTES_CEILING,
     MAX_BYTES_MIN,
     REPORT_MAX_BYTES,
     reject_unknown,
 )
-from total_recall.model import HARNESSES, Session
+from total_recall.model import HARNESSES
 from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
 from total_recall.record.database import Record
 from total_recall.surfaces.words import explain, named
@@ -103,33 +103,6 @@ class Binding:
     record_path: Path
     harness: str | None = None
     demo: bool = False
-
-    @contextmanager
-    def record(self) -> Iterator[Record]:
-        # Opened per call: a sync in another process (or our own background one) may append meanwhile.
-        with Record(self.record_path) as record:
-            yield record
-
-    @property
-    def served(self) -> tuple[str, ...]:
-        return (self.harness,) if self.harness else HARNESSES
-
-    def harnesses(self, asked: Sequence[str]) -> tuple[str, ...]:
-        """The harness filter a call may use: what it asked for, within the binding."""
-        if self.harness is None:
-            return tuple(asked)
-        if outside := [h for h in asked if h != self.harness]:
-            raise OutsideBinding(f"harness {', '.join(outside)} is outside this server, which is bound to "
-                                 f"{self.harness}")
-        return (self.harness,)
-
-    def session(self, record: Record, number: int) -> Session:
-        """Raises: AddressError (no such session), OutsideBinding (another harness's session)."""
-        session = record.session(number)
-        if self.harness and session.harness != self.harness:
-            raise OutsideBinding(f"s{number} is a {session.harness} session; this server is bound to "
-                                 f"{self.harness}")
-        return session
 
 
 # -- the background sync --
