@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -186,6 +186,62 @@ def test_pasted_imperatives_never_become_the_owners_rules(tmp_path: Path, record
     texts = " ".join(o.text for o in observations(record, archived=True, limit=10_000)).lower()
     for pasted in ("cc legal", "rotate the keys", "sudo", "deploy on mondays", "always_restart"):
         assert pasted not in texts
+
+
+# Rules as owners write them, one shape each: a long subject and its verb, "No X to Y", "Only X merges",
+# "X is off limits", a quantified subject, a quota, a verbless "X before Y", a generic plural with a
+# condition, the team's habit, "nobody … until", "nowhere near".
+NATURAL_RULES = [
+    "Deploys of billing wait for the Friday freeze to end.",
+    "No force pushes to release/6.x.",
+    "Only the gateway team merges into release/6.x.",
+    "The auth database is off limits during business hours.",
+    "Every schema change in ledger gets a second reviewer.",
+    "Any new dependency needs my OK first.",
+    "One feature flag per change.",
+    "Review before merge.",
+    "Schema changes ship behind a flag.",
+    "Dumps are encrypted before they leave db2.internal.",
+    "We squash commits on develop.",
+    "If CI is red, nobody merges until it's green again.",
+    "Secrets stay in the vault and nowhere near the repo.",
+    "Branch names start with the ticket number.",
+]
+# Look-alikes that report, describe or happened once: none is a rule.
+NOT_RULES = [
+    "Requests to billing time out after 30 seconds.",
+    "Only two tests fail now.",
+    "Each worker handles about 200 jobs a minute.",
+    "Sessions expire after an hour.",
+    "Tests fail on main since the upgrade.",
+    "Tickets are closed by the bot.",
+    "Nobody knows why the cache is cold.",
+    "The staging database lives on db2.internal:5433.",
+    "We deployed the billing service to production yesterday.",
+    "I prefer short answers without tables.",
+]
+
+
+def test_rules_written_without_always_or_never_become_rules_and_their_look_alikes_do_not(
+        tmp_path: Path, record: Record) -> None:
+    s = Claude(tmp_path / "claude", "natural").owner("Please look at the slow checkout test.")
+    for sentence in [*NATURAL_RULES, *NOT_RULES]:
+        s.owner(sentence).agent("Noted.")
+    synced(record, tmp_path / "claude")
+    observe(record)
+    kinds = {o.text: o.type for o in observations(record, limit=10_000)}
+    assert {s: kinds.get(s) for s in NATURAL_RULES} == dict.fromkeys(NATURAL_RULES, "rule")
+    assert [sentence for sentence in NOT_RULES if kinds.get(sentence) == "rule"] == []
+
+
+def test_a_pasted_readme_excerpt_never_becomes_the_owners_rules(tmp_path: Path, record: Record) -> None:
+    Claude(tmp_path / "claude", "readme").owner(
+        "From the billing README:\n\n## Contributing\n\n- Always run the linter before you commit.\n"
+        "- Never push to main; open a pull request.\n\nIs that what we actually do here?").agent("Partly.")
+    synced(record, tmp_path / "claude")
+    observe(record)
+    texts = " ".join(o.text for o in observations(record, archived=True, limit=10_000)).lower()
+    assert "linter" not in texts and "push to main" not in texts
 
 
 def test_subagent_and_automated_sessions_are_passed_over(tmp_path: Path, record: Record) -> None:
@@ -427,8 +483,10 @@ def test_thirty_nights_keep_rules_archive_expired_events_and_find_them_by_other_
     observe(record, clock=lambda: START + timedelta(days=4, hours=10))
     rules = {o.id for o in observations(record, type="rule")}
     assert len(rules) == 3
-    reports = [nightly(record, apply=True, clock=lambda n=n: START + timedelta(days=n, hours=18))
-               for n in range(1, 31)]
+    def evening(n: int) -> Callable[[], datetime]:
+        return lambda: START + timedelta(days=n, hours=18)
+
+    reports = [nightly(record, apply=True, clock=evening(n)) for n in range(1, 31)]
     assert all(not r.outcome.startswith("rolled back") for r in reports), [r.outcome for r in reports]
     assert {o.id for o in observations(record, type="rule")} >= rules  # every rule still current
     archived = [o for o in observations(record, archived=True) if o.archived]

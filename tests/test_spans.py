@@ -129,3 +129,25 @@ def test_a_fence_after_a_line_introducing_it_is_one_paste() -> None:
     assert [s.tag for s in spans] == ["statement", "paste", "question"]
     paste = text[spans[1].start:spans[1].end]
     assert paste.startswith("```\nE   AssertionError") and paste.endswith("```")
+
+
+def test_a_document_excerpt_after_a_line_naming_its_source_is_a_paste_headings_and_lists_included() -> None:
+    text = ("From the billing README:\n\n## Contributing\n\n- Always run the linter before you commit.\n"
+            "- Never push to main; open a pull request.\n\nIs that what we actually do here?")
+    assert tagged(text) == [
+        ("statement", "From the billing README:"),
+        ("paste", "## Contributing\n\n- Always run the linter before you commit.\n"
+                  "- Never push to main; open a pull request."),
+        ("question", "Is that what we actually do here?"),
+    ]
+    wiki = "The old wiki says:\n- Always page the on-call before a failover.\n\nStaging first, then prod."
+    assert [t for t, _ in tagged(wiki)] == ["statement", "paste", "statement"]
+    excerpt = "CONTRIBUTING.md excerpt:\nNever merge your own pull request.\n\nDo we follow this?"
+    assert [t for t, _ in tagged(excerpt)] == ["statement", "paste", "question"]
+
+
+def test_a_list_after_a_line_naming_a_document_but_no_source_is_the_owner_s_own() -> None:
+    for text in ("Two rules for the docs:\n- never edit them by hand\n- regenerate them with make docs",
+                 "What I want in the README:\n- install steps first\n- never paste tokens into examples",
+                 "Apart from the tests, update the docs:\n- the install steps\n- the upgrade notes"):
+        assert "paste" not in [t for t, _ in tagged(text)], text

@@ -44,19 +44,62 @@ _RULE_RX = re.compile(
     r"under no circumstances|at all times|no exceptions?|by default|as a rule|the rule is|"
     r"our (?:convention|policy|rule|standard) is|(?:is|are) (?:not allowed|forbidden|mandatory|required)|"
     r"must(?:n't| not)?|shall not|do not ever|don't ever|not ever)\b")
+# How owners write a convention without "always"/"never": a subject of any length (not a pronoun or an
+# article-led one-off) that waits, goes, belongs … somewhere; "X first, then Y"; "No X before Y"; "Only X
+# merges"; "Every X change needs …"; "X is off limits"; "one X per Y"; "X before Y" with no verb at all.
+_NOT_SUBJECT = r"(?!(?:the|a|an|this|that|it|i|we|you|he|she|they|my|our|your|there|here|if|when|so)\b)"
 _NORM_RX = re.compile(
     r"\b[\w/.-]+,? first,? then\b|"
-    r"^(?!(?:the|a|an|this|that|it|i|we|you|he|she|they|my|our|your|there|here)\b)[a-z][\w/.-]*"
-    r"(?: [a-z][\w/.-]*)? (?:wait|waits|go|goes|need|needs|require|requires|belong|belongs|stay|stays|"
-    r"happen|happens|ship|ships|merge|merges|get|gets) (?:for|through|in|into|after|before|via|behind|only|"
-    r"to)\b|"
+    r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,5}? (?:wait|waits|go|goes|need|needs|"
+    r"require|requires|belong|belongs|stay|stays|happen|happens|ship|ships|merge|merges|get|gets|"
+    r"land|lands|come|comes) (?:for|through|in|into|after|before|via|behind|only|to|under|out of|"
+    r"away from|outside)\b|"
+    r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,5}? (?:start|starts|end|ends) with\b|"
     r"\bonly (?:after|when|once|via|through|with|from)\b|"
-    r"^(?:no|nothing) [\w/.-]+(?: [\w/.-]+)? (?:without|before|until|on|in|during|after)\b|"
+    r"^(?:no|nothing) [\w/.-]+(?: [\w/.-]+){0,3} (?:without|before|until|on|in|into|to|during|after|"
+    r"outside|past)\b|"
     r"^no (?:more )?[\w/.-]+(?: [\w/.-]+)?$|"
     r"\b[\w/.-]+, not [\w/.-]+|"
     r"\b(?:before|after) (?:every|each|any) \w+|"
-    r"\bwe (?:use|don't use|do not use|avoid|never|always|only)\b")
+    r"\bwe (?:use|don't use|do not use|avoid|never|always|only)\b|"
+    # a deontic predicate, whatever the subject
+    r"\b(?:off[ -]limits|hands off|out of bounds|nowhere (?:near|else|outside)|needs? my (?:ok|okay|"
+    r"approval|sign-?off|go-ahead)|(?:is|are) (?:not )?(?:allowed|permitted) (?:to|on|in|during|before|"
+    r"without))\b|"
+    # a quantified subject and its verb: "Every schema change gets …", "Any new dependency needs …"
+    r"^(?:every|each|any) (?!(?:day|night|week|month|year|morning|afternoon|evening|time|other|monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday)\b)(?:[\w/.:-]+ ){1,5}?(?:must|should|may|"
+    r"has to|needs|requires|gets|goes|stays|waits|ships|belongs|carries|lands)\b|"
+    r"^only (?:the |my |our )?(?:[\w/.:-]+ ){0,4}?(?:may|can|must|should|gets? to|"
+    r"(?!is\b|was\b|has\b|this\b|its\b|does\b)[a-z]+[^s\W]s)\b|"
+    r"(?:^|, )(?:nobody|no one) (?!knows|seems|cares|says|thinks)[a-z]+s\b|"
+    r"^(?:one|a single|at most \w+|no more than \w+) [\w/.:-]+(?: [\w/.:-]+){0,3} per \w|"
+    r"^[a-z][\w-]*(?: [a-z][\w-]*)? before [a-z][\w-]*(?: [a-z][\w-]*)?\W*$")
+# A generic plural subject and a present verb, with a condition, a manner or a frequency adverb: "Schema
+# changes ship behind a flag", "Branch names start with the ticket", "Dumps are encrypted before they
+# leave". Checked after events, since "Tests fail after the upgrade" reports rather than rules.
+_GENERIC_RX = re.compile(
+    r"^" + _NOT_SUBJECT + r"(?!(?:is|was|has|does|its|yes|thanks|always|sometimes|perhaps|as|us|plus|"
+    r"less|unless|please|also|just|this|thus)\b)(?:[a-z][\w-]* )?[a-z][\w-]*[^s\W']s"
+    r"(?: (?:of|for|on|in|to|from|under|against|into|with|at|by) [\w/.:-]+(?: [\w/.:-]+)?)? "
+    r"(?:(?:still|always|only|usually|normally) [a-z]+\b|"
+    r"(?:are|get) (?:\w+ed|\w+en) (?:before|after|until|through|via|behind|only|first)\b|"
+    r"(?!(?:are|were|was|is|have|had|do|did|fail|break|crash|hang|work|pass|look|seem|keep|time|show|"
+    r"before|after|in|on|at|for|and|or|but|with|from|to|of|that|which|who|when|if|as|than|out|up|off|down|"
+    r"over)\b)[a-z]+(?<!ed)"
+    r"\b(?=.*\b(?:before|until|unless|only|through|via|behind|out of|away from|first|by hand|under)\b))")
+# "We squash commits on develop": the team's present-tense habit, as a convention.
+_WE_DO_RX = re.compile(
+    r"^we (?!(?:are|were|have|had|will|would|can|could|should|might|may|did|do|don't|need|want|plan|hope|"
+    r"think|know|got|went|saw|see|met|lost|made|took|found|ran|built|sent|left|broke|came|tried|just|also|"
+    r"still|get|hit|lose|love|like|hate|all|both)\b)[a-z]+(?<!ed) [a-z]")
 _SOFT_RX = re.compile(r"\b(?:don't|do not|dont|should(?:n't| not)?|avoid|instead of)\b")
+# The shapes anchored at a sentence's start read past a short lead-in ending in a colon ("Before you start:
+# No force pushes to develop."), but not past an error's name ("Error: no tests in src/").
+_LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
+_NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
+# A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
+_NOW = re.compile(r"\b(?:now|today|tonight|this (?:time|week|morning)|yet|currently|at the moment|for now)\b")
 _DEICTIC = re.compile(r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
 _GOAL_RX = re.compile(
     r"\b(?:my|our|the) (?:goal|aim|objective|target) (?:is|for)\b|\b(?:i|we) (?:want|plan|intend|hope|aim) "
@@ -103,7 +146,9 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
         return _PREFERENCE
     if _RULE_RX.search(low):
         return _RULE
-    if _NORM_RX.search(low):
+    lead = _LEAD_IN.match(low)
+    body = low[lead.end():] if lead and not _NOT_LEAD_IN.search(lead.group()) else low
+    if (_NORM_RX.search(low) or _NORM_RX.search(body)) and not _NOW.search(low):
         return _NORM
     if tag == "instruction" and _SOFT_RX.search(low) and not _DEICTIC.search(low):
         return _SOFT
@@ -113,6 +158,8 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
         return _INCIDENT
     if _EVENT_RX.search(low):
         return _EVENT
+    if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body)) and not _DEICTIC.search(body):
+        return _NORM
     if tag == "statement" and (_ABOUT_OWNER.search(low) or (_FACT_RX.search(low) and _CONCRETE.search(s))):
         return _FACT
     return None

@@ -5,7 +5,8 @@ commands, pasted material (an email, a log, a code block, a quoted passage) and 
 the prose is his words, and only it can hold his instructions: a pasted email that says "ignore the previous
 rule" is a `paste` span, never an instruction. What someone else wrote is told by structure, not by its
 words: fences, quote blocks, log lines, an email's headers or its greeting and sign-off, a forwarded-message
-line, a passage wholly in quotation marks, the block after a line that introduces something received. The
+line, a passage wholly in quotation marks, the block after a line that introduces something received (a
+document's whole excerpt, lists too, after a line saying it comes from a README, docs or a wiki). The
 prose is then cut into sentences and tagged; every sentence of it is the owner's, whatever its tag.
 Spans are offsets into the verbatim text, so the text itself is never rewritten.
 """
@@ -55,6 +56,19 @@ _PASTE_INTRO = re.compile(
     r"sent|wrote|writes|forwarded|posted|said|says|replied|answered)\b[^\n]*:[ \t]*$",
     re.I,
 )
+# A line that says what follows comes from a document: "From the billing README:", "the wiki says:",
+# "CONTRIBUTING.md excerpt:". What follows it, a list or headings included, is the document's, not the
+# owner's; "Two rules for the docs:" names no source and stays his.
+_DOCUMENT = (r"(?:readme|docs?|documentation|wiki|changelog|change ?log|release notes|contributing|"
+             r"guidelines?|guide|handbook|manual|faq|man ?page|spec|rfc|style ?guide|playbook|runbook|"
+             r"[\w./-]+\.(?:md|rst|txt|adoc))")
+_DOCUMENT_INTRO = re.compile(
+    r"(?:\b(?:from|according to|quoting|quoted from|copied from|pasted from|excerpt (?:of|from)|straight "
+    r"out of) (?:[\w./'-]+ ){0,4}?" + _DOCUMENT + r"\b|\b" + _DOCUMENT
+    + r"(?: file| page| entry)? (?:says|said|say|reads|states|excerpt|extract|snippet)\b)[^\n]*:[ \t]*$",
+    re.I,
+)
+_MARKDOWN_BLOCK = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>|\||    |\t)")
 # A passage wholly in quotation marks: an opening mark at its start, the closing one at its end, none between.
 _QUOTED = re.compile(r"\A\s*[\"“‘][^\"“”‘’]+[\"”’][.,;!?)]*\s*\Z")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n+")
@@ -144,7 +158,7 @@ def _merged(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     """Runs of pasted lines: an email (from its headers, a forwarded-message line, or a greeting that a
     sign-off closes), quoted lines, logs, a paragraph wholly in quotation marks, the block after a line
-    introducing something received."""
+    introducing something received, a document's excerpt after a line naming it."""
     lines: list[tuple[int, int]] = []
     pos = start
     for raw in text[start:end].split("\n"):
@@ -186,6 +200,13 @@ def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]])
                 yield s, lines[j - 1][1]
                 i = free = j
                 continue
+        if _DOCUMENT_INTRO.search(here):
+            found = _document_block(lines, i + 1, line, fences)
+            if found is not None:
+                j, k = found
+                yield lines[j][0], lines[k - 1][1]
+                i = free = k
+                continue
         if _PASTE_INTRO.search(here):
             # "Here is the log:" then the block up to the next blank line (after blank lines, if any).
             j = i + 1
@@ -204,6 +225,28 @@ def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]])
                 i = free = k
                 continue
         i += 1
+
+
+def _document_block(lines: list[tuple[int, int]], i: int, line: Callable[[int], str],
+                    fences: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first and after-last lines of a document excerpt starting at line i (after blank lines): its
+    first paragraph whatever it is, then each paragraph shaped like a document's (headings, lists, quotes,
+    tables, indented lines) up to the first plain one, the owner's again. None when none follows or a fence
+    does (a fence is a paste already)."""
+    j = i
+    while j < len(lines) and not line(j).strip() and j - i < 2:
+        j += 1
+    if j >= len(lines) or not line(j).strip() or any(fs <= lines[j][0] < fe for fs, fe in fences):
+        return None
+    k = _paragraph_end(lines, j, line)
+    while True:
+        n = k
+        while n < len(lines) and not line(n).strip():
+            n += 1
+        if (n >= len(lines) or not _MARKDOWN_BLOCK.match(line(n))
+                or any(fs <= lines[n][0] < fe for fs, fe in fences)):
+            return j, k
+        k = _paragraph_end(lines, n, line)
 
 
 def _paragraph_end(lines: list[tuple[int, int]], i: int, line: Callable[[int], str]) -> int:
