@@ -10,7 +10,10 @@ syncs the late corrections after the build, then measures on the same cases:
                     the rest dropped and counted), for each setup TOPIC → NAMES → USES → CO_ACCESS → OVERLAY
                     → NAMED_SLOT → FULL and the BASELINE (every asset's name and description, the same search
                     and budget): hit@1, hit@5, tokens and ms per push; McNemar's exact test on hit@5 for each
-                    step and for FULL against BASELINE; the hard cases (reached only by a correction) apart
+                    step and for FULL against BASELINE; the hard cases (reached only by a correction) apart;
+                    with the vectors extra, FULL+MEANING (FULL's words fused with the key vectors, the
+                    bar fitted by bench/fit_push.py on the `fit` half) and BASELINE+MEANING (every asset's
+                    name and description embedded, the same budget) beside them
   named first       requests naming an asset by name or alias: that asset first (target 100 %)
   no asset serves   everyday requests and tasks of assets the owner does not have: an empty push (≥ 80 %)
   eligibility       erased, quarantined, muted (by the API and by the owner's words), superseded and
@@ -58,8 +61,8 @@ from ownership_data import (
 )
 from total_recall.record.database import Record
 
-SETUPS = api.SETUPS
-STEPS = SETUPS[:7]
+SETUPS = api.SETUPS + (api.MEANING_SETUPS if api.meaning_available() else ())
+STEPS = api.SETUPS[:7]
 HARD = ("correction", "late")
 
 
@@ -312,7 +315,7 @@ def speed(out: Path, owner: Owner, count: int, seed: int, pushes: int) -> dict[s
     record = Record(home / "record.sqlite3")
     api.sync(record, home)
     t = time.perf_counter()
-    api.rebuild(record, home)
+    api.rebuild(record, home, meaning=False)  # the word push's speed; the meaning setups' ms are per case
     built_s = time.perf_counter() - t
     rng = Random(seed)
     requests = [p.request for ps in owner.probes.values() for p in ps]
@@ -388,7 +391,7 @@ def report(
     print(
         f"\n== ownership misses: {n} paired cases (target: FULL hit@5 >= 0.90, baseline beside)\n   {command}"
     )
-    print(f"{'setup':<11}{'hit@1':>7}{'hit@5':>7}{'hard @5':>9}{'tokens':>8}{'ms p50':>8}{'ms p99':>8}")
+    print(f"{'setup':<17}{'hit@1':>7}{'hit@5':>7}{'hard @5':>9}{'tokens':>8}{'ms p50':>8}{'ms p99':>8}")
     hard = [i for i, r in enumerate(rows["FULL"]) if r["category"] in HARD]
     for s in SETUPS:
         rs = rows[s]
@@ -402,7 +405,7 @@ def report(
         }
         out[s] = line
         print(
-            f"{s:<11}{line['hit1']:>7.3f}{line['hit5']:>7.3f}{line['hard_hit5']:>9.3f}{line['tokens']:>8.1f}"
+            f"{s:<17}{line['hit1']:>7.3f}{line['hit5']:>7.3f}{line['hard_hit5']:>9.3f}{line['tokens']:>8.1f}"
             f"{line['ms_p50']:>8.2f}{line['ms_p99']:>8.2f}"
         )
     print(f"   hard cases (reached only through a correction): {len(hard)} of {n}")
@@ -415,20 +418,22 @@ def report(
         )
     print("\n   paired hit@5 (McNemar, exact): each step against the one before, FULL against BASELINE")
     out["mcnemar"] = {}
-    for a, b in [*zip(STEPS[1:], STEPS[:-1], strict=True), ("FULL", "BASELINE")]:
+    meaning = [("FULL+MEANING", "FULL"), ("FULL+MEANING", "BASELINE+MEANING")]
+    meaning = meaning if rows.get("FULL+MEANING") else []
+    for a, b in [*zip(STEPS[1:], STEPS[:-1], strict=True), ("FULL", "BASELINE"), *meaning]:
         only_a, only_b, p = mcnemar([r["hit5"] for r in rows[a]], [r["hit5"] for r in rows[b]])
         out["mcnemar"][f"{a} vs {b}"] = {"only_first": only_a, "only_second": only_b, "p": p}
-        print(f"   {a:>10} vs {b:<10} {only_a:>4} won, {only_b:>4} lost, p = {p:.3g}")
+        print(f"   {a:>16} vs {b:<16} {only_a:>4} won, {only_b:>4} lost, p = {p:.3g}")
     print(
         f"\n== named asset first: {len(named['FULL'])} requests naming an asset (target 100 %)\n   {command}"
     )
     for s in SETUPS:
         out.setdefault("named_first", {})[s] = _mean(named[s])
-        print(f"   {s:<11}{_mean(named[s]):>7.1%}")
+        print(f"   {s:<17}{_mean(named[s]):>7.1%}")
     print(f"\n== requests no asset serves: {len(empty['FULL'])} (target: empty push >= 80 %)\n   {command}")
     for s in SETUPS:
         out.setdefault("empty", {})[s] = _mean(empty[s])
-        print(f"   {s:<11}{_mean(empty[s]):>7.1%}")
+        print(f"   {s:<17}{_mean(empty[s]):>7.1%}")
     print(f"\n== eligibility (target: 0 leaks, >= 1,000 cases a route)\n   {command}")
     out["eligibility"] = {}
     for route, t in tallies.items():

@@ -17,6 +17,10 @@ from total_recall.record.database import Record
 from total_recall.syncing import sync as sync_record
 
 SETUPS = ("TOPIC", "NAMES", "USES", "CO_ACCESS", "OVERLAY", "NAMED_SLOT", "FULL", "BASELINE")
+# The push by meaning (the vectors extra): FULL's words fused with each asset's key vectors, and the
+# baseline by meaning (every asset's name and description embedded, the same budget).
+MEANING = "+MEANING"
+MEANING_SETUPS = ("FULL" + MEANING, "BASELINE" + MEANING)
 
 
 class BenchError(Exception):
@@ -52,7 +56,7 @@ def missing() -> str | None:
     absent = [n for n in ("rebuild", "push", "Setup", "mute", "unmute") if not hasattr(mod, n)]
     if absent:
         return f"total_recall.assets lacks {', '.join(absent)}"
-    setups = [s for s in SETUPS if not hasattr(mod.Setup, s)]
+    setups = [s for s in SETUPS if not hasattr(mod.Setup, s.removesuffix(MEANING))]
     if setups:
         return f"total_recall.assets.Setup lacks {', '.join(setups)}"
     return None
@@ -81,17 +85,28 @@ def sync(record: Record, home: Path) -> None:
         raise BenchError(f"sync of {home} failed: {report.errors[:3]}")
 
 
-def rebuild(record: Record, home: Path) -> Any:
+def rebuild(record: Record, home: Path, *, meaning: bool = True) -> Any:
     with _home(home):
-        return _assets().rebuild(record, roots={"claude-code": home / ".claude"})
+        return _assets().rebuild(record, roots={"claude-code": home / ".claude"}, meaning=meaning)
+
+
+def meaning_available() -> bool:
+    """Whether the vectors extra loads here (the meaning setups are measured only then)."""
+    try:
+        from total_recall.indexes import vectors
+    except ImportError:
+        return False
+    return bool(vectors.available())
 
 
 def push(
     record: Record, home: Path, text: str, setup: str, *, session: int | None = None, cwd: str | None = None
 ) -> Reply:
     mod = _assets()
+    base, meaning = setup.removesuffix(MEANING), setup.endswith(MEANING)
     with _home(home):
-        got = mod.push(record, text, session=session, cwd=cwd, setup=getattr(mod.Setup, setup))
+        got = mod.push(record, text, session=session, cwd=cwd, setup=getattr(mod.Setup, base),
+                       meaning=meaning)
     try:
         pointers = [
             Pointer(str(p.name), str(p.kind), str(p.line), str(p.source), float(p.score), str(p.why))

@@ -11,8 +11,8 @@ all alike:
 - the floor: the interpreter alone (`python -c pass`), which no hook can beat;
 - the hook on its short path (the installed `total-recall` script, which answers UserPromptSubmit importing
   only the record and the push), with a prompt that pushes a pointer and one that pushes nothing;
-- the same hook through the full CLI (`python -m total_recall.surfaces.cli hook claude-code`: click, the
-  table of operations, the MCP-free rest), the path every hook took before the short one.
+- the same hook through the full CLI (`surfaces.cli.main`: click, the table of operations, the MCP-free
+  rest), the path every hook took before the short one.
 
 Prints p50/p99 wall time of each and its ratio to the floor. Target (issue 18): p50 < 150 ms with the
 push inside, interpreter start included.
@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -42,6 +43,7 @@ WORDS = ("relay browser login portal invoice ledger camera printer sensor deploy
          "scanner uploader downloader converter resizer compressor signer verifier notifier").split()
 HIT = "Grab last quarter's statement from the bank website please"
 MISS = "What is the capital of Australia?"
+MEANT = "fetch my latest account summary from the online banking portal"  # no word of the skill's keys
 
 
 def build(base: Path, assets: int, seed: int) -> dict[str, str]:
@@ -67,6 +69,39 @@ def build(base: Path, assets: int, seed: int) -> dict[str, str]:
     for args in (("sync", "--harness", "claude-code"), ("assets", "--rebuild", "--json")):
         subprocess.run([str(EXE), *args], env=env, check=True, capture_output=True)
     return env
+
+
+def served(env: dict[str, str], runs: int, payload: Callable[[str], str], out: dict[str, list[float]]
+           ) -> str | None:
+    """The same hook with a live MCP server (the bench's own child, `total-recall mcp --no-sync`) holding
+    the model: its push socket answers, by meaning. Returns what the hook said to MEANT (None without
+    the vectors extra: the server then pushes by words, and only its speed is measured)."""
+    server = subprocess.Popen([str(EXE), "mcp", "--no-sync"], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert server.stderr is not None
+        while "push socket" not in (line := server.stderr.readline()) or "ready" not in line:
+            if not line:
+                raise SystemExit("the MCP server ended before its push socket was ready")
+        said = None
+        for key in ("served, pushes", "served, meaning", "served, nothing"):
+            out[key] = []
+        for _ in range(runs):
+            took, _ = timed([str(EXE), "hook", "claude-code"], payload(HIT), env)
+            out["served, pushes"].append(took)
+            took, said = timed([str(EXE), "hook", "claude-code"], payload(MEANT), env)
+            out["served, meaning"].append(took)
+            out["served, nothing"].append(timed([str(EXE), "hook", "claude-code"], payload(MISS), env)[0])
+        return said if _has_vectors() else None
+    finally:
+        server.kill()
+        server.wait()
+
+
+def _has_vectors() -> bool:
+    from total_recall.indexes import vectors
+
+    return bool(vectors.available())
 
 
 def timed(command: list[str], stdin: str, env: dict[str, str]) -> tuple[float, str]:
@@ -104,11 +139,15 @@ def main() -> None:
             took, pushed = timed([str(EXE), "hook", "claude-code"], payload(HIT), env)
             runs["short, pushes"].append(took)
             runs["short, nothing"].append(timed([str(EXE), "hook", "claude-code"], payload(MISS), env)[0])
-            full = [sys.executable, "-m", "total_recall.surfaces.cli", "hook", "claude-code"]
+            full = [sys.executable, "-c", "from total_recall.surfaces.cli import main; main()", "hook",
+                    "claude-code"]
             took, pushed_full = timed(full, payload(HIT), env)
             runs["full CLI, pushes"].append(took)
+        meant = served(env, args.runs, payload, runs)
     if "portal-relay" not in pushed or "portal-relay" not in pushed_full:
         raise SystemExit(f"a hook pushed no pointer to the corrected skill: {pushed!r} / {pushed_full!r}")
+    if meant is not None:
+        print(f"   the served hook pushed by meaning (words alone push nothing): {'portal-relay' in meant}")
     floor = statistics.median(runs["floor"])
     print(f"== the per-prompt hook, {args.assets:,} assets (built in {built:.1f} s)\n   {command}")
     print(f"   {'':<18} {'p50 ms':>8} {'p99 ms':>8} {'p50 / floor':>12}")

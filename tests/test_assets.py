@@ -7,6 +7,7 @@ import json
 import shutil
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from total_recall.assets import Setup, assets, mute, push, rebuild, search_assets, unmute
 from total_recall.erasure import erase
 from total_recall.errors import AddressError
+from total_recall.indexes import vectors
 from total_recall.record.database import Record
 from total_recall.syncing import sync
 
@@ -78,7 +80,7 @@ def write(path: Path, text: str) -> None:
 
 
 @pytest.fixture
-def owner(tmp_path: Path) -> dict[str, Any]:
+def owner(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """A config root (skills, a command, an agent, a malformed SKILL.md, an MCP server) and a history."""
     root = tmp_path / ".claude"
     write(root / "skills" / "portal-relay" / "SKILL.md",
@@ -293,7 +295,8 @@ def test_a_correction_counts_on_the_next_push_without_a_rebuild_and_survives_one
         owner: dict[str, Any]) -> None:
     record = owner["record"]
     asked = "fill in the quarterly vendor spreadsheet for accounting"
-    assert all(p.name != "portal-relay" for p in push(record, asked).pointers)
+    # by words (by meaning, a quarterly vendor task already sits near the supplier-portal request)
+    assert all(p.name != "portal-relay" for p in push(record, asked, meaning=False).pointers)
     owner["later"].owner("fill in the quarterly vendor spreadsheet for accounting")
     owner["later"].agent("I have no access to that spreadsheet.")
     owner["later"].owner("use the portal-relay skill")
@@ -357,12 +360,17 @@ def test_a_sub_agents_push_equals_a_twin_records_that_never_held_the_other_proje
     for asked in ("clean the gpu cache with gpu_clean.py", "write a script for the cache",
                   "rotate the nginx logs", "download the report from the supplier portal",
                   "take a snapshot of the staging database"):
-        got = push(record, asked, session=owner["sub"])
-        ref = push(twin, asked, session=sub_twin)
+        got = push(record, asked, session=owner["sub"], meaning=False)
+        ref = push(twin, asked, session=sub_twin, meaning=False)
         pushed += len(got.pointers)
         assert [(p.name, p.score, p.why, p.line) for p in got.pointers] \
             == [(p.name, p.score, p.why, p.line.replace(str(twin_home), str(tmp))) for p in ref.pointers]
         assert got.tokens == ref.tokens
+        # by meaning: the same pointers in the same order (the cosines are exact; the word half of a fused
+        # score carries the word statistics' last digits, which the rounding above hides)
+        meant, twin_meant = push(record, asked, session=owner["sub"]), push(twin, asked, session=sub_twin)
+        assert [(p.name, p.why, p.line) for p in meant.pointers] \
+            == [(p.name, p.why, p.line.replace(str(twin_home), str(tmp))) for p in twin_meant.pointers]
     assert pushed >= 3
     twin.close()
 
@@ -385,3 +393,46 @@ def test_a_correction_in_no_known_phrasing_ties_the_earlier_request_to_what_was_
     uses = {k.text: k.origin for k in by_name(record)["release-notes"].keys.uses}
     assert uses.get("compile the changelog for the sprint demo") == "correction"
     assert "lean on release-notes here" not in uses
+
+
+needs_vectors = pytest.mark.skipif(not vectors.available(), reason="the vectors extra is not installed")
+
+
+@needs_vectors
+def test_a_rebuild_embeds_each_use_key_and_asset_and_erase_takes_the_vectors_out_of_the_file(
+        owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    main = owner["sessions"][owner["main"].id]
+    counts = record.execute("SELECT (SELECT COUNT(*) FROM asset_vectors WHERE key IS NULL), "
+                            "(SELECT COUNT(*) FROM assets), (SELECT COUNT(*) FROM asset_vectors v JOIN "
+                            "asset_keys k ON k.id = v.key WHERE k.field = 'use'), (SELECT COUNT(*) FROM "
+                            "asset_keys WHERE field = 'use')").fetchone()
+    assert counts[0] == counts[1] > 0 and counts[2] == counts[3] > 0
+    said = record.execute("SELECT v.vec FROM asset_vectors v JOIN asset_keys k ON k.id = v.key "
+                          "WHERE k.text = ?", ("download last quarter's report from the supplier portal",)
+                          ).fetchone()[0]
+    files = sorted(record.path.parent.glob("record.sqlite3*"))
+    assert any(said in f.read_bytes() for f in files)
+    erase(record, f"s{main}#1", "private")
+    assert all(said not in f.read_bytes() for f in sorted(record.path.parent.glob("record.sqlite3*")))
+    orphans = record.execute("SELECT COUNT(*) FROM asset_vectors WHERE (key IS NOT NULL AND key NOT IN "
+                             "(SELECT id FROM asset_keys)) OR asset NOT IN (SELECT id FROM assets)")
+    assert orphans.fetchone()[0] == 0
+    rebuild(record, {"claude-code": owner["root"]})  # and a rebuild replaces them, the erased words gone
+    assert all(said not in f.read_bytes() for f in sorted(record.path.parent.glob("record.sqlite3*")))
+
+
+@needs_vectors
+def test_the_push_by_meaning_finds_a_corrected_asset_a_word_push_misses(owner: dict[str, Any]) -> None:
+    asked = "fetch the quarterly statement from the vendor website"
+    assert all(p.name != "portal-relay" for p in push(owner["record"], asked, meaning=False).pointers)
+    got = push(owner["record"], asked, meaning=True)
+    assert got.pointers[0].name == "portal-relay" and got.pointers[0].why == "meaning"
+    assert push(owner["record"], asked).pointers[0].name == "portal-relay"  # FULL goes by meaning when it can
+
+
+@needs_vectors
+def test_the_meaning_bar_keeps_an_unrelated_request_empty(owner: dict[str, Any]) -> None:
+    for asked in ("what is the capital of Australia?", "tell me a joke", "what time is it in Tokyo",
+                  "how do I reverse a list in python"):
+        assert push(owner["record"], asked, meaning=True).pointers == [], asked

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import json
+import re
+import select
+import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +18,14 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript
+from total_recall.indexes import vectors
 from total_recall.surfaces.cli import cli
 
 EXE = Path(sys.executable).parent / "total-recall"
 SESSION_ID = "5b2d8f10-6c4e-4a7b-9e21-0f3a1c2d4e5f"
 # Shares no word with the skill's name or description, only with the request the owner corrected.
 ASK = "Grab last quarter's statement from the bank website please"
+needs_vectors = pytest.mark.skipif(not vectors.available(), reason="the vectors extra is not installed")
 
 
 @dataclass
@@ -160,3 +166,80 @@ def test_an_agent_built_on_the_package_gets_the_pointers_for_its_next_call(owner
     owner.cli("mute", "--all")
     with Record(owner.home / "record.sqlite3") as record:
         assert next_pointers(record, 1, ASK) == []
+
+
+# Shares no word with the skill or the request the owner corrected; only its meaning is theirs.
+MEANT = "fetch my latest account summary from the online banking portal"
+READY = re.compile(r"push socket (\S+) ready")
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[str]
+    socket: Path
+
+
+@pytest.fixture
+def server(owner: Owner) -> Iterator[Server]:
+    """The real `total-recall mcp --no-sync`, as Claude Code keeps it for a session, with its push socket."""
+    proc = subprocess.Popen([str(EXE), "--home", str(owner.home), "mcp", "--no-sync"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=owner.env)
+    try:
+        yield Server(proc, _ready(proc, within=60.0))
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+def _ready(proc: subprocess.Popen[str], within: float) -> Path:
+    """The socket the server says is ready, waiting on its stderr (bounded: `within` seconds)."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + within
+    said = []
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([proc.stderr], [], [], left)
+        if not readable:
+            break
+        line = proc.stderr.readline()
+        if not line:
+            break
+        said.append(line)
+        if found := READY.search(line):
+            return Path(found.group(1))
+    raise AssertionError(f"the server never said its push socket was ready: {said}")
+
+
+@needs_vectors
+def test_the_prompt_hook_asks_the_running_server_which_pushes_by_meaning(owner: Owner,
+                                                                          server: Server) -> None:
+    assert server.socket.parent == owner.home and server.socket.name == f"push-{server.proc.pid}.sock"
+    assert stat.S_IMODE(server.socket.stat().st_mode) == 0o600
+    assert stat.S_IMODE(owner.home.stat().st_mode) == 0o700
+    said = json.loads(owner.hook(prompt(MEANT)).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "portal-relay" in said
+    assert owner.hook(prompt("What is the capital of Australia?")).stdout == ""
+
+
+@needs_vectors
+def test_the_prompt_hook_falls_back_to_words_when_the_server_is_gone(owner: Owner, server: Server) -> None:
+    server.proc.kill()
+    server.proc.wait(timeout=30)
+    assert server.socket.exists()  # killed: it could not clean up
+    assert owner.hook(prompt(MEANT)).stdout == ""  # words alone miss it, and the hook still exits 0
+    assert "portal-relay" in owner.hook(prompt(ASK)).stdout
+    assert not server.socket.exists()  # the stale socket was removed by the hook that found it
+
+
+@needs_vectors
+def test_the_prompt_hook_ignores_a_push_socket_open_to_others(owner: Owner, server: Server) -> None:
+    server.socket.chmod(0o666)  # as another user's, or a tampered one, would be
+    assert owner.hook(prompt(MEANT)).stdout == ""  # not asked: the words answer
+    server.socket.chmod(0o600)
+    assert "portal-relay" in owner.hook(prompt(MEANT)).stdout
+
+
+def test_the_mcp_server_removes_its_push_socket_when_it_stops(owner: Owner, server: Server) -> None:
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()  # the client closes the stream: the server ends
+    assert server.proc.wait(timeout=30) == 0
+    assert not server.socket.exists()

@@ -14,7 +14,7 @@ AssetKind = Literal["skill", "command", "agent", "tool", "machine", "decision", 
                     "mcp_server"]
 ASSET_KINDS: tuple[str, ...] = get_args(AssetKind)
 KeyField = Literal["name", "topic", "use"]
-Why = Literal["named", "use", "topic", "name", "co-access", "overlay"]
+Why = Literal["named", "use", "topic", "name", "co-access", "overlay", "meaning"]
 
 
 @dataclass(frozen=True, slots=True)

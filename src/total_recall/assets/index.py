@@ -20,6 +20,7 @@ from total_recall.assets.corrections import corrections, mutes, owner_words
 from total_recall.assets.decisions import decisions
 from total_recall.assets.discovery import config_roots, discover
 from total_recall.assets.eligibility import eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.meaning import key_vectors
 from total_recall.assets.mined import Mined, Turn, Use, mine, scrubbed, sessions_turns
 from total_recall.assets.words import KIND_WORDS, STOP, grams, normal_name, plain_word, shorten, terms, tokens
 from total_recall.errors import SearchError
@@ -33,9 +34,10 @@ SESSION_LINKS = 30  # co-access pairs are made among a session's first 30 distin
 
 
 def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = None, *,
-            env: Mapping[str, str] | None = None) -> AssetReport:
+            env: Mapping[str, str] | None = None, meaning: bool = True) -> AssetReport:
     """Rebuild the index from the record and the config roots (`roots`: harness → config root(s); None:
-    derived from the environment, see `discovery.config_roots`)."""
+    derived from the environment, see `discovery.config_roots`). With the vectors extra (and `meaning`),
+    every use key and every asset's name and description is embedded too, for the push by meaning."""
     started = time.perf_counter()
     found_roots = config_roots(env) if roots is None else {
         h: [r] if isinstance(r, Path) else list(r) for h, r in roots.items()}
@@ -66,8 +68,11 @@ def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = 
     mute_rows = [(m.name, m.action, _ts(t, entry), entry) for t in turns for entry, w in t.words.items()
                  for m in mutes(w, known)]
     stored = _stored(drafts, {r.id: cwds.get(r.session) for r in rows})
+    texts = [t for row, keys, _ in stored for t in (table.described(row), *(k.text for k in keys
+                                                                              if k.field == "use"))]
+    vectors = key_vectors(texts, table.stored_vectors(record)) if meaning else {}
     table.store_build(record, stored, links, [(u.identity, u.entry, u.session) for u in mined.uses],
-                      mute_rows, last, found.warnings)
+                      mute_rows, last, found.warnings, vectors)
     report = AssetReport(warnings=found.warnings, links=len(links), mutes=len(mute_rows))
     for row, keys, _ in stored:
         report.assets[row.kind] = report.assets.get(row.kind, 0) + 1

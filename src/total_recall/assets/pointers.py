@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from total_recall.assets import meaning as meant
 from total_recall.assets.asset import Pointer, Push, Setup, Why
 from total_recall.assets.corrections import Mute, corrections, mutes, owner_words
 from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, reader_of
@@ -80,8 +81,12 @@ _overlays: dict[tuple[str, int, int], _Overlay] = {}
 
 
 def push(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,
-         setup: Setup = Setup.FULL, limit: int = MAX_POINTERS) -> Push:
+         setup: Setup = Setup.FULL, limit: int = MAX_POINTERS, meaning: bool | None = None) -> Push:
     """Up to `limit` (at most 5) pointers for the owner's message `text`, best first.
+
+    `meaning`: score by meaning too (`meaning.py`), fused with the words; None: in the FULL setup, when
+    the index holds key vectors and the vectors extra loads (the first such push in a process loads the
+    model, ~0.8 s: the per-prompt hook says False).
 
     Raises:
         AddressError: `session` names no session.
@@ -102,6 +107,8 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
         _co_access(record, scores, reader, setup)
     named = _named(record, words, reader) if setup.has(Setup.NAMED_SLOT) else []
     wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
+    if meaning or (meaning is None and setup is Setup.FULL and meant.usable(record)):
+        wanted = _fused(record, build, words, reader, scores, set(wanted), setup)
     wanted = sorted(wanted, key=lambda a: -scores[a].score)[: limit * 4]
     candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted])))
     shown = {a.id: a for a in eligible(record, candidates, reader, muted)}
@@ -115,6 +122,21 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
                                 round(max(scored.score, 1.0) if n in named else scored.score, 3), why))
     tokens_used = sum(estimate_tokens(p.line) for p in pointers) + max(len(pointers) - 1, 0)
     return Push(pointers, tokens_used)
+
+
+def _fused(record: Record, build: table.Build, words: str, reader: Reader, scores: dict[int, _Scored],
+           cleared: set[int], setup: Setup) -> list[int]:
+    """The assets that clear either bar, each scored by its words and its meaning summed (an asset both
+    find ranks above one only one finds); the baseline compares with each asset's own text only."""
+    near = meant.nearest(record, build, words, reader, own_only=setup is Setup.BASELINE)
+    for asset, cosine in near.items():
+        old = scores.get(asset)
+        if asset in cleared and old is not None:
+            old.score += cosine
+        elif cosine >= meant.MEANING_BAR:
+            scores[asset] = _Scored(cosine + (old.score if old else 0.0), "meaning", EVIDENCE)
+            cleared.add(asset)
+    return sorted(cleared)
 
 
 def _line(a: table.StoredAsset) -> str:

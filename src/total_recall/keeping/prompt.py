@@ -8,7 +8,8 @@ after the cached prefix, beside the owner's message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from total_recall.record.database import Record
@@ -35,16 +36,63 @@ def pointers_text(lines: list[str]) -> str:
     return "You already have (Total Recall; `read` opens an address):\n" + "\n".join(f"- {x}" for x in lines)
 
 
-def context(record: Record, harness: str, payload: Mapping[str, Any]) -> str | None:
+def context(record: Record, harness: str, payload: Mapping[str, Any], *, meaning: bool | None = False
+            ) -> str | None:
     """The additional context for one UserPromptSubmit: the pointers pushed for its prompt, or None when
-    there is nothing to push (the push is off, the prompt holds no words, nothing clears the bar)."""
+    there is nothing to push (the push is off, the prompt holds no words, nothing clears the bar).
+    `meaning`: as `push` has it (False by default: the hook's own process never loads the model)."""
+    return pointers_text(pointer_lines(record, harness, payload, meaning=meaning)) or None
+
+
+def pointer_lines(record: Record, harness: str, payload: Mapping[str, Any], *, meaning: bool | None = False
+                  ) -> list[str]:
     from total_recall.assets.pointers import push
 
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or push_is_off(record):
-        return None
+        return []
     native = payload.get("session_id")
     session = record.session_known(harness, native) if isinstance(native, str) else None
     cwd = payload.get("cwd")
-    got = push(record, prompt[:PUSH_TEXT_CHARS], session=session, cwd=cwd if isinstance(cwd, str) else None)
-    return pointers_text([p.line for p in got.pointers]) or None
+    got = push(record, prompt[:PUSH_TEXT_CHARS], session=session, cwd=cwd if isinstance(cwd, str) else None,
+               meaning=meaning)
+    return [p.line for p in got.pointers]
+
+
+# -- the running MCP server answers the hook (assets/channel.py) --
+
+def served(home: Path, harness: str, payload: Mapping[str, Any]) -> str | bool | None:
+    """The context a running server pushed for this prompt (by meaning where it can): its text, None
+    when it pushed nothing; False when no server answered in time (the hook pushes by words)."""
+    from total_recall.assets.channel import ask
+
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        return None
+    request = {"text": prompt[:PUSH_TEXT_CHARS], "session": payload.get("session_id"),
+               "cwd": payload.get("cwd"), "harness": harness}
+    reply = ask(home, request)
+    lines = None if reply is None else reply.get("pointers")
+    if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+        return False
+    return pointers_text(lines) or None
+
+
+def answerer(record_path: Path) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """What a server answers on its push socket: `{"pointers": [line, …]}` for `{"text", "session",
+    "cwd", "harness"}`, pushed by meaning when the index and the extra allow."""
+
+    opened: list[Record] = []  # one connection, kept by the socket's thread (WAL: each read sees the newest)
+
+    def answer(request: Mapping[str, Any]) -> dict[str, Any]:
+        harness = request.get("harness")
+        payload = {"prompt": request.get("text"), "session_id": request.get("session"),
+                   "cwd": request.get("cwd")}
+        if not opened:
+            opened.append(Record(record_path, timeout=OPEN_WAIT))
+        lines = pointer_lines(opened[0], harness if isinstance(harness, str) else "claude-code", payload,
+                              meaning=None)
+        return {"pointers": lines}
+
+    return answer
+

@@ -6,7 +6,7 @@ Plain rows in and out (named tuples): the asset package above turns them into it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from total_recall.model import Span, SpanTag
@@ -99,10 +99,13 @@ def _chunks(values: Sequence[object]) -> Iterator[Sequence[object]]:
 
 def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow], Iterable[int]]],
                 links: Sequence[tuple[str, str, str | None, float]], uses: Sequence[tuple[str, int, int]],
-                mutes: Sequence[tuple[str, str, str, int]], last_entry: int, warnings: Sequence[str]) -> int:
+                mutes: Sequence[tuple[str, str, str, int]], last_entry: int, warnings: Sequence[str],
+                vectors: Mapping[str, bytes] | None = None) -> int:
     """Replace the index with a rebuild's, in one transaction: assets (with their keys and source entries),
     links (a, b, the project they were seen in, weight) and uses by identity, the owner's mutes (name,
-    action, at, entry; appended once each). An asset found again keeps its number. Returns the build's id."""
+    action, at, entry; appended once each), and the meaning vectors (`vectors`: text → int8 vector; a use
+    key's by its text, an asset's name and description by `described(row)`). An asset found again keeps
+    its number. Returns the build's id."""
     db = record.db
     record.begin()
     try:
@@ -110,7 +113,8 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
             "INSERT INTO asset_builds(at, last_entry, assets, keys, warnings) VALUES (?, ?, ?, ?, ?)",
             (now(), last_entry, len(assets), sum(len(k) for _, k, _ in assets), "\n".join(warnings))
         ).lastrowid or 0)
-        for table in ("asset_terms", "asset_keys", "asset_sources", "asset_links", "asset_uses"):
+        for table in ("asset_terms", "asset_keys", "asset_sources", "asset_links", "asset_uses",
+                      "asset_vectors"):
             db.execute(f"DELETE FROM {table}")
         ids: dict[str, int] = {}
         for row, keys, sources in assets:
@@ -122,7 +126,9 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
                 "current = excluded.current, updated = excluded.updated, build = excluded.build "
                 "RETURNING id", (*row[:7], int(row.current), row.updated, build)).fetchone()[0])
             asset = ids[row.identity]
-            _insert_keys(record, asset, keys)
+            numbers = _insert_keys(record, asset, keys)
+            if vectors:
+                _insert_vectors(record, asset, row, keys, numbers, vectors)
             db.executemany("INSERT OR IGNORE INTO asset_sources(asset, entry) VALUES (?, ?)",
                            [(asset, e) for e in sources])
         db.execute("DELETE FROM assets WHERE build != ?", (build,))
@@ -140,13 +146,63 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
     return build
 
 
-def _insert_keys(record: Record, asset: int, keys: Sequence[KeyRow]) -> None:
+def _insert_keys(record: Record, asset: int, keys: Sequence[KeyRow]) -> list[int]:
+    out = []
     for k in keys:
         key = int(record.db.execute(
             "INSERT INTO asset_keys(asset, field, text, norm, weight, address, path, entry, via, origin, "
             "scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (asset, *k[:10])).lastrowid or 0)
         record.db.executemany("INSERT OR IGNORE INTO asset_terms(term, key) VALUES (?, ?)",
                               [(t, key) for t in k.terms])
+        out.append(key)
+    return out
+
+
+def described(row: AssetRow | StoredAsset) -> str:
+    """The text an asset's own vector embeds: its name and description."""
+    return f"{row.name}: {row.description}".strip(": ")
+
+
+def _insert_vectors(record: Record, asset: int, row: AssetRow, keys: Sequence[KeyRow], numbers: list[int],
+                    vectors: Mapping[str, bytes]) -> None:
+    rows: list[tuple[int, int | None, bytes]] = []
+    if (own := vectors.get(described(row))) is not None:
+        rows.append((asset, None, own))
+    rows += [(asset, n, vectors[k.text]) for k, n in zip(keys, numbers, strict=True)
+             if k.field == "use" and k.text in vectors]
+    record.db.executemany("INSERT INTO asset_vectors(asset, key, vec) VALUES (?, ?, ?)", rows)
+
+
+def stored_vectors(record: Record) -> dict[str, bytes]:
+    """The vectors the index holds, by the text they embed (a rebuild reuses them rather than embed
+    the same words again)."""
+    out = {r[0]: r[1] for r in record.db.execute(
+        "SELECT k.text, v.vec FROM asset_vectors v JOIN asset_keys k ON k.id = v.key")}
+    for r in record.db.execute(
+            "SELECT a.name, a.description, v.vec FROM asset_vectors v JOIN assets a ON a.id = v.asset "
+            "WHERE v.key IS NULL"):
+        out[f"{r[0]}: {r[1]}".strip(": ")] = r[2]
+    return out
+
+
+class VectorRow(NamedTuple):
+    asset: int
+    key: int | None  # None: the asset's name and description
+    scope: str | None  # the key's project (None: a file's, or the asset's own)
+    entry: int | None
+    via: int | None
+    vec: bytes
+
+
+def asset_vectors(record: Record) -> list[VectorRow]:
+    """Every meaning vector, with what eligibility needs of its key, in id order."""
+    return [VectorRow(*r) for r in record.db.execute(
+        "SELECT v.asset, v.key, k.scope, k.entry, k.via, v.vec FROM asset_vectors v "
+        "LEFT JOIN asset_keys k ON k.id = v.key ORDER BY v.id")]
+
+
+def vector_count(record: Record) -> int:
+    return int(record.db.execute("SELECT COUNT(*) FROM asset_vectors").fetchone()[0])
 
 
 def log_mute(record: Record, name: str, action: str) -> None:

@@ -133,7 +133,3 @@ from total_recall.surfaces import cli_watch  # noqa: E402, F401  (registers its 
 
 def main() -> None:
     cli(prog_name="total-recall")
-
-
-if __name__ == "__main__":  # the full CLI, without the hook's short path (bench/prompt_hook.py)
-    main()

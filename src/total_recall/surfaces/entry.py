@@ -2,7 +2,9 @@
 
 UserPromptSubmit runs before every prompt the owner sends, so `total-recall [--home H] hook claude-code`
 answers it importing only what the push needs (the record, the asset index, `keeping/prompt.py`) — not
-click, pydantic, the table of operations or the MCP SDK, which cost more than the push itself. Any other
+click, pydantic, the table of operations or the MCP SDK, which cost more than the push itself. It asks a
+running MCP server first (its push socket, `assets/channel.py`: by meaning, within ~80 ms) and pushes by
+words itself when none answers. Any other
 hook event, and anything unusual about the call, goes the full way (`surfaces/cli.py`), with the stdin
 already read handed over. Like every hook, it always exits 0 and says what went wrong on stderr.
 """
@@ -44,15 +46,18 @@ def _prompt_hook(harness: str, text: str, home: str | None) -> bool:
     prefix = f"total-recall hook {harness}"
     try:
         from total_recall.config import RECORD_FILE, home_at, record_home
-        from total_recall.keeping.prompt import OPEN_WAIT, context
+        from total_recall.keeping.prompt import OPEN_WAIT, context, served
         from total_recall.record.database import Record
 
         where = Path(home) if home is not None else record_home()
         path = where / RECORD_FILE
         if not path.exists():
             return True  # nothing recorded yet: nothing to push, and no record made for it
-        with home_at(where), Record(path, timeout=OPEN_WAIT) as record:
-            said = context(record, harness, payload)
+        # A running MCP server pushes by meaning (it holds the model); without one in time, words here.
+        said = served(where, harness, payload)
+        if said is False:
+            with home_at(where), Record(path, timeout=OPEN_WAIT) as record:
+                said = context(record, harness, payload)
     except Exception as exc:  # the top of a hook: whatever went wrong, the harness goes on
         print(f"{prefix}: UserPromptSubmit failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return True

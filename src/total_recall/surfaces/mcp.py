@@ -302,6 +302,7 @@ def serve(binding: Binding, sync: bool = True) -> None:
     if sync:
         start_sync(binding, syncing)
     server = build_server(binding, syncing)
+    _listen_for_pushes(binding)
     _stop_on_signals()
     try:
         server.run("stdio")  # returns when the client closes stdin
@@ -309,6 +310,19 @@ def serve(binding: Binding, sync: bool = True) -> None:
         print(f"total-recall mcp: stopped: {type(exc).__name__}: {exc}", file=sys.stderr)
         _exit_now(1)
     _exit_now(0)
+
+
+def _listen_for_pushes(binding: Binding) -> None:
+    """The push socket the per-prompt hook asks (assets/channel.py); a server that cannot make one serves
+    on without it (the hook then pushes by words)."""
+    from total_recall.assets.channel import Listener
+    from total_recall.keeping.prompt import answerer
+
+    home = binding.record_path.parent
+    try:
+        Listener(home, answerer(binding.record_path)).start()
+    except OSError as exc:
+        print(f"total-recall mcp: no push socket in {home}: {exc}", file=sys.stderr, flush=True)
 
 
 def _exit_now(code: int) -> None:
@@ -319,6 +333,10 @@ def _exit_now(code: int) -> None:
     what a kill does to a sync, which the record is built for: every commit kept, the transaction under
     way rolled back on the next open.
     """
+    from total_recall.assets.channel import close_all
+
+    with suppress(Exception):
+        close_all()  # the push socket: os._exit runs no other clean-up
     for stream in (sys.stdout, sys.stderr):
         with suppress(Exception):
             stream.flush()
