@@ -243,3 +243,14 @@ def test_the_mcp_server_removes_its_push_socket_when_it_stops(owner: Owner, serv
     server.proc.stdin.close()  # the client closes the stream: the server ends
     assert server.proc.wait(timeout=30) == 0
     assert not server.socket.exists()
+
+
+def test_a_sync_indexes_what_the_owner_owns_at_most_daily(tmp_path: Path, owner: Owner) -> None:
+    fresh = Owner(tmp_path / "fresh-home", {**owner.env, "TOTAL_RECALL_HOME": str(tmp_path / "fresh-home")})
+    first = json.loads(fresh.cli("sync", "--harness", "claude-code", "--json").stdout)
+    assert first["assets"]["assets"] >= 1  # the skill, with the owner's correction as a use
+    assert "portal-relay" in fresh.hook(prompt(ASK)).stdout  # pushed with no command of its own
+    again = json.loads(fresh.cli("sync", "--harness", "claude-code", "--json").stdout)
+    assert again["assets"] is None  # fresh: the next rebuild comes within a day, the overlay meanwhile
+    other = Owner(tmp_path / "other-home", {**owner.env, "TOTAL_RECALL_HOME": str(tmp_path / "other-home")})
+    assert "indexed for the push" in other.cli("sync", "--harness", "claude-code").stdout

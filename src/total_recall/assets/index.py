@@ -13,6 +13,7 @@ import math
 import re
 import time
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from total_recall.assets.asset import Asset, AssetReport, Draft, Key, KeyDraft, Keys
@@ -31,6 +32,25 @@ from total_recall.record.database import Record
 TOPIC_TERMS = 40  # a topic key keeps its first 40 content words: a manual's tail says little about its use
 UNNAMED_REACH = 12  # "there's a script for that" names the asset used within the next 12 entries
 SESSION_LINKS = 30  # co-access pairs are made among a session's first 30 distinct assets
+
+
+# A sync rebuilds the index when it is this old (or was never built): new skills in a config root and the
+# owner's older corrections reach it at least daily; corrections since the last rebuild count at once anyway
+# (the push's overlay).
+REBUILD_AFTER = timedelta(hours=24)
+
+
+def rebuild_if_due(record: Record, now: datetime | None = None) -> AssetReport | None:
+    """`rebuild` when the index was never built or is older than REBUILD_AFTER; None when it is fresh."""
+    last = table.last_build(record)
+    moment = now or datetime.now(UTC)
+    if last is not None:
+        built = datetime.fromisoformat(last.at.replace("Z", "+00:00"))
+        if built.tzinfo is None:
+            built = built.replace(tzinfo=UTC)
+        if moment - built < REBUILD_AFTER:
+            return None
+    return rebuild(record)
 
 
 def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = None, *,

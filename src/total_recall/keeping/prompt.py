@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from total_recall.record.database import Record
+if TYPE_CHECKING:  # the hook asks a running server before it opens the record: nothing heavy first
+    from total_recall.record.database import Record
 
 # A hook waits this long at most to open the record (another process creating or upgrading it).
 OPEN_WAIT = 2.0
@@ -89,6 +90,8 @@ def answerer(record_path: Path) -> Callable[[Mapping[str, Any]], dict[str, Any]]
         payload = {"prompt": request.get("text"), "session_id": request.get("session"),
                    "cwd": request.get("cwd")}
         if not opened:
+            from total_recall.record.database import Record
+
             opened.append(Record(record_path, timeout=OPEN_WAIT))
         lines = pointer_lines(opened[0], harness if isinstance(harness, str) else "claude-code", payload,
                               meaning=None)

@@ -80,7 +80,24 @@ def sync(call: Call, p: SyncParams) -> Reply:
     if why is not None:
         report.notices.append(f"{why}: synced the bundled demo store into {call.record_path}")
     whole = sync_json(report, str(call.record_path), call.demo)
+    whole["assets"] = _assets_after(call, report)
     return fit_json("sync", "record", whole, "warnings", p.max_bytes)
+
+
+def _assets_after(call: Call, report: SyncReport) -> dict[str, Any] | None:
+    """The asset index brought up to date after a sync (at most daily, `assets.index.REBUILD_AFTER`), so the
+    push knows what the owner owns without a command of its own; None when it was fresh."""
+    from total_recall.assets.index import rebuild_if_due
+
+    if report.errors:
+        return None
+    with call.record() as record:
+        built = rebuild_if_due(record)
+    if built is None:
+        return None
+    call.notes.extend(built.warnings)
+    return {"assets": sum(built.assets.values()), "keys": sum(built.keys.values()),
+            "seconds": round(built.seconds, 3)}
 
 
 # -- status --

@@ -47,15 +47,17 @@ def _prompt_hook(harness: str, text: str, home: str | None) -> bool:
     try:
         from total_recall.config import RECORD_FILE, home_at, record_home
         from total_recall.keeping.prompt import OPEN_WAIT, context, served
-        from total_recall.record.database import Record
 
         where = Path(home) if home is not None else record_home()
         path = where / RECORD_FILE
         if not path.exists():
             return True  # nothing recorded yet: nothing to push, and no record made for it
-        # A running MCP server pushes by meaning (it holds the model); without one in time, words here.
+        # A running MCP server pushes by meaning (it holds the model); without one in time, words here,
+        # importing the record only then.
         said = served(where, harness, payload)
         if said is False:
+            from total_recall.record.database import Record
+
             with home_at(where), Record(path, timeout=OPEN_WAIT) as record:
                 said = context(record, harness, payload)
     except Exception as exc:  # the top of a hook: whatever went wrong, the harness goes on

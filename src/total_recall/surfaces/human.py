@@ -207,6 +207,9 @@ def _sync(reply: Reply, settings: Any) -> str:
         console.print(f"meaning search: {counted(vectors['embedded'], 'entry')} embedded"
                       + (f", {pending} left for [bold]total-recall index[/] (or the next sync)" if pending
                          else ", every entry has its vector"), highlight=False)
+    if built := reply.get("assets"):
+        console.print(f"what you own: {counted(built['assets'], 'asset')} indexed for the push "
+                      f"({built['seconds']:g} s)", highlight=False)
     for notice in reply["notices"]:
         click.echo(f"note: {notice}", err=True)
     if reply["demo"] and not settings.demo:
