@@ -1,0 +1,234 @@
+"""The frozen schema of the layers built on the record since m018: the asset index of Instant Recall
+(m018, m020, m021) and the observations of Observing (m019). Plain SQL texts, never changed once shipped
+(`record/migrations.py` runs them in its list's order); kept apart so the migrations module stays readable.
+"""
+
+# The asset index (seed 001, issue 18): what the owner owns (skills, commands, agents, MCP servers, tools,
+# machines, decisions, approaches, documents), its keys with where each came from, the links of assets used
+# together. Derived: `assets.rebuild` rewrites all but the mute log, which keeps the owner's "don't mention"
+# and the API's mutes across rebuilds. Erasing an entry takes out every key quoting it, every asset mined
+# from it and every mute it said, in the erase's own transaction (the trigger), so no copy of its words stays.
+M018_ASSETS = """
+CREATE TABLE assets(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- the N of aN, never reused
+    identity TEXT NOT NULL UNIQUE,         -- kind and path, host or address: the same asset keeps its N
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    source TEXT NOT NULL,                  -- an address or a path
+    entry INTEGER,                         -- the entry the source address names
+    scope TEXT,                            -- the project (cwd) it belongs to; NULL: every project
+    current INTEGER NOT NULL DEFAULT 1,    -- 0: a decision a later one on the same subject superseded
+    updated TEXT,
+    build INTEGER NOT NULL
+);
+CREATE INDEX assets_kind ON assets(kind);
+CREATE TABLE asset_sources(asset INTEGER NOT NULL, entry INTEGER NOT NULL, PRIMARY KEY(asset, entry))
+    WITHOUT ROWID;
+CREATE INDEX asset_sources_entry ON asset_sources(entry);
+CREATE TABLE asset_keys(
+    id INTEGER PRIMARY KEY,
+    asset INTEGER NOT NULL,
+    field TEXT NOT NULL CHECK (field IN ('name', 'topic', 'use')),
+    text TEXT NOT NULL,
+    norm TEXT NOT NULL DEFAULT '',         -- a name key's words, as a request is matched against it
+    weight REAL NOT NULL,                  -- the summed idf of its terms when built
+    address TEXT,
+    path TEXT,
+    entry INTEGER,                         -- the entry its words come from
+    via INTEGER,                           -- the correction that made it a key
+    origin TEXT NOT NULL
+);
+CREATE INDEX asset_keys_asset ON asset_keys(asset);
+CREATE INDEX asset_keys_norm ON asset_keys(norm) WHERE field = 'name';
+CREATE INDEX asset_keys_entry ON asset_keys(entry) WHERE entry IS NOT NULL;
+CREATE INDEX asset_keys_via ON asset_keys(via) WHERE via IS NOT NULL;
+CREATE TABLE asset_terms(term TEXT NOT NULL, key INTEGER NOT NULL, PRIMARY KEY(term, key)) WITHOUT ROWID;
+CREATE INDEX asset_terms_key ON asset_terms(key);
+CREATE TABLE asset_links(a INTEGER NOT NULL, b INTEGER NOT NULL, weight REAL NOT NULL, PRIMARY KEY(a, b))
+    WITHOUT ROWID;
+CREATE TABLE asset_uses(asset INTEGER NOT NULL, entry INTEGER NOT NULL, session INTEGER NOT NULL,
+    PRIMARY KEY(asset, entry)) WITHOUT ROWID;
+CREATE INDEX asset_uses_session ON asset_uses(session);
+CREATE INDEX asset_uses_entry ON asset_uses(entry);
+CREATE TABLE asset_mutes(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,                    -- the name as words.normal_name has it
+    action TEXT NOT NULL CHECK (action IN ('mute', 'unmute')),
+    at TEXT NOT NULL,
+    entry INTEGER,                         -- the owner's words that said it; NULL: the API
+    origin TEXT NOT NULL CHECK (origin IN ('owner', 'api')),
+    UNIQUE(entry, name, action)
+);
+CREATE INDEX asset_mutes_name ON asset_mutes(name, at);
+CREATE TABLE asset_builds(
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    last_entry INTEGER NOT NULL,           -- the newest entry the build read: the overlay reads after it
+    assets INTEGER NOT NULL,
+    keys INTEGER NOT NULL,                 -- how many keys: the N of each term's idf
+    warnings TEXT NOT NULL
+);
+CREATE TRIGGER assets_forget_erased_entries AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL BEGIN
+    DELETE FROM asset_terms WHERE key IN (SELECT id FROM asset_keys WHERE entry = NEW.id OR via = NEW.id
+        OR asset IN (SELECT asset FROM asset_sources WHERE entry = NEW.id));
+    DELETE FROM asset_keys WHERE entry = NEW.id OR via = NEW.id
+        OR asset IN (SELECT asset FROM asset_sources WHERE entry = NEW.id);
+    DELETE FROM asset_links WHERE a IN (SELECT asset FROM asset_sources WHERE entry = NEW.id)
+        OR b IN (SELECT asset FROM asset_sources WHERE entry = NEW.id);
+    DELETE FROM asset_uses WHERE entry = NEW.id
+        OR asset IN (SELECT asset FROM asset_sources WHERE entry = NEW.id);
+    DELETE FROM assets WHERE id IN (SELECT asset FROM asset_sources WHERE entry = NEW.id);
+    DELETE FROM asset_sources WHERE asset NOT IN (SELECT id FROM assets);
+    DELETE FROM asset_mutes WHERE entry = NEW.id;
+END;
+"""
+
+
+# Observing (issue 19): observations distilled from the record, each citing the entries it came from
+# (`observation_sources`, with the words quoted), so a verifier can check it and erase can reach it. They
+# are derived and rebuildable, so they are updated and deleted freely; their word index is an FTS5 table of
+# their own over text and hooks (the alternative phrasings an archived one is still found by). Erasing a
+# cited entry withdraws every observation, backup copy and staged promotion citing it in the same
+# transaction (a trigger, as markers are withdrawn): text, hooks and quotes blanked, the keyed hash dropped,
+# the index rows deleted and the index merged so no segment keeps the words.
+M019_OBSERVATIONS = """
+CREATE TABLE observations(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: night logs and proposals keep ids
+    text TEXT NOT NULL,
+    priority TEXT NOT NULL CHECK (priority IN ('high', 'medium', 'low')),
+    type TEXT NOT NULL CHECK (type IN ('event', 'fact', 'preference', 'goal', 'habit', 'rule', 'context')),
+    confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+    source_type TEXT NOT NULL
+        CHECK (source_type IN ('explicit', 'implicit', 'inference', 'weak', 'uncertain')),
+    importance REAL NOT NULL,
+    subject TEXT NOT NULL DEFAULT '',
+    origin TEXT NOT NULL,
+    hash BLOB UNIQUE,
+    hooks TEXT NOT NULL DEFAULT '[]',
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    seen TEXT NOT NULL,
+    decayed TEXT NOT NULL,
+    archived_at TEXT,
+    superseded_by INTEGER REFERENCES observations(id),
+    withdrawn_at TEXT
+);
+CREATE INDEX observations_current ON observations(archived_at, withdrawn_at, superseded_by);
+CREATE TABLE observation_sources(
+    obs INTEGER NOT NULL REFERENCES observations(id),
+    entry INTEGER NOT NULL REFERENCES entries(id),
+    quote TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX observation_sources_obs ON observation_sources(obs);
+CREATE INDEX observation_sources_entry ON observation_sources(entry);
+CREATE VIRTUAL TABLE observations_fts USING fts5(
+    text, hooks, tokenize="porter unicode61 remove_diacritics 2"
+);
+CREATE TABLE observation_cursors(
+    session INTEGER PRIMARY KEY REFERENCES sessions(id),
+    last_seq INTEGER NOT NULL,
+    observed_at TEXT NOT NULL
+);
+CREATE TABLE observation_backups(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    taken TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    count INTEGER NOT NULL
+);
+CREATE TABLE observation_backup_rows(
+    backup INTEGER NOT NULL REFERENCES observation_backups(id),
+    obs INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (backup, obs)
+) WITHOUT ROWID;
+CREATE TABLE observation_backup_sources(
+    backup INTEGER NOT NULL,
+    obs INTEGER NOT NULL,
+    entry INTEGER NOT NULL
+);
+CREATE INDEX observation_backup_sources_entry ON observation_backup_sources(entry);
+CREATE TABLE observation_staging(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    theme TEXT NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT NOT NULL,
+    members TEXT NOT NULL,
+    occurrences INTEGER NOT NULL,
+    days INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('proposed', 'approved', 'rejected', 'withdrawn')),
+    created TEXT NOT NULL,
+    decided TEXT,
+    result INTEGER
+);
+CREATE TABLE observation_staging_sources(
+    proposal INTEGER NOT NULL REFERENCES observation_staging(id),
+    entry INTEGER NOT NULL
+);
+CREATE INDEX observation_staging_sources_entry ON observation_staging_sources(entry);
+CREATE TABLE observation_nights(
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    applied INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    metrics TEXT NOT NULL,
+    log TEXT NOT NULL
+);
+CREATE TRIGGER observations_forget_erased_entries AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL AND (
+    EXISTS (SELECT 1 FROM observation_sources WHERE entry = NEW.id)
+    OR EXISTS (SELECT 1 FROM observation_backup_sources WHERE entry = NEW.id)
+    OR EXISTS (SELECT 1 FROM observation_staging_sources WHERE entry = NEW.id)
+) BEGIN
+    DELETE FROM observations_fts WHERE rowid IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    INSERT INTO observations_fts(observations_fts) VALUES ('optimize');
+    UPDATE observations SET text = '', hooks = '[]', subject = '', hash = NULL,
+        withdrawn_at = NEW.erased_at
+    WHERE id IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    UPDATE observation_sources SET quote = ''
+    WHERE obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    DELETE FROM observation_backup_rows WHERE EXISTS (
+        SELECT 1 FROM observation_backup_sources b WHERE b.entry = NEW.id
+        AND b.backup = observation_backup_rows.backup AND b.obs = observation_backup_rows.obs);
+    UPDATE observation_staging SET theme = '', text = '', status = 'withdrawn', decided = NEW.erased_at
+    WHERE id IN (SELECT proposal FROM observation_staging_sources WHERE entry = NEW.id);
+END;
+"""
+
+
+# Instant Recall's scope rule counts statistics over what a reader may see (issue 18): each key keeps the
+# project of the session its words come from (NULL: a config file's), and a co-access link is kept once per
+# project it was seen in ('' for none), so a sub-agent's push is the push of a record that never held
+# another project. Both are derived: the next rebuild fills them. m018's erase trigger names asset_links by
+# its name and its columns a and b, which the new table keeps.
+M020_ASSET_SCOPES = """
+ALTER TABLE asset_keys ADD COLUMN scope TEXT;
+DROP TABLE asset_links;
+CREATE TABLE asset_links(a INTEGER NOT NULL, b INTEGER NOT NULL, scope TEXT NOT NULL, weight REAL NOT NULL,
+    PRIMARY KEY(a, b, scope)) WITHOUT ROWID;
+CREATE INDEX asset_links_b ON asset_links(b);
+"""
+
+
+# The push by meaning (issue 18): one int8 vector (as `indexes.vectors` stores them) per use key and per
+# asset's name and description, written by a rebuild when the vectors extra is present. Derived like the
+# keys: a rebuild replaces them, and erasing an entry drops the vectors of the keys and assets it takes
+# away (whichever of this trigger and m018's runs first: a vector whose key or asset is gone goes too).
+M021_ASSET_VECTORS = """
+CREATE TABLE asset_vectors(
+    id INTEGER PRIMARY KEY,
+    asset INTEGER NOT NULL,
+    key INTEGER,                           -- the use key it embeds; NULL: the asset's name and description
+    vec BLOB NOT NULL
+);
+CREATE INDEX asset_vectors_asset ON asset_vectors(asset);
+CREATE INDEX asset_vectors_key ON asset_vectors(key) WHERE key IS NOT NULL;
+CREATE TRIGGER asset_vectors_forget_erased_entries AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL BEGIN
+    DELETE FROM asset_vectors WHERE asset IN (SELECT asset FROM asset_sources WHERE entry = NEW.id)
+        OR key IN (SELECT id FROM asset_keys WHERE entry = NEW.id OR via = NEW.id)
+        OR asset NOT IN (SELECT id FROM assets)
+        OR (key IS NOT NULL AND key NOT IN (SELECT id FROM asset_keys));
+END;
+"""
