@@ -157,8 +157,11 @@ def main() -> None:
         p50, p99 = statistics.median(values), values[min(len(values) - 1, int(len(values) * 0.99))]
         out[name] = {"p50_ms": round(p50, 1), "p99_ms": round(p99, 1)}
         print(f"   {name:<18} {p50:>8.1f} {p99:>8.1f} {p50 / floor:>11.1f}×")
-    verdict = "meets" if out["short, pushes"]["p50_ms"] < 150 else "misses"
-    print(f"   target p50 < 150 ms with the push inside: {verdict} it")
+    for row, when in (("served, pushes", "with the MCP server running (the registered case)"),
+                      ("short, pushes", "with no server (words, in the hook's own process)")):
+        if row in out:
+            verdict = "meets" if out[row]["p50_ms"] < 150 else "misses"
+            print(f"   target p50 < 150 ms with the push inside, {when}: {verdict} it")
     if args.json:
         args.json.write_text(json.dumps({"command": command, "assets": args.assets, **out}, indent=2))
 
