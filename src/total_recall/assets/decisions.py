@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
 
 from total_recall.assets.asset import Draft
 from total_recall.assets.mined import Turn
 from total_recall.assets.words import shorten, terms
+from total_recall.keeping.evicted import MinedEntry
 from total_recall.keeping.items import find_items
 from total_recall.llm.redaction import redact
 from total_recall.model import Span
@@ -26,28 +26,13 @@ SAME_SUBJECT_WORDS = 2
 SAME_SUBJECT_SHARE = 0.4
 
 
-@dataclass(slots=True)
-class _Scanned:
-    seq: int
-    author: str
-    kind: str
-    tool: str | None
-    text: str
-    spans: tuple[Span, ...]
-    failed: bool = False
-    errors: tuple[str, ...] = ()
-
-    def holds(self, quoted: str) -> bool:
-        return quoted.rstrip("…") in self.text
-
-
 def decisions(turns: list[Turn], spans: dict[int, list[Span]]) -> list[Draft]:
     """Every choosing decision of every session, the superseded ones marked not current."""
     found: list[tuple[Draft, frozenset[str]]] = []
     for turn in turns:
         messages = [r for r in turn.rows if r.kind == "message"]
-        scanned = [_Scanned(r.seq, r.author, r.kind, r.tool, r.text, tuple(spans.get(r.id, ())))
-                   for r in messages]
+        scanned = [MinedEntry(r.id, r.seq, r.author, r.kind, r.text, r.text, r.tool,
+                              spans=tuple(spans.get(r.id, ()))) for r in messages]
         ids = {r.seq: r for r in messages}
         for item in find_items(scanned).found:
             if item.kind != "decision" or not _CHOOSING.search(item.line):

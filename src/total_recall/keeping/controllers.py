@@ -71,11 +71,13 @@ class WindowController(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class RuntimeController:
-    """The runtime holds the pen: `runtime.next_window` evicts and builds markers; this records it."""
+class ReceiptController:
+    """A controller whose compaction needs nothing of ours but its receipt: the runtime (which holds the
+    pen: `runtime.next_window` evicts and builds the markers itself) and a provider's API (which compacts
+    on its servers, changing nothing of the window we keep)."""
 
-    name: str = "runtime"
-    knowledge: Knowledge = "known input"
+    name: str
+    knowledge: Knowledge
 
     def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
         return receipt_of(record, self, event)
@@ -117,21 +119,10 @@ class HarnessController:
             note=_join(event.note, "tokens are estimates for the range and its marker")))
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderApiController:
-    """A provider's API compacts on its servers: nothing of ours changes the window; a receipt only."""
-
-    name: str = "provider-api"
-    knowledge: Knowledge = "sent, unconfirmed"
-
-    def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
-        return receipt_of(record, self, event)
-
-
-RUNTIME = RuntimeController()
+RUNTIME = ReceiptController("runtime", "known input")
 CLAUDE_CODE = HarnessController("claude-code")
 CODEX = HarnessController("codex")
-PROVIDER_API = ProviderApiController()
+PROVIDER_API = ReceiptController("provider-api", "sent, unconfirmed")
 
 
 def provider_compacted(record: Record, session: int | None, *, tokens_before: int | None = None,

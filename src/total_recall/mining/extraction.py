@@ -36,6 +36,14 @@ def _encode_json(r: dict[str, Any]) -> bytes:
     return dump(r)
 
 
+def _paging(tool: str, limit: int, offset: int | None, max_bytes: int, max_record_bytes: int | None
+            ) -> tuple[int, int | None, int, int | None]:
+    """A page's bounds, each checked (a library caller's too; the operations' models check them first)."""
+    return (check_limit(tool, limit), check_offset(tool, offset),
+            check_max_bytes(tool, max_bytes, EXTRACT_MAX_BYTES),
+            check_max_record_bytes(tool, max_record_bytes))
+
+
 def _page(tool: str, records: list[dict[str, Any]], head: dict[str, Any], key: str, *, limit: int,
           offset: int | None, max_bytes: int, max_record_bytes: int | None) -> dict[str, Any]:
     def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
@@ -69,9 +77,7 @@ def extract_messages(
         ScopeError: a bound out of range, or a record that cannot fit the budget.
     """
     tool = "extract_messages"
-    n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
-        tool, max_bytes, EXTRACT_MAX_BYTES)
-    clamp = check_max_record_bytes(tool, max_record_bytes)
+    n, at, budget, clamp = _paging(tool, limit, offset, max_bytes, max_record_bytes)
     entries = load(record, session.number)
     compaction = None
     if not full:
@@ -99,9 +105,7 @@ def extract_user_messages(
         ScopeError: a bound out of range, or a record that cannot fit the budget.
     """
     tool = "extract_user_messages"
-    n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
-        tool, max_bytes, EXTRACT_MAX_BYTES)
-    clamp = check_max_record_bytes(tool, max_record_bytes)
+    n, at, budget, clamp = _paging(tool, limit, offset, max_bytes, max_record_bytes)
     records = []
     for e in load(record, session.number):
         if e.author != "owner" or e.kind != "message":
@@ -184,9 +188,7 @@ def extract_by_type(
     """
     tool = "extract_by_type"
     chosen = _check_types(tool, types)
-    n, at, budget = check_limit(tool, limit), check_offset(tool, offset), check_max_bytes(
-        tool, max_bytes, EXTRACT_MAX_BYTES)
-    clamp = check_max_record_bytes(tool, max_record_bytes)
+    n, at, budget, clamp = _paging(tool, limit, offset, max_bytes, max_record_bytes)
     number = session.number
     every = load(record, number)
     entries = every if full else since_last_compaction(every)[0]
