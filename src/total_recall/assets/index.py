@@ -40,7 +40,8 @@ SESSION_LINKS = 30  # co-access pairs are made among a session's first 30 distin
 REBUILD_AFTER = timedelta(hours=24)
 
 
-def rebuild_if_due(record: Record, now: datetime | None = None) -> AssetReport | None:
+def rebuild_if_due(record: Record, now: datetime | None = None, *,
+                   meaning: bool = True) -> AssetReport | None:
     """`rebuild` when the index was never built or is older than REBUILD_AFTER; None when it is fresh."""
     last = table.last_build(record)
     moment = now or datetime.now(UTC)
@@ -50,7 +51,7 @@ def rebuild_if_due(record: Record, now: datetime | None = None) -> AssetReport |
             built = built.replace(tzinfo=UTC)
         if moment - built < REBUILD_AFTER:
             return None
-    return rebuild(record)
+    return rebuild(record, meaning=meaning)
 
 
 def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = None, *,

@@ -87,12 +87,17 @@ def sync(call: Call, p: SyncParams) -> Reply:
 def _assets_after(call: Call, report: SyncReport) -> dict[str, Any] | None:
     """The asset index brought up to date after a sync (at most daily, `assets.index.REBUILD_AFTER`), so the
     push knows what the owner owns without a command of its own; None when it was fresh."""
+    import os
+
     from total_recall.assets.index import rebuild_if_due
+    from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
 
     if report.errors:
         return None
+    # The key vectors for the push by meaning load the model: only when the sync may embed at all.
+    meaning = float(os.environ.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET) > 0
     with call.record() as record:
-        built = rebuild_if_due(record)
+        built = rebuild_if_due(record, meaning=meaning)
     if built is None:
         return None
     call.notes.extend(built.warnings)

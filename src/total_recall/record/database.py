@@ -143,6 +143,10 @@ class Record:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.execute("PRAGMA foreign_keys=ON")
+                # Freed pages and cells are zeroed as they are freed, not only during an erase: a page split
+                # or an index rebuild before an erase can leave an old copy of a key (a hash of the text)
+                # on a free page that the erase never touches.
+                self.db.execute("PRAGMA secure_delete=ON")
                 self.db.execute("PRAGMA cache_size=-65536")
                 migrate(self.db)
         except sqlite3.DatabaseError as exc:
