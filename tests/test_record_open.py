@@ -63,6 +63,7 @@ def test_a_record_open_to_others_is_made_private_and_its_owner_told_once(tmp_pat
     assert cli(home, "sessions").returncode == 0
     (home / "overflow").mkdir()
     (home / "overflow" / "reply.txt").write_text("a private reply")
+    (home / "push-12345.sock").write_text("")  # a running server's push socket is ours too
     (home / "llm.toml").write_text("model = 'x'\n")
     for path in [home, *home.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)

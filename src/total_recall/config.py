@@ -84,7 +84,7 @@ def record_home(env: Mapping[str, str] | None = None) -> Path:
 # What Total Recall keeps in the record's home: the records (and their -wal, -shm and locks), the copies
 # it makes, and the files it writes beside them. Nothing else in a home is ours to change.
 OWN_NAMES = (RECORD_FILE, DEMO_RECORD_FILE, "overflow", "snapshots", "llm.toml", "llm_usage.json",
-             "observer-prompt.md", "observations")
+             "observer-prompt.md", "observations", "push-")
 
 
 def ours(name: str) -> bool:
