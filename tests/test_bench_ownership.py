@@ -3,13 +3,9 @@ word with their asset."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
@@ -67,11 +63,6 @@ def test_the_generator_is_reproducible_from_its_seed() -> None:
     assert [c.request for c in a.cases] != [c.request for c in make_owner(2, 6, "report", 24).cases]
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("total_recall.assets") is None
-    or not hasattr(importlib.import_module("total_recall.assets"), "push"),
-    reason="total_recall.assets (issue 18's core) has not landed: the push is not measured yet",
-)
 def test_the_quick_bench_runs_to_its_tables(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH / "ownership.py"), "--quick", "--seed", "3", "--out", str(tmp_path)],

@@ -88,8 +88,11 @@ def test_the_prompt_hook_says_nothing_when_nothing_clears_the_bar_or_the_push_is
     assert owner.hook(prompt("What is the capital of Australia?")).stdout == ""
     owner.cli("mute", "--all")
     assert owner.hook(prompt(ASK)).stdout == ""
+    off = json.loads(owner.cli("push", ASK, "--json").stdout)  # every route: the push itself says it is off
+    assert off == {"pointers": [], "tokens": 0, "off": True}
     owner.cli("unmute", "--all")
     assert "portal-relay" in owner.hook(prompt(ASK)).stdout
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["off"] is False
 
 
 def test_the_prompt_hook_survives_bad_input_and_hands_other_events_to_the_full_path(owner: Owner) -> None:

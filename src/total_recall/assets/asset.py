@@ -96,6 +96,7 @@ class Push:
 
     pointers: list[Pointer]
     tokens: int
+    off: bool = False  # the owner turned the push off (`mute --all`)
 
 
 @dataclass(slots=True)

@@ -54,6 +54,15 @@ def reader_of(record: Record, session: int | None, cwd: str | None) -> Reader:
     return Reader(frozenset({None, project}), project, session)
 
 
+# The name `mute --all` mutes: the push itself is off (no asset is called "*").
+PUSH_OFF = "*"
+
+
+def push_off(record: Record) -> bool:
+    """Whether the owner turned the push off (`mute --all`), on every route alike."""
+    return PUSH_OFF in muted_names(record)
+
+
 def muted_names(record: Record, later: Sequence[Mute] = ()) -> set[str]:
     """The names muted now: the mute log (owner's and API's, in time order), then `later` (the overlay's,
     newer than the log)."""

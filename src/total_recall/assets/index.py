@@ -20,7 +20,7 @@ from total_recall.assets.asset import Asset, AssetReport, Draft, Key, KeyDraft, 
 from total_recall.assets.corrections import corrections, mutes, owner_words
 from total_recall.assets.decisions import decisions
 from total_recall.assets.discovery import config_roots, discover
-from total_recall.assets.eligibility import eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.eligibility import PUSH_OFF, eligible, muted_assets, muted_names, reader_of
 from total_recall.assets.meaning import key_vectors
 from total_recall.assets.mined import Mined, Turn, Use, mine, scrubbed, sessions_turns
 from total_recall.assets.words import KIND_WORDS, STOP, grams, normal_name, plain_word, shorten, terms, tokens
@@ -330,6 +330,9 @@ def unmute(record: Record, name: str) -> set[str]:
 
 
 def _log(record: Record, name: str, action: str) -> set[str]:
+    if name.strip() == PUSH_OFF:  # the push itself, off or on
+        table.log_mute(record, PUSH_OFF, action)
+        return set()
     norm = normal_name(name)
     if not norm:
         raise SearchError(f"nothing to {action}: {name!r} holds no name")

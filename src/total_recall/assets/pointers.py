@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from total_recall.assets import meaning as meant
 from total_recall.assets.asset import Pointer, Push, Setup, Why
 from total_recall.assets.corrections import Mute, corrections, mutes, owner_words
-from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, push_off, reader_of
 from total_recall.assets.uses import used_name
 from total_recall.assets.words import (
     KIND_WORDS,
@@ -94,6 +94,8 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
     """
     if not 0 <= limit <= MAX_POINTERS:
         raise SearchError(f"limit must be 0 to {MAX_POINTERS}, not {limit}")
+    if push_off(record):
+        return Push([], 0, off=True)
     reader = reader_of(record, session, cwd)
     build = table.last_build(record)
     head = text[:MESSAGE_CHARS]

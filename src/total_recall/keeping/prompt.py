@@ -17,17 +17,9 @@ if TYPE_CHECKING:  # the hook asks a running server before it opens the record: 
 
 # A hook waits this long at most to open the record (another process creating or upgrading it).
 OPEN_WAIT = 2.0
-# The name `mute --all` logs: the push is off.
-EVERYTHING = "*"
-# A message longer than this is cut before the push reads it (a pasted megabyte would cost its whole
-# length every turn).
+# What of a prompt the hook sends the running server (the push reads its first 16 KB anyway): a pasted
+# megabyte must not cross the socket every turn.
 PUSH_TEXT_CHARS = 100_000
-
-
-def push_is_off(record: Record) -> bool:
-    from total_recall.assets.eligibility import muted_names
-
-    return EVERYTHING in muted_names(record)
 
 
 def pointers_text(lines: list[str]) -> str:
@@ -50,13 +42,12 @@ def pointer_lines(record: Record, harness: str, payload: Mapping[str, Any], *, m
     from total_recall.assets.pointers import push
 
     prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip() or push_is_off(record):
+    if not isinstance(prompt, str) or not prompt.strip():
         return []
     native = payload.get("session_id")
     session = record.session_known(harness, native) if isinstance(native, str) else None
     cwd = payload.get("cwd")
-    got = push(record, prompt[:PUSH_TEXT_CHARS], session=session, cwd=cwd if isinstance(cwd, str) else None,
-               meaning=meaning)
+    got = push(record, prompt, session=session, cwd=cwd if isinstance(cwd, str) else None, meaning=meaning)
     return [p.line for p in got.pointers]
 
 

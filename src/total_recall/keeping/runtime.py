@@ -92,11 +92,8 @@ def next_pointers(record: Record, session: int | None, message: str, *, cwd: str
         AddressError: `session` names no session.
     """
     from total_recall.assets.pointers import push
-    from total_recall.keeping.prompt import PUSH_TEXT_CHARS, push_is_off
 
-    if push_is_off(record):
-        return []
-    return [p.line for p in push(record, message[:PUSH_TEXT_CHARS], session=session, cwd=cwd).pointers]
+    return [p.line for p in push(record, message, session=session, cwd=cwd).pointers]
 
 
 def _forced(record: Record, window: Window, room: int, tail: int | None, policy: WindowPolicy,

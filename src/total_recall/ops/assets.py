@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from total_recall.keeping.prompt import EVERYTHING, PUSH_TEXT_CHARS, push_is_off
+from total_recall.assets.eligibility import PUSH_OFF
 from total_recall.mining.flood import fit_json
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import REPORT_MAX_BYTES, ReplyBytes
@@ -76,11 +76,9 @@ def push(call: Call, p: PushParams) -> Reply:
     from total_recall.assets import push as pushed
 
     with call.record() as record:
-        if push_is_off(record):
-            return {"pointers": [], "tokens": 0, "off": True}
         number = _session(call, record, "push", p.session_id)
-        got = pushed(record, p.text[:PUSH_TEXT_CHARS], session=number, cwd=p.cwd or None)
-    return {"pointers": [dataclasses.asdict(x) for x in got.pointers], "tokens": got.tokens, "off": False}
+        got = pushed(record, p.text, session=number, cwd=p.cwd or None)
+    return {"pointers": [dataclasses.asdict(x) for x in got.pointers], "tokens": got.tokens, "off": got.off}
 
 
 class MuteParams(Params):
@@ -99,17 +97,12 @@ def unmute(call: Call, p: MuteParams) -> Reply:
 
 def _switch(call: Call, p: MuteParams, action: Literal["mute", "unmute"]) -> Reply:
     from total_recall import assets as index
-    from total_recall.record.assets import log_mute
 
     name = _muted_name(action, p)
     with call.record() as record:
-        if name == EVERYTHING:  # the push itself, off or on: no asset is called "*"
-            log_mute(record, EVERYTHING, action)
-            hit: set[str] = set()
-        else:
-            hit = (index.mute if action == "mute" else index.unmute)(record, name)
+        hit = (index.mute if action == "mute" else index.unmute)(record, name)
         now = sorted(index.muted(record))
-    return {f"{action}d": name, "assets": sorted(hit), "names_muted": now, "push": EVERYTHING not in now}
+    return {f"{action}d": name, "assets": sorted(hit), "names_muted": now, "push": PUSH_OFF not in now}
 
 
 def _muted_name(op: str, p: MuteParams) -> str:
@@ -117,7 +110,7 @@ def _muted_name(op: str, p: MuteParams) -> str:
 
     if p.all == bool(p.name.strip()):
         raise ScopeError(f"{op}: give a `name`, or `all`=true for every asset (not both)")
-    return EVERYTHING if p.all else p.name.strip()
+    return PUSH_OFF if p.all else p.name.strip()
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (
