@@ -90,12 +90,12 @@ def _assets_after(call: Call, report: SyncReport) -> dict[str, Any] | None:
     import os
 
     from total_recall.assets.index import rebuild_if_due
-    from total_recall.record.sync import DEFAULT_VECTOR_BUDGET, VECTOR_BUDGET_ENV
+    from total_recall.record.sync import vector_budget
 
     if report.errors:
         return None
     # The key vectors for the push by meaning load the model: only when the sync may embed at all.
-    meaning = float(os.environ.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET) > 0
+    meaning = vector_budget(os.environ) > 0
     with call.record() as record:
         built = rebuild_if_due(record, meaning=meaning)
     if built is None:

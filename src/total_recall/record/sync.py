@@ -271,7 +271,7 @@ class Syncer:
         """Meaning vectors for new entries, within a time budget; the rest wait for the next sync."""
         from total_recall.indexes import vectors
 
-        budget = float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
+        budget = vector_budget(env)
         if budget <= 0 or not vectors.pending(self.record.db, 1) or not vectors.available():
             return
         shown = self.progress
@@ -395,6 +395,11 @@ def sync_lock(record: Path, wait: float | None = None) -> AbstractContextManager
     """
     return held(record.with_name(record.name + ".sync-lock"), wait, lambda: RecordBusy(
         f"{record}: another sync has been writing the record for more than {wait:g} s"))
+
+
+def vector_budget(env: Mapping[str, str]) -> float:
+    """Seconds a sync may spend embedding (`TOTAL_RECALL_VECTOR_BUDGET`, default 20); 0: none."""
+    return float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
 
 
 def processes_from(env: Mapping[str, str]) -> int:
