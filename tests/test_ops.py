@@ -243,3 +243,21 @@ def test_the_package_exports_its_library_entry_points(tmp_path: Path) -> None:
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         total_recall.nothing  # noqa: B018
     assert sorted(total_recall.__all__) == sorted(["__version__", *total_recall._ENTRY_POINTS])
+
+
+def test_help_lists_every_command_once_under_its_purpose_with_an_example_each() -> None:
+    shown = CliRunner().invoke(cli, ["--help"]).stdout
+    from total_recall.surfaces.cli import _PURPOSES
+
+    headings = [f"{title}:" for title, _ in _PURPOSES.values()]
+    assert all(shown.count(h) == 1 for h in headings), headings
+    at = [shown.index(h) for h in headings]
+    assert at == sorted(at)  # each purpose once, in the table's order
+    assert shown.count("e.g. total-recall") == len(headings)
+    listed = [line.split()[0] for line in shown.splitlines() if line.startswith("  ") and line.split()
+              and not line.strip().startswith(("e.g.", "--", "-h"))]
+    commands = {op.command for op in OPERATIONS} | {"mcp", "hook", "install", "watch"}
+    assert sorted(c for c in listed if c in commands) == sorted(commands)  # every command, once
+    for op in OPERATIONS:
+        own = CliRunner().invoke(cli, [op.command, "--help"]).stdout
+        assert "Example:" in own and op.example in " ".join(own.split()), op.name
