@@ -2,13 +2,19 @@
 observing bench's pools (bench/observing_data.py), filled a few times, cut into the owner's spans and
 classified as the observer does, and the bench's pastes and everyday requests beside them.
 
-    python bench/fit_observer.py [--half fit|report] [--fills 3] [--seed 5]
+    python bench/fit_observer.py [--half fit|report|blind|blind2] [--fills 3] [--seed 5]
 
 The shapes in `observing/mechanical.py` were written from `--half fit` only (issue 19: "Deploys of X wait
 for …", "No X to Y", "Only X merges …", "X is off limits", "Every X change gets …", "one X per Y", "X before
 Y", generic plurals with a condition); `--half report` is what `bench/observing.py` reports. A phrasing is
 listed when a fill of it misses its kind, and any fact, preference, event, request or pasted line that
-became a rule is listed too (target: none).
+became a rule is listed too (target: none). `--half blind` classifies `bench/observing_blind.py` instead:
+sentences a helper session wrote on 2026-12-02 without reading the detector — rules, preferences and facts
+each as their kind, and owner sentences that must not become rules (one-off requests, reports, "never
+mind"). It was measured once untouched (rules 26 of 60), then served as a development set for the shapes
+written after; `--half blind2` (`bench/observing_blind2.py`, five owners' voices, written by another
+helper that read neither the detector nor the other pools) was first measured after them: the figure
+nothing was tuned on.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from random import Random
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import observing_blind
+import observing_blind2
 from observing_data import FRAMES, HALVES, PASTES, POOLS, REQUESTS, _fill, slots
 from total_recall.observing.mechanical import classify
 from total_recall.record.spans import owner_spans
@@ -39,12 +47,15 @@ def kinds(text: str) -> list[str | None]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--half", choices=("fit", "report"), default="fit")
+    ap.add_argument("--half", choices=("fit", "report", "blind", "blind2"), default="fit")
     ap.add_argument("--fills", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     rng = Random(args.seed)
     print(f"half '{args.half}', {args.fills} fills a phrasing")
+    if args.half.startswith("blind"):
+        blind((observing_blind if args.half == "blind" else observing_blind2).blind_pools(), rng, args.fills)
+        return
     wrong_rules = 0
     for pool, want in WANT.items():
         hit = total = 0
@@ -86,6 +97,24 @@ def main() -> None:
                 wrong_rules += 1
                 print(f"   {shape} paste line became a rule: {pasted[span.start:span.end]!r}")
     print(f"rules from facts, preferences, events, requests and pastes: {wrong_rules} (target 0)")
+
+
+def blind(pools: dict[str, list[str]], rng: Random, fills: int) -> None:
+    """A blind pool: each kind's share found as that kind, and the non-rules that became rules."""
+    for pool, templates in pools.items():
+        want = "rule" if pool == "not_rule" else pool
+        hit = total = 0
+        for template in templates:
+            for _ in range(fills):
+                sentence = _fill(template, slots(rng))
+                found = want in kinds(sentence)
+                total += 1
+                hit += found
+                if found == (pool == "not_rule"):
+                    said = "became a rule" if found else f"missed ({kinds(sentence)})"
+                    print(f"   {pool} {said}: {sentence}")
+        label = "became rules (target 0)" if pool == "not_rule" else f"as {want}"
+        print(f"{pool:<11} {hit} of {total} {label}")
 
 
 if __name__ == "__main__":

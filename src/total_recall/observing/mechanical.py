@@ -94,13 +94,86 @@ _WE_DO_RX = re.compile(
     r"think|know|got|went|saw|see|met|lost|made|took|found|ran|built|sent|left|broke|came|tried|just|also|"
     r"still|get|hit|lose|love|like|hate|all|both)\b)[a-z]+(?<!ed) [a-z]")
 _SOFT_RX = re.compile(r"\b(?:don't|do not|dont|should(?:n't| not)?|avoid|instead of)\b")
+# Shapes of a standing rule that name no always/never, by what makes a sentence generic rather than about
+# this turn: a condition on a kind of event ("if a migration touches X, …", "when you add a dependency, …"),
+# a scope ("in this repo", "around here"), a limit ("under 700 lines", "max one … per"), a restriction
+# ("… only", "nobody but ops …"), a permission ("not allowed to"), a sign-off, a negated present habit of
+# a generic subject ("prod keys don't leave the vault"), a habitual passive ("releases are cut from …"),
+# an ordering of bare steps ("lint, then tests, then the PR"). Each is refused when the sentence points at
+# the moment (`_DEICTIC`) — "if it fails, tell me" is a one-off.
+_STANDING_RX = re.compile(
+    r"^(?:if|when|whenever|any ?time|every time|each time|once) (?!(?:you(?:'re| are)|i(?:'m| am)|it|this|"
+    r"that|they|we(?:'re| are))\b)[a-z][^,;]{3,}[,;] \w|"
+    r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|codebase|project|team|company|org|monorepo)"
+    r"\b|\baround here\b|\blike everything else here\b|\bhere,? full stop\b|\bfull stop\b|"
+    r"\b(?:under|over|at most|no more than|at least|max(?:imum)?|up to) (?:\d[\d,]*|one|two|three|four|five|"
+    r"ten) (?:lines?|files?|commits?|retries|minutes?|hours?|days?|releases?|changes?|reviewers?|"
+    r"migrations?|prs?|pull requests?|dependencies|tests?)\b|"
+    r"^max(?:imum)? (?:\d+|one|two|three) \w+|"
+    r"\b[a-z]+s only\W*$|\bonly (?:happen|happens|run|runs|go|goes|ship|ships|land|lands) \b|"
+    r"(?:^|, )(?:nobody|no one) (?:but|except|other than) [\w-]+(?: [\w-]+)? [a-z]+s\b|"
+    r"\b(?:not|never) allowed to\b|\b(?:is|are|'re|'s) not (?:allowed|permitted)\b|"
+    r"\bneeds? (?:sign-?off|approval|a review|review|an? (?:ok|okay|ticket|reviewer)|splitting|"
+    r"(?:a |an )?\w+ from (?:me|[A-Z]?[a-z]+))\b|"
+    r"(?:\b(?:is|are)|'s) (?:frozen|read-only|generated|owned by|third-party|a no-go|off the table)\b|"
+    r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,4}? (?:don't|doesn't|do not|does not|"
+    r"never|won't) (?!(?:know|have|need|seem|understand|care|mind|think|work|matter|exist|compile|pass|"
+    r"load|start|run|build)\b)[a-z]+\b|"
+    r"^we (?:don't|do not|never) (?!(?:know|have|need|see|get|understand|care|mind|think|want|like)\b)"
+    r"[a-z]+\b|"
+    r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,4}? (?:is|are) (?:cut|rotated|done|built|"
+    r"tagged|reviewed|signed|deployed|run|made|kept|written|squashed|released|merged|handled) "
+    r"(?:from|every|by|on|through|in|weekly|daily|nightly|monthly|before|after|only)\b|"
+    r"^[a-z][\w-]*(?: [a-z][\w-]*)?, then [a-z][\w-]*(?: [a-z][\w-]*){0,2}, then\b|"
+    r"\b(?:first|1st) and (?:the )?[a-z][\w-]* (?:second|last|after)\b|"
+    r"\b(?:goes|go) on (?:[a-z]+ )?branch|"
+    r"^(?:nothing|no [a-z]+)(?: [\w/.-]+){0,4}? (?:gets|goes|ships|lands|leaves|merges|runs)\b|"
+    r"\binstead\W*$|"
+    # a time window: "the X job runs after 9:00", "deploys happen between 10 and 4"
+    r"\b(?:runs?|happens?|starts?|goes out|ships?) (?:only )?(?:after|before|between|from|until) "
+    r"\d{1,2}(?::\d\d)?\b|"
+    # what a kind of thing is for: "env vars are (only) for local runs"
+    r"\b[a-z]+s (?:are|is) (?:only |just )?for (?:local|dev|development|testing|tests|staging|prod|"
+    r"production|ci|emergencies|debugging)\b")
+# A standing instruction that needs no rule word: keep a kind of thing some way ("keep migrations backwards
+# compatible"), stick to a tool, squash or rebase before a step.
+_STANDING_DO_RX = re.compile(
+    r"^(?:please |pls )?(?:keep|stick to|stick with|keep using|squash|rebase|pin|tag|sign|write|note) "
+    r"(?!(?:it|this|that|them|these|those|me|going|on|at|trying)\b)[\w/.-]+(?: [\w/.-]+){0,5}? "
+    r"(?:before|after|when|whenever|for (?:at least|every|each|all)|in the same|going forward|"
+    r"backwards?[ -]compatible|in this|for this|every|each)\b")
+# A standing favour asked as a question: "Could you always run the type checker before …?"
+_FAVOUR_RX = re.compile(r"^(?:can|could|would|will) you (?:please |pls )?(?:always|never|from now on|"
+                        r"in future|going forward|every time)\b")
+# Not a rule whatever its words: an idiom ("never mind"), a verbless complaint ("always the same test"),
+# a hedged plan ("we should probably look at it at some point").
+_NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\bat some point\b|"
+                       r"\bmaybe\b|\bperhaps\b|"
+                       # a guess, not a duty: "must be a cache issue", "you must have misread"
+                       r"\bmust (?:be (?:a|an|the|some|my|your|our|that|this)\b|have (?:been|\w+ed|\w+en)\b)|"
+                       # what keeps happening or happened: "we always seem to hit this", "we never got it"
+                       r"\b(?:always|never) (?:seems?|seemed|got|saw|had|heard|noticed|found|knew|thought|"
+                       r"\w+ed)\b|\b(?:every time|whenever) i\b|"
+                       # which one of a set: "only the first chart", "I mean the second function"
+                       r"\bonly (?:do )?the (?:first|second|third|last|one|two)\b|\bi mean\b|"
+                       r"\bnot the (?:first|second|other|last)\b|"
+                       r"\bonly the [\w-]+(?: [\w-]+)? (?:fails?|failed|breaks?|broke|passes|works?|"
+                       r"looks?)\b")
 # The shapes anchored at a sentence's start read past a short lead-in ending in a colon ("Before you start:
 # No force pushes to develop."), but not past an error's name ("Error: no tests in src/").
 _LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
 _NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
 # A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
 _NOW = re.compile(r"\b(?:now|today|tonight|this (?:time|week|morning)|yet|currently|at the moment|for now)\b")
-_DEICTIC = re.compile(r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
+# "this repo" names a scope, not the moment.
+_SCOPE_THIS = re.compile(r"\b(?:this|the) (?:repo|repository|codebase|project|team|company|org|monorepo)\b|"
+                         r"\baround here\b|\beverything else here\b|\bhere,? full stop\b")
+# After a kind named indefinitely ("if a test is flaky", "any new module"), or past a clause's break ("tests
+# don't talk to the real API — mock it"), "it" and "them" point back at what came before.
+_INDEFINITE = re.compile(r"\b(?:a|an|any|every|each)\b|\s[—–-]\s|;\s")
+_ANAPHOR = re.compile(r"\b(?:it|them|they)\b")
+_DEICTIC = re.compile(r"\bstill (?:has|have|is|are|open|waiting|running)\b|"
+                      r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
 _GOAL_RX = re.compile(
     r"\b(?:my|our|the) (?:goal|aim|objective|target) (?:is|for)\b|\b(?:i|we) (?:want|plan|intend|hope|aim) "
     r"to\b|\bby (?:the )?end of (?:the )?(?:week|month|quarter|year|sprint)\b|\bdeadline\b|"
@@ -134,24 +207,31 @@ def drafts(session: int, entries: Sequence[MinedEntry], from_start: bool) -> lis
 def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     """(type, priority, confidence, importance) of one sentence of the owner's prose, or None when it is
     not a lasting note (a question, a one-off instruction, chatter)."""
-    if tag not in _OWN:
+    if tag not in _OWN and tag != "question":
         return None
     s = _BULLET.sub("", sentence).strip()
     low = s.lower()
-    if len(low.split()) < 3 or low.rstrip("\"')").endswith("?"):
+    if len(low.split()) < 3:
         return None
+    lead = _LEAD_IN.match(low)
+    body = low[lead.end():] if lead and not _NOT_LEAD_IN.search(lead.group()) else low
+    if tag == "question" or low.rstrip("\"')").endswith("?"):
+        return _RULE if _FAVOUR_RX.search(body) else None
     if _HABIT_RX.search(low):
         return _HABIT
     if _PREFERENCE_RX.search(low):
         return _PREFERENCE
+    if _NOT_RULE.search(low):
+        return None
     if _RULE_RX.search(low):
         return _RULE
-    lead = _LEAD_IN.match(low)
-    body = low[lead.end():] if lead and not _NOT_LEAD_IN.search(lead.group()) else low
     if (_NORM_RX.search(low) or _NORM_RX.search(body)) and not _NOW.search(low):
         return _NORM
     if tag == "instruction" and _SOFT_RX.search(low) and not _DEICTIC.search(low):
         return _SOFT
+    if ((_STANDING_RX.search(body) or _STANDING_DO_RX.search(body)) and not _points_at_now(body)
+            and not _NOW.search(low)):
+        return _NORM
     if _GOAL_RX.search(low):
         return _GOAL
     if _INCIDENT_RX.search(low):
@@ -163,6 +243,16 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     if tag == "statement" and (_ABOUT_OWNER.search(low) or (_FACT_RX.search(low) and _CONCRETE.search(s))):
         return _FACT
     return None
+
+
+def _points_at_now(text: str) -> bool:
+    """Whether a sentence is about the moment (`_DEICTIC`), a scope ("this repo") and an anaphor of a kind
+    named indefinitely before it ("if a test is flaky, quarantine it") or of a clause before a break not
+    counting."""
+    text = _SCOPE_THIS.sub("", text)
+    if (m := _INDEFINITE.search(text)) is not None:
+        text = text[: m.end()] + _ANAPHOR.sub("", text[m.end():])
+    return _DEICTIC.search(text) is not None
 
 
 def _owner_drafts(session: int, entries: Sequence[MinedEntry], from_start: bool) -> Iterator[Draft]:
