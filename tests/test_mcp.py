@@ -36,7 +36,8 @@ EXE = Path(sys.executable).parent / "total-recall"
 # blocks, markers, receipts, cues) or call an LLM endpoint; every other tool only reads.
 WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue", "sync",
                  "erase", "quarantine", "index", "index_sessions", "mute", "unmute", "observe",
-                 "export_observations", "reflect", "nightly", "approve_proposal", "reject_proposal"}
+                 "export_observations", "reflect", "restore_observations", "nightly", "approve_proposal",
+                 "reject_proposal"}
 # Of the record's tools, these change what a read shows (a client asks before calling them).
 DESTRUCTIVE_TOOLS = {"erase", "quarantine"}
 T = TypeVar("T")

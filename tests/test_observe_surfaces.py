@@ -142,19 +142,48 @@ def test_export_writes_observations_md_and_leaves_a_file_it_did_not_write_alone(
                                                                                 tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    reply = observed.json("observations-export", "--to", str(workspace))
+    reply = observed.json("observations", "export", "--to", str(workspace))
     assert reply == {"path": str(workspace / "observations.md"), "exported": 2}
     text = (workspace / "observations.md").read_text(encoding="utf-8")
     assert text.startswith("# Observations") and f"- {RULE} (s1#3, s2#3, s3#3)" in text
-    again = observed.run("observations-export", "--to", str(workspace))
+    again = observed.run("observations", "export", "--to", str(workspace))
     assert again.stdout == f"wrote 2 observations to {workspace / 'observations.md'}\n"
     mine = workspace / "MEMORY.md"
     mine.write_text("my own notes\n", encoding="utf-8")
-    refused = observed.run("observations-export", "--to", str(mine))
+    refused = observed.run("observations", "export", "--to", str(mine))
     assert refused.exit_code == 2 and "is not an earlier export" in refused.stderr
     assert mine.read_text(encoding="utf-8") == "my own notes\n"
-    home = observed.json("observations-export")
+    home = observed.json("observations", "export")
     assert home["path"] == str(observed.home / "observations.md")
+    # The name scripts used before `observations export` existed still works.
+    assert observed.json("observations-export") == home
+
+
+def test_observations_export_is_a_sub_command_and_the_word_export_can_still_be_searched(
+        observed: Owner) -> None:
+    usage = observed.run("observations", "export", "--help")
+    assert usage.exit_code == 0
+    assert " observations export [OPTIONS]\n" in usage.stdout.splitlines(keepends=True)[0]
+    listed = observed.run("observations", "--help").stdout.split("Sub-commands:")[1].split()
+    assert [w for w in listed if w in ("export", "backups", "restore")] == ["export", "backups", "restore"]
+    searched = observed.run("observations", "--json", "--", "export")
+    assert searched.exit_code == 0 and json.loads(searched.stdout)["query"] == "export"
+    wrong = observed.run("observations", "export", "--bogus")
+    assert wrong.exit_code == 2 and "No such option '--bogus'" in wrong.stderr
+
+
+def test_observations_backups_lists_the_copies_and_restore_puts_one_back_undoably(observed: Owner) -> None:
+    assert observed.run("observations", "backups").stdout.startswith("no backups yet")
+    taken = observed.json("reflect", "--force")["backup"]
+    [listed] = observed.json("observations", "backups")["backups"]
+    assert listed["backup"] == taken and listed["count"] == 2 and listed["reason"]
+    words = observed.run("observations", "restore", str(taken))
+    assert words.exit_code == 0 and words.stdout.startswith(f"restored 2 observations from backup {taken}; ")
+    undo = observed.json("observations", "backups")["backups"][0]
+    assert undo["reason"] == f"before restoring backup {taken}" and undo["count"] == 2
+    missing = observed.run("observations", "restore", "999")
+    assert missing.exit_code == 2 and "no backup 999 (the last 10 are kept" in missing.stderr
+    assert observed.run("observations", "restore", "0").exit_code == 2
 
 
 def test_reflect_waits_for_its_threshold_and_says_so(observed: Owner) -> None:
@@ -223,8 +252,8 @@ def test_a_rejected_proposal_promotes_nothing_and_is_listed_as_rejected(observed
     (["approve", "0"], "total-recall: approve: `PROPOSAL` is out of range: 0 — it must be at least 1\n"),
     (["observe", "--session", "s999"], "total-recall: observe: no session s999"),
     (["observations", "--type", "rumour"], "'rumour' is not one of"),
-    (["observations-export", "--to", "notes.txt"],
-     "total-recall: observations-export: `--to` must be a folder or a .md file, not notes.txt\n"),
+    (["observations", "export", "--to", "notes.txt"],
+     "total-recall: observations export: `--to` must be a folder or a .md file, not notes.txt\n"),
 ])
 def test_a_refusal_names_what_was_wrong_and_exits_2(observed: Owner, args: list[str], said: str) -> None:
     got = observed.run(*args)

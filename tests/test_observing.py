@@ -23,6 +23,7 @@ from total_recall.observing import (
     ObservingError,
     Source,
     approve,
+    backups,
     export,
     for_session_start,
     nightly,
@@ -321,7 +322,7 @@ def test_erase_withdraws_every_observation_copy_and_proposal_citing_the_entry(
     assert texts == ["Keep the frobnitz cache warm at all times."]
     assert [p.status for p in proposals(record, None)] == ["withdrawn"]
     assert observations(record, "zanzibarquux", archived=True) == []
-    assert restore(record, backup or 0) == 1  # the backup's copy went with the erase too
+    assert restore(record, backup or 0)[0] == 1  # the backup's copy went with the erase too
     record.close()
     for path in home.glob("record.sqlite3*"):
         assert b"zanzibarquux" not in path.read_bytes(), path.name
@@ -438,8 +439,10 @@ def test_the_reflector_merges_related_observations_and_names_what_superseded_eac
     again = reflect(record, threshold_words=5)
     assert not again.applied and "not shorter" in again.reason  # rolled back: nothing changed
     assert {o.id for o in observations(record)} == {o.id for o in current}
-    assert restore(record, report.backup or 0) == 3
-    assert len(observations(record)) == 3
+    restored, before = restore(record, report.backup or 0)
+    assert restored == 3 and len(observations(record)) == 3
+    assert restore(record, before)[0] == 3  # a restore is undone by restoring what it backed up
+    assert {o.id for o in observations(record)} == {o.id for o in current}
 
 
 def test_the_reflector_waits_for_the_threshold_and_keeps_ten_backups(tmp_path: Path, record: Record) -> None:
@@ -450,8 +453,14 @@ def test_the_reflector_waits_for_the_threshold_and_keeps_ten_backups(tmp_path: P
     for _ in range(12):
         reflect(record, force=True)
     assert len(table.backups(record)) == 10
-    with pytest.raises(ObservingError):
+    with pytest.raises(ObservingError, match="no backup 1 "):
         restore(record, 1)
+    oldest = backups(record)[-1].backup
+    restore(record, oldest)  # backing up before restoring spares the oldest it is restoring
+    kept = backups(record)
+    assert len(kept) == 11 and kept[0].reason == f"before restoring backup {oldest}"
+    reflect(record, force=True)
+    assert len(backups(record)) == 10
 
 
 # -- the nightly cycle --

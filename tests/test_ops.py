@@ -49,6 +49,8 @@ CALLS: dict[str, dict[str, Any] | None] = {
     "observations": {"limit": 5},
     "export_observations": {},
     "reflect": {"force": True},
+    "observation_backups": {},
+    "restore_observations": None,
     "nightly": {},
     "proposals": {"status": "all"},
     "proposal": None,
@@ -84,6 +86,7 @@ REFUSED: dict[str, dict[str, Any]] = {
     "mute": {},
     "export_observations": {"to": "notes.txt"},
     "proposal": {"proposal": 99},
+    "restore_observations": {"backup": 99},
     "approve_proposal": {"proposal": 99},
     "reject_proposal": {"proposal": 99},
 }
@@ -119,7 +122,7 @@ def copies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Copies]:
 
 def cli_args(op: Operation[Any], arguments: dict[str, Any]) -> list[str]:
     """`arguments` (MCP's names) as the CLI spells them: positional, `--flag value`, a bare `--flag`."""
-    words = [op.command]
+    words = op.command.split()
     for name in op.argument:
         if name in arguments:
             words.append(str(arguments[name]))
@@ -256,8 +259,10 @@ def test_help_lists_every_command_once_under_its_purpose_with_an_example_each() 
     assert shown.count("e.g. total-recall") == len(headings)
     listed = [line.split()[0] for line in shown.splitlines() if line.startswith("  ") and line.split()
               and not line.strip().startswith(("e.g.", "--", "-h"))]
-    commands = {op.command for op in OPERATIONS} | {"mcp", "hook", "install", "watch"}
+    # A sub-command ("observations export") is listed under its parent's --help, not here.
+    commands = {op.command for op in OPERATIONS if " " not in op.command}
+    commands |= {"mcp", "hook", "install", "watch"}
     assert sorted(c for c in listed if c in commands) == sorted(commands)  # every command, once
     for op in OPERATIONS:
-        own = CliRunner().invoke(cli, [op.command, "--help"]).stdout
+        own = CliRunner().invoke(cli, [*op.command.split(), "--help"]).stdout
         assert "Example:" in own and op.example in " ".join(own.split()), op.name

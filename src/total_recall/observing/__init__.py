@@ -4,7 +4,8 @@ each citing the entries it came from and checked against them.
 - `observe` reads each session's entries new since its last run (sub-agent and automated sessions
   passed over) into observations: mechanically without a model, or with the configured one;
 - `observations` finds them (words, hooks, type, priority); `observation_json` is their JSON form;
-- `reflect` consolidates them past a size; `restore` puts a backup back;
+- `reflect` consolidates them past a size; `backups` lists the copies taken before each change, and
+  `restore` puts one back;
 - `nightly` is the Dream Cycle: decay, lifetimes, archiving with hooks, chunking, staged promotions
   (`proposals`, `show`, `approve`, `reject`), a dry run unless applied;
 - `export` writes `observations.md`; `for_session_start` is the block a harness's SessionStart adds.
@@ -22,11 +23,12 @@ from total_recall.observing.observation import (
     Source,
 )
 from total_recall.observing.observer import observe
-from total_recall.observing.reflector import ReflectReport, reflect, restore
+from total_recall.observing.reflector import Backup, ReflectReport, backups, reflect, restore
 from total_recall.observing.staging import Shown, approve, proposals, reject, show
 from total_recall.record.observations import Cited, Night, Observation, Proposal
 
 __all__ = [
+    "Backup",
     "Cited",
     "Draft",
     "Night",
@@ -40,6 +42,7 @@ __all__ = [
     "Shown",
     "Source",
     "approve",
+    "backups",
     "export",
     "for_session_start",
     "nightly",

@@ -146,15 +146,33 @@ def _stands(obs: int, by_id: dict[int, Observation]) -> bool:
     return False
 
 
-def restore(record: Record, backup: int) -> int:
-    """Put back the observations of a backup (the reflector's or a night's), replacing the current ones;
-    returns how many. Copies citing an entry erased since were withdrawn with it and do not come back.
+@dataclass(frozen=True, slots=True)
+class Backup:
+    """A copy of the observations taken before a change (the reflector's, a night's, a restore's)."""
+
+    backup: int
+    taken: str
+    reason: str
+    count: int
+
+
+def backups(record: Record) -> list[Backup]:
+    """The backups kept (the last 10), newest first."""
+    return [Backup(*row) for row in table.backups(record)]
+
+
+def restore(record: Record, backup: int, *, clock: Callable[[], datetime] = utc_now) -> tuple[int, int]:
+    """Put back the observations of a backup, replacing the current ones, after backing those up (so a
+    restore can be undone by restoring that one); returns (observations restored, the new backup's id).
+    Copies citing an entry erased since were withdrawn with it and do not come back.
 
     Raises:
         ObservingError: no such backup (the last 10 are kept).
     """
-    if backup not in {b[0] for b in table.backups(record)}:
-        raise ObservingError(f"no backup {backup} (the last {table.KEEP_BACKUPS} are kept)")
+    if backup not in {b.backup for b in backups(record)}:
+        raise ObservingError(f"no backup {backup} (the last {table.KEEP_BACKUPS} are kept: `observations "
+                             f"backups` lists them)")
     with written(record):
+        before = table.back_up(record, f"before restoring backup {backup}", iso(clock()), spare=backup)
         count = table.restore(record, backup)
-    return count
+    return count, before

@@ -1,6 +1,6 @@
 """Observing's operations (issue 19, seed 002): `observe`, `observations`, `export_observations`,
-`reflect`, `nightly` (the Dream Cycle) and the staging review (`proposals`, `proposal`, `approve_proposal`,
-`reject_proposal`).
+`reflect`, `observation_backups` and `restore_observations`, `nightly` (the Dream Cycle) and the staging
+review (`proposals`, `proposal`, `approve_proposal`, `reject_proposal`).
 
 Observations are the owner's across harnesses — what SessionStart hands every harness — so none of these
 takes a harness binding (`binds=False`); `observe --session` names its session as everywhere
@@ -154,6 +154,35 @@ def reflect(call: Call, p: ReflectParams) -> Reply:
         return reflected(record, force=p.force).to_json()
 
 
+# -- backups --
+
+
+class BackupsParams(Params):
+    pass
+
+
+def observation_backups(call: Call, p: BackupsParams) -> Reply:
+    from total_recall.observing import backups
+
+    with call.record() as record:
+        kept = backups(record)
+    return {"backups": [{"backup": b.backup, "taken": b.taken, "reason": b.reason, "count": b.count}
+                        for b in kept]}
+
+
+class RestoreParams(Params):
+    backup: Annotated[int, Field(ge=1, le=NUMBER_MAX, description=(
+        "The backup's id, as `observation_backups` lists it (the last 10 are kept)."))]
+
+
+def restore_observations(call: Call, p: RestoreParams) -> Reply:
+    from total_recall.observing import restore
+
+    with call.record() as record:
+        restored, before = restore(record, p.backup)
+    return {"backup": p.backup, "restored": restored, "backed_up_as": before}
+
+
 # -- nightly --
 
 
@@ -244,8 +273,8 @@ OPERATIONS: tuple[Operation[Any], ...] = (
             "confidence, importance and the addresses it came from."),
     Operation(
         "export_observations", "observing", Effect.ADDS, ExportParams, export_observations,
-        cli="observations-export", binds=False,
-        example="total-recall observations-export --to ~/.openclaw/workspace",
+        cli="observations export", binds=False,
+        example="total-recall observations export --to ~/.openclaw/workspace",
         doc="Write the current observations to observations.md (for an OpenClaw workspace), each with the "
             "addresses it came from; an earlier export there is replaced whole."),
     Operation(
@@ -255,6 +284,18 @@ OPERATIONS: tuple[Operation[Any], ...] = (
             "low-priority ones are dropped, a high-priority one is never lost (it names what superseded "
             "it). A backup is taken first; a result that is not shorter, or loses a high-priority item, is "
             "rolled back."),
+    Operation(
+        "observation_backups", "observing", Effect.READS, BackupsParams, observation_backups,
+        cli="observations backups", binds=False, example="total-recall observations backups",
+        doc="The copies of the observations taken before each change (a reflection, an applied night, a "
+            "restore): the last 10, newest first, each with when, why and how many observations it holds."),
+    Operation(
+        "restore_observations", "observing", Effect.DROPS, RestoreParams, restore_observations,
+        cli="observations restore", argument=("backup",), binds=False,
+        example="total-recall observations restore 3",
+        doc="Put a backup's observations back in place of the current ones; the current ones are backed "
+            "up first, so a restore is undone by restoring that backup. Observations citing an entry "
+            "erased since stay withdrawn."),
     Operation(
         "nightly", "observing", Effect.DROPS, NightlyParams, nightly, binds=False,
         example="total-recall nightly --apply",

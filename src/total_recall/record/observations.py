@@ -280,9 +280,9 @@ def advance(record: Record, session: int, last_seq: int, at: str) -> None:
 
 # -- backups --
 
-def back_up(record: Record, reason: str, at: str) -> int:
+def back_up(record: Record, reason: str, at: str, spare: int | None = None) -> int:
     """Copy every observation not withdrawn, with what it cites, into a new backup; keep the newest
-    KEEP_BACKUPS. Returns the backup's id."""
+    KEEP_BACKUPS (and `spare`, a backup about to be restored, this once). Returns the backup's id."""
     rows = read(record)
     hashes = {int(r[0]): r[1] for r in record.db.execute(
         "SELECT id, hash FROM observations WHERE withdrawn_at IS NULL")}
@@ -295,7 +295,8 @@ def back_up(record: Record, reason: str, at: str) -> int:
         "INSERT INTO observation_backup_sources(backup, obs, entry) VALUES (?, ?, ?)",
         [(backup, o.id, e) for o in rows for e in dict.fromkeys(c.entry for c in o.sources)])
     old = [int(r[0]) for r in record.db.execute(
-        "SELECT id FROM observation_backups ORDER BY id DESC LIMIT -1 OFFSET ?", (KEEP_BACKUPS,))]
+        "SELECT id FROM observation_backups ORDER BY id DESC LIMIT -1 OFFSET ?", (KEEP_BACKUPS,))
+        if int(r[0]) != spare]
     for table in ("observation_backup_rows", "observation_backup_sources"):
         record.db.executemany(f"DELETE FROM {table} WHERE backup = ?", [(b,) for b in old])
     record.db.executemany("DELETE FROM observation_backups WHERE id = ?", [(b,) for b in old])
@@ -313,6 +314,8 @@ def restore(record: Record, backup: int) -> int:
     out the copies citing what it erased); returns how many were restored."""
     keep = [o.id for o in read(record)]
     delete(record, keep)
+    # A copy may name the one that superseded it before that one is back in: checked at the commit.
+    record.db.execute("PRAGMA defer_foreign_keys = ON")
     count = 0
     for (body,) in record.db.execute(
             "SELECT body FROM observation_backup_rows WHERE backup = ? ORDER BY obs", (backup,)).fetchall():

@@ -30,15 +30,67 @@ from total_recall.surfaces.words import explain, in_cli_words
 
 # Older spellings a flag keeps for the scripts that use them: one filter, one word (`directory`).
 OLDER_FLAGS = {"directory": ("--project",)}
+# Older command names kept (hidden) for the scripts that use them.
+OLDER_COMMANDS = {"observations export": "observations-export"}
+
+
+class _WithSubcommands(click.Command):
+    """A command that is also the parent of others: `observations export --to DIR` runs `export`, while
+    `observations QUERY` stays a search. A first word naming a sub-command picks it; any other is the
+    command's own argument (a search for the word "export" is `observations -- export`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.subcommands: dict[str, click.Command] = {}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] in self.subcommands:
+            ctx.meta["total_recall.sub"] = (args[0], args[1:])
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        chosen = ctx.meta.pop("total_recall.sub", None)
+        if chosen is None:
+            return super().invoke(ctx)
+        name, rest = chosen
+        sub = self.subcommands[name]
+        # Beside this command, not under it: the usage reads `observations export`, not `… [QUERY] export`.
+        with sub.make_context(f"{ctx.info_name} {name}", rest, parent=ctx.parent) as inner:
+            return sub.invoke(inner)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        with formatter.section("Sub-commands"):
+            formatter.write_dl([(name, sub.get_short_help_str(limit=formatter.width - 26))
+                                for name, sub in self.subcommands.items()])
 
 
 def register(group: click.Group, settings_of: Any) -> None:
-    """Add one command per operation to `group`; `settings_of(ctx)` gives the record to call it on."""
+    """Add one command per operation to `group` (`settings_of(ctx)` gives the record to call it on); an
+    operation whose command is two words ("observations export") is a sub-command of the first."""
+    parents = {op.command.split(" ", 1)[0] for op in OPERATIONS if " " in op.command}
+    subs: list[Operation[Any]] = []
     for op in OPERATIONS:
-        group.add_command(command_for(op, settings_of))
+        if " " in op.command:
+            subs.append(op)
+            continue
+        group.add_command(command_for(op, settings_of, _WithSubcommands if op.command in parents else
+                                      click.Command))
+    for op in subs:
+        parent_name, name = op.command.split(" ", 1)
+        parent = group.commands[parent_name]
+        if not isinstance(parent, _WithSubcommands):
+            raise TypeError(f"{op.command}: {parent_name} is not an operation's command")
+        parent.subcommands[name] = command_for(op, settings_of, click.Command, name)
+        if op.command in OLDER_COMMANDS:
+            older = command_for(op, settings_of, click.Command, OLDER_COMMANDS[op.command])
+            older.hidden = True
+            group.add_command(older)
 
 
-def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
+def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] = click.Command,
+                name: str = "") -> click.Command:
     fields = op.params.model_fields
     params: list[click.Parameter] = [_parameter(op, name, info) for name, info in fields.items()]
     # Positional arguments first, in the operation's order, so `--help` shows them as typed.
@@ -83,7 +135,7 @@ def command_for(op: Operation[Any], settings_of: Any) -> click.Command:
         if reply.get("errors"):
             sys.exit(2)
 
-    return click.Command(op.command, params=params, callback=callback,
+    return kind(name or op.command, params=params, callback=callback,
                          help=f"{op.doc}\n\n\b\nExample:\n  {op.example}")
 
 

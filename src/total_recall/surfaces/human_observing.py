@@ -69,6 +69,18 @@ def _export(reply: Reply, settings: Any) -> str:
     return f"wrote {_n(reply['exported'], 'observation')} to {reply['path']}"
 
 
+def _backups(reply: Reply, settings: Any) -> str:
+    if not reply["backups"]:
+        return "no backups yet (one is taken before each reflection, applied night or restore)"
+    return "\n".join(f"{b['backup']:>4}  {b['taken']}  {_n(b['count'], 'observation')}  {b['reason']}"
+                     for b in reply["backups"])
+
+
+def _restore(reply: Reply, settings: Any) -> str:
+    return (f"restored {_n(reply['restored'], 'observation')} from backup {reply['backup']}; what was "
+            f"current is backup {reply['backed_up_as']}")
+
+
 def _reflect(reply: Reply, settings: Any) -> str:
     if not reply["applied"]:
         return f"not consolidated: {reply['reason']}" + (
@@ -126,6 +138,7 @@ def _reject(reply: Reply, settings: Any) -> str:
 
 RENDERINGS: dict[str, Callable[[Reply, Any], str]] = {
     "observe": _observe, "observations": _observations, "export_observations": _export, "reflect": _reflect,
+    "observation_backups": _backups, "restore_observations": _restore,
     "nightly": _nightly, "proposals": _proposals, "proposal": _proposal, "approve_proposal": _approve,
     "reject_proposal": _reject,
 }
