@@ -47,7 +47,7 @@ _GROUPS = (
     "backup backups snapshot snapshots",
     "outage outages incident incidents downtime",
     "migrate migration migrations move port",
-    "upgrade upgrades update updates bump",
+    "upgrade upgrades upgraded update updates bump bumped",
     "delete remove drop",
     "create add make",
     "email emails mail message messages",
@@ -68,7 +68,22 @@ _GROUPS = (
     "typescript ts",
     "script scripts",
     "error errors failure failures failed crash",
+    # Added from the observing bench's `fit` paraphrases only (its `report` ones measure them).
+    "rollback rollbacks rolled revert reverted reverts",
+    "contract contracts agreement agreements",
+    "vendor vendors supplier suppliers provider providers",
+    "expired expire expires lapsed lapse",
+    "certificate certificates cert certs",
+    "flaky unreliable",
+    "team teams people folks",
 )
+# What an HTTP status an owner quotes ("after the 502s") is called when he searches for it later: the
+# reason phrases of RFC 9110.
+HTTP_STATUS = {"400": "bad request", "401": "unauthorized", "403": "forbidden", "404": "not found",
+               "408": "request timeout", "409": "conflict", "429": "too many requests rate limited",
+               "500": "server error", "502": "bad gateway error", "503": "service unavailable",
+               "504": "gateway timeout"}
+_STATUS = re.compile(r"\b([45]\d\d)s?\b")
 SYNONYMS: dict[str, tuple[str, ...]] = {}
 for _group in _GROUPS:
     _members = tuple(_group.split())
@@ -142,7 +157,9 @@ def hooks(text: str, type: str, seen: datetime | None = None) -> list[str]:
     if not words:
         words = [w.lower() for w in text.split()[:5]]
     keys = " ".join(words)
-    swapped = " ".join(dict.fromkeys(s for w in words for s in (SYNONYMS.get(w) or (w,))))
+    named = " ".join(HTTP_STATUS[m.group(1)] for m in _STATUS.finditer(text) if m.group(1) in HTTP_STATUS)
+    swapped = " ".join(dict.fromkeys([*(s for w in words for s in (SYNONYMS.get(w) or (w,))),
+                                      *named.split()]))
     other = " ".join(dict.fromkeys(s for w in words for s in SYNONYMS.get(w, ())[1:3])) or keys
     label = _TYPE_WORDS.get(type, type)
     out = [keys, swapped, f"{label} about {' '.join(words[:4])}",
