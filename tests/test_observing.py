@@ -4,6 +4,8 @@ injected clock; erase reaching every copy."""
 
 from __future__ import annotations
 
+import shutil
+
 import json
 import time
 import uuid
@@ -257,6 +259,18 @@ def test_subagent_and_automated_sessions_are_passed_over(tmp_path: Path, record:
     assert [o.text for o in observations(record)] == ["Never commit secrets to the repository."]
     again = observe(record)
     assert again.sessions == 0 and again.skipped == {}
+
+
+def test_a_headless_claude_code_session_is_passed_over_as_automated(tmp_path: Path, record: Record) -> None:
+    # Recorded from Claude Code 2.1.284 run as `claude -p` (tests/fixtures/README.md): its lines say
+    # `"entrypoint": "sdk-cli"`, which the reader keeps in the session's meta.
+    recorded = Path(__file__).parent / "fixtures/sessions/claude_code/recorded_2.1.284"
+    root = tmp_path / "claude"
+    shutil.copytree(recorded, root)
+    synced(record, root / "projects")
+    assert len(record.sessions()) == 1
+    report = observe(record)
+    assert report.skipped == {"automated sessions": 1} and observations(record, archived=True) == []
 
 
 def test_a_later_run_reads_only_new_entries_and_a_repeat_reinforces_the_same_observation(

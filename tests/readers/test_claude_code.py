@@ -162,7 +162,8 @@ def test_a_new_layout_subagent_file_is_a_child_session_titled_by_its_sidecar() -
     assert session.native_id == "agent-aef063ba534d73153"
     assert session.parent_native == MAIN_ID and session.relation == "subagent"
     assert session.title == "Round 2: bob comparison"
-    assert session.meta == {"agentType": "general-purpose", "description": "Round 2: bob comparison"}
+    assert session.meta == {"agentType": "general-purpose", "description": "Round 2: bob comparison",
+                            "entrypoint": "cli"}
     assert len(result.entries) == sum(
         len(o["message"]["content"]) if o["type"] == "assistant" else 1 for _, o in records(SUBAGENT)
     )

@@ -99,6 +99,10 @@ class _State:
     parent: str | None = None
     title_rank: int = -1
     worded: bool = False  # the first prompt's words were seen (or a sidecar description named the session)
+    # How the session was started ("cli", "sdk-cli" for a headless `claude -p`): the observer passes
+    # automated sessions over. Kept in the session's meta beside what the path and a sidecar gave.
+    entrypoint: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
     pending: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -112,6 +116,7 @@ class _State:
             "parent": self.parent,
             "title_rank": self.title_rank,
             "worded": self.worded,
+            "entrypoint": self.entrypoint,
         }
 
     def saw(self, obj: dict[str, Any], ts: str | None) -> None:
@@ -122,6 +127,10 @@ class _State:
         cwd = obj.get("cwd")
         if self.cwd is None and isinstance(cwd, str) and cwd:
             self.cwd = self.pending["cwd"] = cwd
+        entrypoint = obj.get("entrypoint")
+        if self.entrypoint is None and isinstance(entrypoint, str) and entrypoint:
+            self.entrypoint = entrypoint
+            self.meta = self.pending["meta"] = {**self.meta, "entrypoint": entrypoint}
         if self.parent is None and self.layout != "subagent":
             sid = obj.get("sessionId")
             # An old-layout agent file names its parent only through the lines' sessionId.
@@ -216,6 +225,7 @@ class ClaudeCodeReader(JsonlReader):
             parent=parent or saved.get("parent"),
             title_rank=rank if isinstance(rank := saved.get("title_rank"), int) else -1,
             worded=bool(saved.get("worded", resumed)),
+            entrypoint=saved.get("entrypoint") if isinstance(saved.get("entrypoint"), str) else None,
         )
         self._states[source.key] = state
         draft = SessionDraft(native, parent_native=state.parent)
@@ -239,6 +249,9 @@ class ClaudeCodeReader(JsonlReader):
                     state.worded = True  # the parent's description names it better than its prompt
             else:
                 yield ReadWarning(str(sidecar), f"subagent sidecar is not a JSON object (a {_tname(loaded)})")
+        if state.entrypoint is not None:
+            meta["entrypoint"] = state.entrypoint
+        state.meta = meta
         draft.meta = meta or None
         yield draft
 
