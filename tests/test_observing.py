@@ -4,9 +4,8 @@ injected clock; erase reaching every copy."""
 
 from __future__ import annotations
 
-import shutil
-
 import json
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator

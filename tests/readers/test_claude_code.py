@@ -185,7 +185,7 @@ def test_workflow_subagents_are_sources_but_journals_and_sidecars_are_not(tmp_pa
     assert [s.path.name for s in found] == [f"{MAIN_ID}.jsonl", "agent-abc.jsonl"]
     sub = only_session(read_all(reader, found[1]))
     assert (sub.native_id, sub.parent_native, sub.relation) == ("agent-abc", MAIN_ID, "subagent")
-    assert sub.meta == {"workflow": "wf1", "agentType": "x", "description": "wf step"}
+    assert sub.meta == {"workflow": "wf1", "agentType": "x", "description": "wf step", "entrypoint": "cli"}
     assert sub.title == "wf step"
 
 
