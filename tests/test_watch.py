@@ -24,8 +24,10 @@ from tests.inotify import WriteWatch
 from tests.test_store_untouched import digest
 from total_recall.config import record_home
 from total_recall.errors import ConfigError
+from total_recall.observing import observe
 from total_recall.observing.watcher import Action, Watcher, watched_roots
-from total_recall.record.sync import sync_lock
+from total_recall.record.database import Record
+from total_recall.record.sync import sync, sync_lock
 
 SID = "5a1e0000-0000-4000-8000-000000000001"
 WAIT = 20.0  # seconds any one wait for file events may take before the test fails
@@ -153,6 +155,20 @@ def test_the_cooldown_holds_a_second_trigger_until_the_clock_passes_it(
     later = watcher.step(timeout=0)
     assert kinds(later) == ["sync", "observe"] and later[0].lines == 45
     assert later[1].data["observed"]["entries"] == 45
+
+
+def test_a_run_elsewhere_that_synced_and_observed_the_lines_resets_the_count(
+        make: Callable[..., Watcher], store: Path, clock: Clock) -> None:
+    watcher = make(cooldown=0)
+    append(main_file(store), 1, 40)
+    with Record(record_home() / "record.sqlite3") as record:  # cron's or a hook's run, not the watcher's
+        sync(record, ["claude-code"], roots={"claude-code": store})
+        assert observe(record).entries == 41
+    [reset] = steps_until(watcher, lambda a: bool(a))  # the watcher counts the 40 lines only now
+    assert reset.kind == "reset" and reset.lines == 40 and watcher.pending(main_file(store)) == 0
+    append(main_file(store), 41, 40)  # lines that run did not see are the watcher's again
+    actions = steps_until(watcher, lambda a: "observe" in kinds(a))
+    assert kinds(actions) == ["sync", "observe"] and actions[1].data["observed"]["entries"] == 40
 
 
 def test_a_failing_sync_is_reported_and_the_watch_goes_on(

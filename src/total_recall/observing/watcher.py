@@ -12,7 +12,10 @@ ever opened by one thread. What is counted:
 - lines appended after the watch starts (a file that appears later counts from its start); a half-written
   last line waits for its end.
 After `lines` new lines in one session it syncs that harness and observes the session, then holds that
-session for `cooldown` seconds (the count goes on; the next trigger comes when both allow). A sync or an
+session for `cooldown` seconds (the count goes on; the next trigger comes when both allow). When a run
+elsewhere (a hook, cron, `total-recall observe`) has already synced the file past every counted line and
+observed the session to its end, the count is reset instead (seed 002: "resets counter when cron/external
+observer runs are detected"): a `reset` action, nothing synced. A sync or an
 observe that fails is an `error` action and the watcher goes on: a failed sync keeps its count and is
 tried again after the cooldown (RETRY_AFTER at least). Store files are opened for reading only: nothing
 is ever written there.
@@ -41,6 +44,7 @@ from total_recall.llm.provider import Provider
 from total_recall.observing.observation import ObservingError
 from total_recall.observing.observer import observe
 from total_recall.record.database import Record
+from total_recall.record.observations import pending as observer_pending
 from total_recall.syncing import sync
 
 DEFAULT_LINES = 40  # seed 002: "after 40+ new JSONL writes"
@@ -50,7 +54,7 @@ RETRY_AFTER = 30.0  # seconds at least before a failed trigger is tried again, w
 HARNESSES: tuple[str, ...] = ("claude-code", "codex", "vibe", "openclaw")
 _READ = 1 << 20
 
-Kind = Literal["watching", "sync", "observe", "held", "error", "stopped"]
+Kind = Literal["watching", "sync", "observe", "held", "reset", "error", "stopped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +240,11 @@ class Watcher:
                     actions.append(Action("held", tally.harness, path, None, tally.lines,
                                           {"seconds_left": round(tally.ready_at - now, 3)}))
                 continue
+            if self._observed_elsewhere(path, tally):
+                actions.append(Action("reset", tally.harness, path, None, tally.lines,
+                                      {"reason": "synced and observed by another run"}))
+                tally.lines, tally.held = 0, False
+                continue
             actions.extend(self._trigger(path, tally))
         return actions
 
@@ -327,6 +336,20 @@ class Watcher:
                         tally.offset += len(chunk)  # a line longer than a read: its end counts it
         except OSError:
             return  # gone or unreadable: the sync will say so if it matters
+
+    def _observed_elsewhere(self, path: str, tally: _Tally) -> bool:
+        """Whether the record already holds every line counted (read past the tally's offset) and the
+        observer has read its session to the end. Any doubt (no record, a busy one) says no."""
+        if not self.record_path.exists():
+            return False
+        try:
+            with Record(self.record_path) as record:
+                read_to = record.read_to(path)
+                number = _session_of(record, tally.harness, path)
+                return (read_to is not None and read_to >= tally.offset and number is not None
+                        and not observer_pending(record, number))
+        except Exception:  # a check only: the trigger that follows reports what is wrong
+            return False
 
     def _trigger(self, path: str, tally: _Tally) -> list[Action]:
         lines, tally.lines = tally.lines, 0

@@ -238,6 +238,11 @@ class Record:
         ).fetchone()
         return SourceRow(row)
 
+    def read_to(self, path: str) -> int | None:
+        """How far the sync has read the store file at `path` (bytes), or None when it has not."""
+        row = self.db.execute("SELECT MAX(offset) FROM sources WHERE path = ?", (path,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def save_cursor(self, source_id: int, path: str, cursor: Cursor) -> None:
         self.db.execute(
             "UPDATE sources SET path = ?, offset = ?, line = ?, check_hash = ?, state = ? WHERE id = ?",

@@ -136,6 +136,8 @@ def _human(a: Action) -> str:
                 f"{d.get('added', 0)} added, {d.get('reinforced', 0)} reinforced")
     if a.kind == "held":
         return f"{a.at} {where}: {a.lines} new lines, held for {d['seconds_left']:.0f} s more (cooldown)"
+    if a.kind == "reset":
+        return f"{a.at} {where}: {a.lines} new lines already {d['reason']}: count reset"
     if a.kind == "error":
         return f"{a.at} {where}: {d['stage']} failed; the watch goes on"
     return f"{a.at} stopped ({d['why']})"
