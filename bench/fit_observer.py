@@ -2,7 +2,7 @@
 observing bench's pools (bench/observing_data.py), filled a few times, cut into the owner's spans and
 classified as the observer does, and the bench's pastes and everyday requests beside them.
 
-    python bench/fit_observer.py [--half fit|report|blind|blind2] [--fills 3] [--seed 5]
+    python bench/fit_observer.py [--half fit|report|blind|blind2|blind3] [--fills 3] [--seed 5]
 
 The shapes in `observing/mechanical.py` were written from `--half fit` only (issue 19: "Deploys of X wait
 for …", "No X to Y", "Only X merges …", "X is off limits", "Every X change gets …", "one X per Y", "X before
@@ -11,9 +11,10 @@ listed when a fill of it misses its kind, and any fact, preference, event, reque
 became a rule is listed too (target: none). `--half blind` classifies `bench/observing_blind.py` instead:
 sentences a helper session wrote on 2026-12-02 without reading the detector — rules, preferences and facts
 each as their kind, and owner sentences that must not become rules (one-off requests, reports, "never
-mind"). It was measured once untouched (rules 26 of 60), then served as a development set for the shapes
-written after; `--half blind2` (`bench/observing_blind2.py`, five owners' voices, written by another
-helper that read neither the detector nor the other pools) was first measured after them: the figure
+mind"). Each blind pool was written by a helper session that read neither the detector nor the other
+pools, and measured once untouched before any shape was written from it: `blind` (rules 26 of 60), then
+used as a development set; `blind2` (five owners' voices: rules 123 of 240, 33 of 240 non-rules made
+rules), then used as one too; `blind3` (eight owners outside backend work), never looked at — the figure
 nothing was tuned on.
 """
 
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import observing_blind
 import observing_blind2
+import observing_blind3
 from observing_data import FRAMES, HALVES, PASTES, POOLS, REQUESTS, _fill, slots
 from total_recall.observing.mechanical import classify
 from total_recall.record.spans import owner_spans
@@ -47,14 +49,15 @@ def kinds(text: str) -> list[str | None]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--half", choices=("fit", "report", "blind", "blind2"), default="fit")
+    ap.add_argument("--half", choices=("fit", "report", "blind", "blind2", "blind3"), default="fit")
     ap.add_argument("--fills", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     rng = Random(args.seed)
     print(f"half '{args.half}', {args.fills} fills a phrasing")
     if args.half.startswith("blind"):
-        blind((observing_blind if args.half == "blind" else observing_blind2).blind_pools(), rng, args.fills)
+        pools = {"blind": observing_blind, "blind2": observing_blind2, "blind3": observing_blind3}[args.half]
+        blind(pools.blind_pools(), rng, args.fills)
         return
     wrong_rules = 0
     for pool, want in WANT.items():

@@ -92,7 +92,7 @@ _GENERIC_RX = re.compile(
 _WE_DO_RX = re.compile(
     r"^we (?!(?:are|were|have|had|will|would|can|could|should|might|may|did|do|don't|need|want|plan|hope|"
     r"think|know|got|went|saw|see|met|lost|made|took|found|ran|built|sent|left|broke|came|tried|just|also|"
-    r"still|get|hit|lose|love|like|hate|all|both)\b)[a-z]+(?<!ed) [a-z]")
+    r"still|get|hit|lose|love|like|hate|all|both)\b)[a-z-]+(?<!ed) [a-z]")
 _SOFT_RX = re.compile(r"\b(?:don't|do not|dont|should(?:n't| not)?|avoid|instead of)\b")
 # Shapes of a standing rule that name no always/never, by what makes a sentence generic rather than about
 # this turn: a condition on a kind of event ("if a migration touches X, …", "when you add a dependency, …"),
@@ -108,7 +108,34 @@ _STANDING_RX = re.compile(
     r"\b|\baround here\b|\blike everything else here\b|\bhere,? full stop\b|\bfull stop\b|"
     r"\b(?:under|over|at most|no more than|at least|max(?:imum)?|up to) (?:\d[\d,]*|one|two|three|four|five|"
     r"ten) (?:lines?|files?|commits?|retries|minutes?|hours?|days?|releases?|changes?|reviewers?|"
-    r"migrations?|prs?|pull requests?|dependencies|tests?)\b|"
+    r"migrations?|prs?|pull requests?|dependencies|tests?|[kmg]b|ms|seconds|percent|requests|replicas|"
+    r"versions?|items|calls|jobs|workers|instances)\b|"
+    # an obligation of a kind of thing, or of whoever does it: "seeds have to be fixed", "gotta keep …"
+    r"\b(?:has to|have to|gotta|got to|is expected to|are expected to|needs to|need to) (?!(?:go|leave|run "
+    r"out|wait|check|look|think|talk|ask you|know|see|fix (?:it|this|that))\b|(?:run|head|jump|dash)(?:,|$| "
+    r"back\b| off\b))[a-z]+\b|"
+    # a quantified subject and any present verb: "anything touching payments needs …", "every service
+    # exposes /healthz", "all timestamps are stored in UTC"
+    r"(?:^|[,;] (?:so )?)(?:every|each|any|all|anything|everything|nothing|no) (?!(?:\d|the\b|day|night|"
+    r"week|month|"
+    r"year|morning|afternoon|evening|time|other|of (?:it|this|that|them|these|those)|good|worries|idea|"
+    r"problem|clue|luck|way|rush)\b)(?:[^\s,;]+ ){1,6}?(?:(?:is|are) (?:\w+ed|\w+en|kept|run|built|done|"
+    r"made|set|put|sent|held)|needs|need|gets|get|goes|go|comes|"
+    r"has|have|must|should|requires|stays|ships|exposes|uses|runs|lands|follows|carries|waits|"
+    r"(?!(?:is|was|has|does|this|its|thus|plus|yes)\b)[a-z]+s)\b|"
+    r"^(?:a|an) (?:new )?[\w-]+(?: [\w-]+)? (?:needs|requires|gets|must|should|has to|goes)\b|"
+    r"^(?:[a-z][\w-]* ){0,2}[a-z][\w-]*s need (?:a|an|the|to|\w+s)\b|"
+    # a permission with its bounds: "you're free to refactor inside tests/", "feel free to …, as long as"
+    r"\b(?:you're|you are) free to\b|^feel free to\b.*\bas long as\b|"
+    r"^(?:make sure|ensure|check that) (?:every|each|all|any|no)\b|"
+    r"\bwithout (?:my |a |an |prior )?(?:sign-?off|approval|review|ok|okay|asking)\b|"
+    r"^[a-z]+ first, [a-z]+ (?:second|after|later)\b|"
+    r"\b(?:once|twice) (?:a|per|every) (?:day|week|month|quarter|year|sprint)\b|"
+    r"\bevery \d+ (?:days|weeks|months|hours|minutes)\b|\bnot optional\b|"
+    r"\b(?:is|are|happens?|runs?) (?:every|each) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"day|week|morning|night|sprint)\b|"
+    r"\b(?:happen|happens|run|runs) (?:only )?(?:on )?(?:monday|tuesday|wednesday|thursday|friday|weekdays|"
+    r"weekends)\b|\bonly [a-z ]{1,30} (?:get|gets) in\b|"
     r"^max(?:imum)? (?:\d+|one|two|three) \w+|"
     r"\b[a-z]+s only\W*$|\bonly (?:happen|happens|run|runs|go|goes|ship|ships|land|lands) \b|"
     r"(?:^|, )(?:nobody|no one) (?:but|except|other than) [\w-]+(?: [\w-]+)? [a-z]+s\b|"
@@ -127,14 +154,14 @@ _STANDING_RX = re.compile(
     r"^[a-z][\w-]*(?: [a-z][\w-]*)?, then [a-z][\w-]*(?: [a-z][\w-]*){0,2}, then\b|"
     r"\b(?:first|1st) and (?:the )?[a-z][\w-]* (?:second|last|after)\b|"
     r"\b(?:goes|go) on (?:[a-z]+ )?branch|"
-    r"^(?:nothing|no [a-z]+)(?: [\w/.-]+){0,4}? (?:gets|goes|ships|lands|leaves|merges|runs)\b|"
+    r"(?:^|, (?:so )?)(?:nothing|no [a-z]+)(?: \S+){0,4}? (?:gets|goes|ships|lands|leaves|merges|runs)\b|"
+    r"^no \S+(?: \S+){0,3} (?:for|in|on|to|without|before|during)\b|"
     r"\binstead\W*$|"
     # a time window: "the X job runs after 9:00", "deploys happen between 10 and 4"
     r"\b(?:runs?|happens?|starts?|goes out|ships?) (?:only )?(?:after|before|between|from|until) "
     r"\d{1,2}(?::\d\d)?\b|"
     # what a kind of thing is for: "env vars are (only) for local runs"
-    r"\b[a-z]+s (?:are|is) (?:only |just )?for (?:local|dev|development|testing|tests|staging|prod|"
-    r"production|ci|emergencies|debugging)\b")
+    r"\b[a-z]+s (?:are|is) (?:only |just )?for [a-z]+\b")
 # A standing instruction that needs no rule word: keep a kind of thing some way ("keep migrations backwards
 # compatible"), stick to a tool, squash or rebase before a step.
 _STANDING_DO_RX = re.compile(
@@ -144,13 +171,19 @@ _STANDING_DO_RX = re.compile(
     r"backwards?[ -]compatible|in this|for this|every|each)\b")
 # A standing favour asked as a question: "Could you always run the type checker before …?"
 _FAVOUR_RX = re.compile(r"^(?:can|could|would|will) you (?:please |pls )?(?:always|never|from now on|"
-                        r"in future|going forward|every time)\b")
+                        r"in future|going forward|every time|make (?:it )?a habit)\b|"
+                        r"^(?:going forward|from now on|in future|in the future),? "
+                        r"(?:can|could|would|will) you\b")
 # Not a rule whatever its words: an idiom ("never mind"), a verbless complaint ("always the same test"),
 # a hedged plan ("we should probably look at it at some point").
 _NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\bat some point\b|"
                        r"\bmaybe\b|\bperhaps\b|"
                        # a guess, not a duty: "must be a cache issue", "you must have misread"
-                       r"\bmust (?:be (?:a|an|the|some|my|your|our|that|this)\b|have (?:been|\w+ed|\w+en)\b)|"
+                       r"\bmust (?:be (?:a|an|the|some|my|your|our|that|this)\b|have (?:been|\w+ed|\w+en|"
+                       r"misread|read|done|run|made|forgot|meant|seen|left)\b)|"
+                       r"\b(?:has to|have to|must|gotta) be (?:something|some|a|an|that|this|it)\b|"
+                       # a measurement: "each worker handles about 200 jobs a minute"
+                       r"\b(?:about|around|roughly|approximately|~) ?\d|"
                        # what keeps happening or happened: "we always seem to hit this", "we never got it"
                        r"\b(?:always|never) (?:seems?|seemed|got|saw|had|heard|noticed|found|knew|thought|"
                        r"\w+ed)\b|\b(?:every time|whenever) i\b|"
@@ -161,6 +194,11 @@ _NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\
                        r"looks?)\b")
 # The shapes anchored at a sentence's start read past a short lead-in ending in a colon ("Before you start:
 # No force pushes to develop."), but not past an error's name ("Error: no tests in src/").
+# A lead-in a rule may wear: politeness ("please, when you add …"), or the incident behind it ("after last
+# month's outage, any config change …"): the rest is classified alone.
+_POLITE = re.compile(r"^(?:please|pls|plz|btw|also|oh|fyi|heads up|so|and|ok|okay|right|one more thing)"
+                     r"[,:—-]*\s+")
+_CAUSE_LEAD = re.compile(r"^(?:after|since|because of|given|following) [^,;]{3,80}, ")
 _LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
 _NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
 # A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
@@ -171,7 +209,7 @@ _SCOPE_THIS = re.compile(r"\b(?:this|the) (?:repo|repository|codebase|project|te
 # After a kind named indefinitely ("if a test is flaky", "any new module"), or past a clause's break ("tests
 # don't talk to the real API — mock it"), "it" and "them" point back at what came before.
 _INDEFINITE = re.compile(r"\b(?:a|an|any|every|each)\b|\s[—–-]\s|;\s")
-_ANAPHOR = re.compile(r"\b(?:it|them|they)\b")
+_ANAPHOR = re.compile(r"\b(?:it|them|they|that)\b")
 _DEICTIC = re.compile(r"\bstill (?:has|have|is|are|open|waiting|running)\b|"
                       r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
 _GOAL_RX = re.compile(
@@ -215,14 +253,37 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
         return None
     lead = _LEAD_IN.match(low)
     body = low[lead.end():] if lead and not _NOT_LEAD_IN.search(lead.group()) else low
+    while (polite := _POLITE.match(body)) is not None:
+        body = body[polite.end():]
     if tag == "question" or low.rstrip("\"')").endswith("?"):
         return _RULE if _FAVOUR_RX.search(body) else None
     if _HABIT_RX.search(low):
         return _HABIT
     if _PREFERENCE_RX.search(low):
         return _PREFERENCE
-    if _NOT_RULE.search(low):
-        return None
+    rule = _rule(low, body, tag) if not _NOT_RULE.search(low) else None
+    if rule is not None:
+        return rule
+    if _GOAL_RX.search(low):
+        return _GOAL
+    if _INCIDENT_RX.search(low):
+        return _INCIDENT
+    if _EVENT_RX.search(low):
+        return _EVENT
+    if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body)) and not _DEICTIC.search(body) \
+            and not _NOT_RULE.search(low):
+        return _NORM
+    if tag == "statement" and (_ABOUT_OWNER.search(low) or (_FACT_RX.search(low) and _CONCRETE.search(s))):
+        return _FACT
+    return None
+
+
+def _rule(low: str, body: str, tag: str) -> tuple[str, str, float, float] | None:
+    """The rule shapes checked before events and facts (the rest come after them, in `classify`)."""
+    if (cause := _CAUSE_LEAD.match(body)) is not None:
+        inner = classify(body[cause.end():], tag)
+        if inner is not None and inner[0] == "rule":
+            return inner
     if _RULE_RX.search(low):
         return _RULE
     if (_NORM_RX.search(low) or _NORM_RX.search(body)) and not _NOW.search(low):
@@ -232,16 +293,6 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     if ((_STANDING_RX.search(body) or _STANDING_DO_RX.search(body)) and not _points_at_now(body)
             and not _NOW.search(low)):
         return _NORM
-    if _GOAL_RX.search(low):
-        return _GOAL
-    if _INCIDENT_RX.search(low):
-        return _INCIDENT
-    if _EVENT_RX.search(low):
-        return _EVENT
-    if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body)) and not _DEICTIC.search(body):
-        return _NORM
-    if tag == "statement" and (_ABOUT_OWNER.search(low) or (_FACT_RX.search(low) and _CONCRETE.search(s))):
-        return _FACT
     return None
 
 
