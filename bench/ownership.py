@@ -14,7 +14,8 @@ syncs the late corrections after the build, then measures on the same cases:
                     with the vectors extra, FULL+MEANING (FULL's words fused with the key vectors, the
                     bar fitted by bench/fit_push.py on the `fit` half) and BASELINE+MEANING (every asset's
                     name and description embedded, the same budget) beside them
-  named first       requests naming an asset by name or alias: that asset first (target 100 %)
+  named first       requests naming an asset by name or alias: that asset first (target 100 %), each miss
+                    of FULL and FULL+MEANING listed
   no asset serves   everyday requests and tasks of assets the owner does not have: an empty push (≥ 80 %)
   eligibility       erased, quarantined, muted (by the API and by the owner's words), superseded and
                     sub-agent scope: pushes that must not show an asset, each before and after a rebuild where
@@ -168,12 +169,17 @@ def run_cases(built: Built, rows: dict[str, list[dict[str, Any]]]) -> None:
             )
 
 
-def run_named(built: Built, named: dict[str, list[bool]]) -> None:
+def run_named(built: Built, named: dict[str, list[bool]], missed: dict[str, list[str]]) -> None:
     for case in built.owner.named:
         asset = built.owner.asset(case.target)
         for setup in SETUPS:
             reply = api.push(built.record, built.home, case.request, setup, cwd=built.cwd(case.project))
-            named[setup].append(bool(reply.pointers) and built.matches(reply.pointers[0], asset))
+            first = bool(reply.pointers) and built.matches(reply.pointers[0], asset)
+            named[setup].append(first)
+            if not first and setup.startswith("FULL"):
+                got = reply.pointers[0].name if reply.pointers else "nothing"
+                said = f"owner {built.owner.index}: {case.request!r}"
+                missed[setup].append(f"{said} -> {got}, not {asset.name}")
 
 
 def run_unserved(built: Built, empty: dict[str, list[bool]]) -> None:
@@ -258,8 +264,10 @@ def route_scope(owner: Owner, out: Path, tallies: dict[str, Tally], side: list[s
     """A sub-agent of a first-project session asks about second-project assets (out of its scope) and
     about its own: nothing out of scope comes out, and every reply equals a twin's that never held them."""
     parent, child = subagent_plan(owner)
-    full = build(owner, out / "scope-full", extra=(parent, child), split_late=False)
-    twin = build(owner, out / "scope-twin", extra=(parent, child), skip=PROJECTS[1], split_late=False)
+    # Homes whose paths hold the same words (a number is no term) and as many characters: a topic key holds
+    # its file's path, and "full" against "twin" there moved a score (the twin is not the record's own).
+    full = build(owner, out / "scope-1", extra=(parent, child), split_late=False)
+    twin = build(owner, out / "scope-2", extra=(parent, child), skip=PROJECTS[1], split_late=False)
     outside = [a for a in owner.assets if a.project == PROJECTS[1]]
     inside = [a for a in owner.assets if a.project != PROJECTS[1]]
 
@@ -381,6 +389,7 @@ def report(
     rows: dict[str, list[dict[str, Any]]],
     named: dict[str, list[bool]],
     empty: dict[str, list[bool]],
+    missed: dict[str, list[str]],
     tallies: dict[str, Tally],
     side: list[str],
     fast: dict[str, Any] | None,
@@ -430,6 +439,9 @@ def report(
     for s in SETUPS:
         out.setdefault("named_first", {})[s] = _mean(named[s])
         print(f"   {s:<17}{_mean(named[s]):>7.1%}")
+        for miss in missed.get(s, []):
+            print(f"      {miss[:200]}")
+    out["named_missed"] = missed
     print(f"\n== requests no asset serves: {len(empty['FULL'])} (target: empty push >= 80 %)\n   {command}")
     for s in SETUPS:
         out.setdefault("empty", {})[s] = _mean(empty[s])
@@ -507,6 +519,7 @@ def main() -> None:
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     named: dict[str, list[bool]] = defaultdict(list)
     empty: dict[str, list[bool]] = defaultdict(list)
+    missed: dict[str, list[str]] = defaultdict(list)
     tallies: dict[str, Tally] = defaultdict(Tally)
     side: list[str] = []
     rng = Random(seed)
@@ -515,7 +528,7 @@ def main() -> None:
             t = time.perf_counter()
             built = build(owner, args.out / f"owner-{owner.index}")
             run_cases(built, rows)
-            run_named(built, named)
+            run_named(built, named, missed)
             run_unserved(built, empty)
             route_superseded(built, tallies)
             route_removed(built, "erased", tallies)
@@ -530,7 +543,7 @@ def main() -> None:
     except api.BenchError as exc:
         print(f"\ncannot measure: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    table = report(rows, named, empty, tallies, side, fast, command)
+    table = report(rows, named, empty, missed, tallies, side, fast, command)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         table.update(

@@ -20,6 +20,10 @@ Harness = Literal["claude-code", "codex", "opencode", "vibe", "openclaw"]
 AUTHORS: tuple[str, ...] = get_args(Author)
 KINDS: tuple[str, ...] = get_args(Kind)
 SPAN_TAGS: tuple[str, ...] = get_args(SpanTag)
+# The tools through which an agent runs a shell command, lower-cased (Claude Code's Bash, Codex's
+# exec_command and local_shell, Gemini-style run_shell_command, OpenCode's bash …).
+SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_command", "run_shell_command",
+                         "terminal"})
 HARNESSES: tuple[str, ...] = get_args(Harness)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from total_recall.assets.words import KIND_WORDS, grams, tokens
+from total_recall.assets.words import KIND_WORDS, STOP, grams, normal_name, plain_word, tokens
 from total_recall.model import Span
 
 _KIND = r"(?:skill|command|script|tool|agent|mcp server|server|helper|machine|box|prompt)"
@@ -137,6 +137,27 @@ def mutes(words: str, known: Known | None = None) -> list[Mute]:
                     found.append((sentence.start(), Mute(name, "mute")))
                     said.add(name)
     return [mute for _, mute in sorted(found, key=lambda f: f[0])]
+
+
+_CALLED = re.compile(r"\b(?:the|your|our|my)\s+([a-z0-9][\w-]*(?:[ \t]+[a-z0-9][\w-]*){0,2})")
+
+
+def called_names(words: str) -> list[str]:
+    """What the owner may have called a thing he pointed at without its name ("didn't we do this with the
+    editor already?"): each "the …" run of up to three words, cut before a stop word. A kind word ends
+    the name ("the notion skill covers this": "notion skill", and "notion" without it); without one nothing
+    tells a name's last word from a verb after it ("the editor exists"), so each leading run is a name. A
+    single everyday word keeps its article: only "the editor" names it again, never "editor" in passing."""
+    out: list[str] = []
+    for m in _CALLED.finditer(_lower(words)):
+        run = tokens(m.group(1))
+        run = run[:next((i for i, w in enumerate(run) if w in STOP), len(run))]
+        kind = next((i for i, w in enumerate(run) if w in KIND_WORDS and i), None)
+        cuts = [run[:kind + 1], run[:kind]] if kind is not None else [run[:n] for n in range(len(run), 0, -1)]
+        for cut in cuts:
+            if (name := normal_name(" ".join(cut))) and name not in KIND_WORDS:
+                out.append(f"the {name}" if plain_word(name) else name)
+    return list(dict.fromkeys(out))
 
 
 def refers_back(words: str) -> bool:

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from total_recall.assets.asset import Asset, AssetReport, Draft, Key, KeyDraft, Keys
-from total_recall.assets.corrections import corrections, mutes, owner_words
+from total_recall.assets.corrections import called_names, corrections, mutes, owner_words
 from total_recall.assets.decisions import decisions
 from total_recall.assets.discovery import config_roots, discover
 from total_recall.assets.eligibility import PUSH_OFF, eligible, muted_assets, muted_names, reader_of
 from total_recall.assets.meaning import key_vectors
 from total_recall.assets.mined import Mined, Turn, Use, mine, scrubbed, sessions_turns
-from total_recall.assets.words import KIND_WORDS, STOP, grams, normal_name, plain_word, shorten, terms, tokens
+from total_recall.assets.words import grams, normal_name, shorten, terms, tokens
 from total_recall.errors import SearchError
 from total_recall.record import assets as table
 from total_recall.record.assets import MinedRow
@@ -210,26 +209,9 @@ def _helped(turns: list[Turn], uses: list[Use], by_identity: dict[str, Draft],
             first = not any(last.seq < seq < use.seq for session, seq in used_at if session == turn.session)
             if not first or any(g in by_name for g in grams(tokens(said), 5)):
                 continue
-            for alias in _aliases(said):
+            for alias in called_names(said):
                 draft.key("name", alias, address=_address(turn, last.id), entry=last.id, origin="owner")
         draft.key("use", shorten(said, 200), address=_address(turn, last.id), entry=last.id, origin="helped")
-
-
-_CALLED = re.compile(r"\b(?:the|your|our|my)\s+([a-z0-9][\w-]*(?:[ \t]+[a-z0-9][\w-]*){0,2})")
-
-
-def _aliases(words: str) -> list[str]:
-    """What the owner may have called a thing he pointed at without its name ("look at the relay"): each
-    "the …" run of up to three words, cut before a stop word (and without a trailing kind word too); a
-    single everyday word keeps its article, so only "the relay" names it again, never "relay" in passing."""
-    out = []
-    for m in _CALLED.finditer(words.lower()):
-        run = m.group(1).split()
-        run = run[:next((i for i, w in enumerate(run) if w in STOP), len(run))]
-        for cut in (run, run[:-1] if len(run) > 1 and run[-1] in KIND_WORDS else []):
-            if name := normal_name(" ".join(cut)):
-                out.append(f"the {name}" if plain_word(name) else name)
-    return out
 
 
 def _names_in(words: str, draft: Draft) -> bool:

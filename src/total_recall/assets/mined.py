@@ -21,13 +21,13 @@ from total_recall.assets.corrections import refers_back
 from total_recall.assets.uses import args_of, used_name
 from total_recall.assets.words import STOP, normal_name, shorten, terms
 from total_recall.llm.redaction import redact
+from total_recall.model import SHELL_TOOLS
 from total_recall.record.assets import MinedRow
 
 SCRIPT_SUFFIXES = frozenset({"", ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".ts", ".rb", ".pl", ".ps1"})
 DOCUMENT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".org", ".adoc", ".tex", ".html"})
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit", "create_file",
                           "str_replace_based_edit_tool"})
-_RUN_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell", "run_command", "terminal"})
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.M)
 _HEREDOC = re.compile(r"\bcat\s+>\s*(['\"]?)([\w./~-]+)\1\s*<<")
 _URL_HOST = re.compile(r"\bhttps?://(?:[^/\s@]+@)?(\[[0-9a-f:]+\]|[A-Za-z0-9][\w.-]*)", re.I)
@@ -74,7 +74,7 @@ class Turn:
 
 def command_of(row: MinedRow) -> str | None:
     """The shell command a tool call ran, if it ran one."""
-    if row.kind != "tool_call" or (row.tool or "") not in _RUN_TOOLS:
+    if row.kind != "tool_call" or (row.tool or "").lower() not in SHELL_TOOLS:
         return None
     args = args_of(row)
     command = args.get("command", args.get("cmd"))
@@ -177,7 +177,7 @@ def _tools_and_documents(mined: Mined, writes: dict[str, list[tuple[Turn, MinedR
             named = set(by_word.get(PurePosixPath(path).name, ()))
             named |= _holding(joined, starts, path)
             later = [(t, r, ok) for n in sorted(named) for t, r, c, ok in [runs[n]]
-                     if r.id > first.id and _ran(c, path)]
+                     if _after(r, first) and _ran(c, path)]
         turn, newest, _ = wrote[-1]
         if later:
             kind = "tool"
@@ -207,6 +207,13 @@ def _tools_and_documents(mined: Mined, writes: dict[str, list[tuple[Turn, MinedR
         mined.drafts.append(draft)
         for run_turn, run, failed in later:
             mined.uses.append(Use(draft.identity, run.id, run_turn.session, run.seq, failed))
+
+
+def _after(run: MinedRow, write: MinedRow) -> bool:
+    """Whether a run came after a write: by time (a history's sessions sync in any order), else by id."""
+    if run.ts and write.ts and run.ts != write.ts:
+        return run.ts > write.ts
+    return run.id > write.id
 
 
 def _purpose(content: str) -> str:

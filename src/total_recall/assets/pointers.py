@@ -11,20 +11,24 @@ corrections and mutes applied at once, so a correction counts on the very next p
 
 Cost: a push runs a handful of indexed lookups on the record (name keys by words, term counts, the keys
 holding the rarer terms summed and cut at the bar in SQL, the held-back entries, the mute log), so a process
-calling it once (the hook) pays no load of the index, and one calling it often pays the same.
+calling it once (the hook) pays no load of the index. One calling it again holds the postings in memory
+(loaded once a build, ~0.2 s at 10,000 assets): a common term's thousand postings cost milliseconds in SQL,
+and set intersections and a bisection by weight find the few keys that may clear the bar.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from total_recall.assets import meaning as meant
 from total_recall.assets.asset import Pointer, Push, Setup, Why
-from total_recall.assets.corrections import Mute, corrections, mutes, owner_words
+from total_recall.assets.corrections import Mute, called_names, corrections, mutes, owner_words
 from total_recall.assets.eligibility import Reader, eligible, muted_assets, muted_names, push_off, reader_of
-from total_recall.assets.uses import used_name
+from total_recall.assets.uses import ran_names, used_name
 from total_recall.assets.words import (
     KIND_WORDS,
     grams,
@@ -53,6 +57,8 @@ LINE_TOKENS = 44
 COMMON_SHARE = 0.05
 FIELD_WEIGHT = {"name": 1.0, "use": 1.0, "topic": 0.8}
 CO_ACCESS_SHARE = 0.5
+# An index of this many keys or more is held in memory by a process pushing again (`_scored_keys`).
+HELD_KEYS = 5_000
 
 
 @dataclass(slots=True)
@@ -72,9 +78,18 @@ class _OverlayKey:
 
 
 @dataclass(frozen=True, slots=True)
+class _OverlayName:
+    asset: int
+    norm: str  # what the owner called it, as a normal name
+    entry: int
+    scope: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class _Overlay:
     keys: tuple[_OverlayKey, ...]
     mutes: tuple[Mute, ...]
+    names: tuple[_OverlayName, ...] = ()
 
 
 _overlays: dict[tuple[str, int, int], _Overlay] = {}
@@ -107,7 +122,7 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
     scores = _scores(record, build, words, setup, overlay, reader)
     if setup.has(Setup.CO_ACCESS):
         _co_access(record, scores, reader, setup)
-    named = _named(record, words, reader) if setup.has(Setup.NAMED_SLOT) else []
+    named = _named(record, words, reader, overlay) if setup.has(Setup.NAMED_SLOT) else []
     wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
     if meaning or (meaning is None and setup is Setup.FULL and meant.usable(record)):
         wanted = _fused(record, build, words, reader, scores, set(wanted), setup)
@@ -179,7 +194,7 @@ def _scores(record: Record, build: table.Build, words: str, setup: Setup, overla
             _better(out, doc.asset, _Scored(score, "topic", doc.evidence))
         return out
     else:
-        for k in table.scored_keys(record, wanted, norm, _fields(setup), BAR * min(FIELD_WEIGHT.values())):
+        for k in _scored_keys(record, build, wanted, norm, _fields(setup), BAR * min(FIELD_WEIGHT.values())):
             score = FIELD_WEIGHT[k.field] * k.evidence / math.sqrt(max(k.weight, 1e-9) * norm)
             _better(out, k.asset, _Scored(score, k.field, k.evidence))  # type: ignore[arg-type]
     keys = [k for k in overlay.keys if scopes is None or k.scope in scopes]
@@ -195,6 +210,72 @@ def _scores(record: Record, build: table.Build, words: str, setup: Setup, overla
             score = evidence / math.sqrt(max(weight, 1e-9) * norm)
             _better(out, ok.asset, _Scored(score, "overlay", evidence))
     return out
+
+
+@dataclass(slots=True)
+class _Postings:
+    """The index's postings, held by a process that pushes again: each term's keys, lightest first, and
+    each key's weight. Keys erased since (the trigger deletes them) are dropped when the few found are
+    read back, so only a rebuild makes new ones."""
+
+    keys: dict[str, list[int]]
+    weights: dict[str, list[float]]
+    weight: dict[int, float]
+    sets: dict[str, set[int]]
+
+    @classmethod
+    def load(cls, record: Record) -> _Postings:
+        weight = table.key_weights(record)
+        keys, weights = {}, {}
+        for term, held in table.postings(record):
+            held = sorted((k for k in held if k in weight), key=weight.__getitem__)
+            keys[term], weights[term] = held, [weight[k] for k in held]
+        return cls(keys, weights, weight, {})
+
+    def scored(self, idf: dict[str, float], norm: float, floor: float) -> dict[int, float]:
+        """The evidence of each key whose cosine reaches `floor`, as `table.scored_keys` finds them. A key
+        holding one of the request's terms clears it only when light enough (a bisection of that term's
+        keys); those holding several are few (set intersections): no loop over every posting."""
+        held = {t: self._set(t) for t in idf if t in self.keys}
+        seen: set[int] = set()
+        several: set[int] = set()
+        for keys in held.values():
+            several |= seen & keys
+            seen |= keys
+        found = {k: sum(v for t, v in idf.items() if t in held and k in held[t]) for k in several}
+        for t in held:
+            lightest = idf[t] * idf[t] / (floor * floor * norm) * (1 + 1e-9)
+            found.update((k, idf[t]) for k in self.keys[t][: bisect_right(self.weights[t], lightest)]
+                         if k not in several)
+        return {k: e for k, e in sorted(found.items()) if e * e >= floor * floor * self.weight[k] * norm}
+
+    def _set(self, term: str) -> set[int]:
+        if (found := self.sets.get(term)) is None:
+            found = self.sets[term] = set(self.keys[term])
+        return found
+
+
+_postings: dict[tuple[str, int], _Postings | None] = {}
+
+
+def _scored_keys(record: Record, build: table.Build, idf: dict[str, float], norm: float,
+                 fields: tuple[str, ...], floor: float) -> list[table.KeyScore]:
+    """`table.scored_keys`, from the postings held in memory from a process's second push of a build on
+    (a common term's thousand postings cost milliseconds in SQL); its first, as the hook's one push, goes
+    by SQL and loads nothing, and so does every push of a small index (SQL answers it in a millisecond)."""
+    if build.keys < HELD_KEYS:
+        return table.scored_keys(record, idf, norm, fields, floor)
+    cache = (str(record.path), build.id)
+    if cache not in _postings:
+        _postings.clear()
+        _postings[cache] = None
+        return table.scored_keys(record, idf, norm, fields, floor)
+    held = _postings[cache]
+    if held is None:
+        held = _postings[cache] = _Postings.load(record)
+    found = held.scored(idf, norm, floor)
+    return [table.KeyScore(asset, field, origin, found[key], held.weight[key])
+            for key, asset, field, origin in table.live_keys(record, list(found), fields)]
 
 
 def _fields(setup: Setup) -> tuple[str, ...]:
@@ -254,15 +335,21 @@ def _co_access(record: Record, scores: dict[int, _Scored], reader: Reader, setup
             scores[asset] = scored
 
 
-def _named(record: Record, words: str, reader: Reader) -> list[int]:
-    """The assets the message names, in the order it names them."""
+def _named(record: Record, words: str, reader: Reader, overlay: _Overlay) -> list[int]:
+    """The assets the message names (by the index's names, or what the owner called them since), in the
+    order it names them."""
     said = tokens(words)[:NAME_TOKENS]
-    found = table.named_keys(record, list(grams(said, 5)), reader.scopes)
+    runs = set(grams(said, 5))
+    found = [(normal_name(k.text), k.asset) for k in table.named_keys(record, sorted(runs), reader.scopes)]
+    scopes = reader.scopes
+    late = [n for n in overlay.names if n.norm in runs and (scopes is None or n.scope in scopes)]
+    if late:
+        held = table.held_back(record, {n.entry for n in late})
+        found += [(n.norm, n.asset) for n in late if n.entry not in held]
     if not found:
         return []
     out: list[tuple[int, int]] = []
-    for key in found:
-        norm = normal_name(key.text)
+    for norm, asset in found:
         size = len(norm.split())
         for i in range(len(said) - size + 1):
             if " ".join(said[i:i + size]) != norm:
@@ -270,7 +357,7 @@ def _named(record: Record, words: str, reader: Reader) -> list[int]:
             beside = set(said[max(i - 2, 0):i] + said[i + size:i + size + 2])
             if plain_word(norm) and not beside & KIND_WORDS:
                 continue
-            out.append((i, key.asset))
+            out.append((i, asset))
             break
     return list(dict.fromkeys(a for _, a in sorted(out)))
 
@@ -278,13 +365,14 @@ def _named(record: Record, words: str, reader: Reader) -> list[int]:
 def _overlay(record: Record, build: table.Build) -> _Overlay:
     """The corrections, uses and mutes newer than the build (cached until the record grows), read as the
     rebuild reads them: a correction's request, the request before a use (the one before that when the
-    owner's last words only pointed at it) become keys."""
+    owner's last words only pointed at it) become keys, and what he called the asset then a name of it."""
     newest = record.newest_entry()
     cache = (str(record.path), build.id, newest)
     if (hit := _overlays.get(cache)) is not None:
         return hit
     keys: list[_OverlayKey] = []
     said: list[Mute] = []
+    called: list[_OverlayName] = []
 
     def known(norms: Iterable[str]) -> set[str]:
         return {normal_name(k.text) for k in table.named_keys(record, list(norms))}
@@ -298,22 +386,34 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
         cwd = record.session(session).cwd
         keys.append(_OverlayKey(asset, tuple(terms(said_by[2])), said_by[0], via, cwd))
 
+    def call(asset: int, names: Iterable[str], entry: int, session: int) -> None:
+        cwd = record.session(session).cwd
+        called.extend(_OverlayName(asset, n, entry, cwd) for n in map(normal_name, names) if n)
+
     if newest > build.last_entry:
         spans = table.owner_spans(record, build.last_entry)
-        for row in table.mined_rows(record, build.last_entry, newest):
-            if row.kind == "tool_call" and not row.failed and (name := used_name(row)) is not None:
-                hits = table.named_keys(record, [name])
+        rows = list(table.mined_rows(record, build.last_entry, newest))
+        ran = _ran_assets(record, rows)
+        for row in rows:
+            if row.kind == "tool_call":
+                asset = ran.get(row.id) if (name := used_name(row)) is None else _named_asset(record, name)
                 last = request(row.session, row.seq)
-                if not hits or last is None:
+                if asset is None or last is None:
                     continue
-                asset = hits[0].asset
                 names = {normal_name(k.text) for k in table.names_of(record, asset)}
-                points = bool(set(grams(tokens(last[2]), 5)) & names)
+                runs = set(grams(tokens(last[2]), 5))
+                points = bool(runs & names)
                 earlier = request(row.session, last[1])
                 steps = table.between(record, row.session, earlier[1], last[1]) if earlier else []
                 replied = ("agent", "message") in steps and not any(k == "tool_call" for _, k in steps)
                 if earlier is not None and (points or replied):
                     key(asset, earlier, last[0], row.session)
+                    # his last words only pointed at it: what he called it there names it, when they name
+                    # no known asset and it is the first thing used after them
+                    first = not any(k == "tool_call" for _, k in table.between(record, row.session, last[1],
+                                                                                 row.seq))
+                    if not points and first and not known(runs):
+                        call(asset, called_names(last[2]), last[0], row.session)
                 if not points:
                     key(asset, last, last[0], row.session)
                 continue
@@ -332,11 +432,41 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
                 best = min(hits, key=lambda k: fix.names.index(normal_name(k.text)), default=None)
                 if best is not None:
                     key(best.asset, before, row.id, row.session)
-    overlay = _Overlay(tuple(keys), tuple(said))
+                    if fix.said and len(fix.said.split()) <= 4:
+                        call(best.asset, [fix.said], row.id, row.session)
+    overlay = _Overlay(tuple(keys), tuple(said), tuple(called))
     if len(_overlays) > 16:
         _overlays.clear()
     _overlays[cache] = overlay
     return overlay
+
+
+def _named_asset(record: Record, name: str) -> int | None:
+    hits = table.named_keys(record, [name])
+    return hits[0].asset if hits else None
+
+
+def _ran_assets(record: Record, rows: list[table.MinedRow]) -> dict[int, int]:
+    """The script each shell call runs or the machine it reaches (by a name the index knows for one of
+    those kinds), by the call's entry. Only calls whose text holds such a name are parsed, and the names
+    are looked up at once: a day's thousand calls cost the hook next to nothing."""
+    known = [a.name for kind in ("tool", "machine") for a in table.stored_assets(record, kind)]
+    if not known:
+        return {}
+    holds = re.compile("|".join(re.escape(n) for n in sorted(set(known), key=len, reverse=True)))
+    runs = {r.id: ran_names(r) for r in rows if r.kind == "tool_call" and holds.search(r.text)}
+    names = sorted({n for files, hosts in runs.values() for n in (*files, *hosts)})
+    hits = table.named_keys(record, names) if names else []
+    kinds = {a.id: a.kind for a in table.stored_assets(record, ids=[k.asset for k in hits])}
+    found: dict[tuple[str, str | None], int] = {}
+    for k in hits:
+        found.setdefault((normal_name(k.text), kinds.get(k.asset)), k.asset)
+    out = {}
+    for entry, (files, hosts) in runs.items():
+        wanted = [(n, "tool") for n in files] + [(n, "machine") for n in hosts]
+        if (asset := next((found[w] for w in wanted if w in found), None)) is not None:
+            out[entry] = asset
+    return out
 
 
 def search_assets(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 import orjson
 
 from total_recall.indexes.entry_facts import Conditions, clause
+from total_recall.model import SHELL_TOOLS
 
 MAX_PER_ENTRY = 64
 MAX_LEN = 300
@@ -49,7 +50,6 @@ _HEX_RUN = re.compile(r"[^0-9A-Za-z_./:]([0-9a-fA-F]{7,64})(?![0-9A-Za-z_/:])") 
 _EDGE = "\"'`()[]{}<>,;"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
 _ABBREVIATION = re.compile(r"(?=[a-f]*\d)[0-9a-f]{5}", re.I)
-_SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
 
 
 def extract(kind: str, text: str, tool: str | None = None) -> list[tuple[str, str]]:
@@ -72,7 +72,7 @@ def extract(kind: str, text: str, tool: str | None = None) -> list[tuple[str, st
 
 
 def _candidates(kind: str, body: str, tool: str | None) -> Iterator[tuple[str, str]]:
-    if kind == "tool_call" and tool and tool.lower() in _SHELL_TOOLS:
+    if kind == "tool_call" and tool and tool.lower() in SHELL_TOOLS:
         command = _command_of(body)
         if command:
             yield "command", command

@@ -27,6 +27,7 @@ import orjson
 from total_recall.indexes.strings import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
 from total_recall.keeping import items
 from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD, error_lines
+from total_recall.model import SHELL_TOOLS
 
 # Tool output is read for strings newest first up to this much (the agent's own text and commands up to
 # AGENT_TEXT_CHARS): a person asks for the strings in output far less than for the ones the agent used.
@@ -43,7 +44,6 @@ _HEX = re.compile(r"[0-9a-fA-F]{7,64}")
 _PARTS = re.compile(r"\\[ntr\"]|\]\(")
 _EDGE = "\"'`()[]{}<>,;"
 _COMMAND_LINE = re.compile(r"^\s*\$ (.+)$", re.M)
-_SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_shell_command", "terminal"})
 _SEPARATOR = "\n\x00\n"  # no token crosses it: a token never spans white space
 
 _KIND_VALUE = {"hash": 4, "error": 4, "command": 4, "path": 4, "url": 4, "host": 2, "version": 2, "time": 1}
@@ -109,7 +109,7 @@ def find_strings(entries: Sequence[Scanned]) -> StringScan:
                 break
             pieces.append((group[n], body))
             bound -= len(body)
-            if e.kind == "tool_call" and e.tool and e.tool.lower() in _SHELL_TOOLS:
+            if e.kind == "tool_call" and e.tool and e.tool.lower() in SHELL_TOOLS:
                 direct.extend((group[n], "command", c) for c in _commands(e.text))
     found = sorted(_scan(pieces) + [(i, -1, k, v) for i, k, v in direct])
     return StringScan(_ranked(entries, found, set(failures)), sorted(unscanned))

@@ -381,6 +381,28 @@ def scored_keys(record: Record, idf: dict[str, float], norm: float, fields: Sequ
     return [KeyScore(*r) for r in record.db.execute(sql, (*params, *fields, floor * floor, norm))]
 
 
+def postings(record: Record) -> Iterator[tuple[str, list[int]]]:
+    """Every term of the index with the keys holding it (joined in SQL: a row a term, not a row a key)."""
+    for term, keys in record.db.execute("SELECT term, group_concat(key) FROM asset_terms GROUP BY term"):
+        yield term, [int(k) for k in keys.split(",")]
+
+
+def key_weights(record: Record) -> dict[int, float]:
+    return {r[0]: r[1] for r in record.db.execute("SELECT id, weight FROM asset_keys")}
+
+
+def live_keys(record: Record, ids: Sequence[int], fields: Sequence[str]) -> list[tuple[int, int, str, str]]:
+    """(id, asset, field, origin) of the keys of `ids` still in the index, of `fields`, whose entry and
+    correction are neither erased nor quarantined, in id order."""
+    out: list[tuple[int, int, str, str]] = []
+    for chunk in _chunks(sorted(set(ids))):
+        out += [(r[0], r[1], r[2], r[3]) for r in record.db.execute(
+            f"SELECT k.id, k.asset, k.field, k.origin FROM asset_keys k WHERE k.id IN "
+            f"({','.join('?' * len(chunk))}) AND k.field IN ({','.join('?' * len(fields))}) "
+            f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD})", (*chunk, *fields))]
+    return sorted(out)
+
+
 def scored_documents(record: Record, idf: dict[str, float], norm: float, floor: float) -> list[KeyScore]:
     """The baseline: each asset's names and its own description (keys of origin `store`) as one document,
     scored as `scored_keys` scores a key."""
