@@ -188,7 +188,7 @@ def test_observations_backups_lists_the_copies_and_restore_puts_one_back_undoabl
 
 def test_reflect_waits_for_its_threshold_and_says_so(observed: Owner) -> None:
     reply = observed.json("reflect")
-    assert {"words_before", "words_after", "merged", "superseded", "dropped", "backup", "applied",
+    assert {"words_before", "words_after", "merged", "superseded", "dropped", "archived", "backup", "applied",
             "reason"} <= set(reply)
     assert reply["applied"] is False and reply["backup"] is None
     words = observed.run("reflect")

@@ -458,6 +458,20 @@ def test_the_reflector_merges_related_observations_and_names_what_superseded_eac
     assert {o.id for o in observations(record)} == {o.id for o in current}
 
 
+def test_the_reflector_archives_a_stale_low_priority_event_where_other_words_still_find_it(
+        tmp_path: Path, record: Record) -> None:
+    s = Claude(tmp_path / "claude", "s").owner("We deployed the billing service to production yesterday.")
+    s.owner("Never push to main without a review.", day=1)
+    synced(record, tmp_path / "claude")
+    observe(record, clock=lambda: START + timedelta(days=1, hours=10))
+    [event] = observations(record, type="event")
+    report = reflect(record, force=True, clock=lambda: START + timedelta(days=20))
+    assert report.applied and report.archived == [event.id] and report.dropped == []
+    assert [o.id for o in observations(record, type="event")] == []  # out of the current set
+    found = [o.id for o in observations(record, "release to live", archived=True)]
+    assert event.id in found  # still found, by words it never used
+
+
 def test_the_reflector_waits_for_the_threshold_and_keeps_ten_backups(tmp_path: Path, record: Record) -> None:
     Claude(tmp_path / "claude", "s").owner("Never push to main without a review.")
     synced(record, tmp_path / "claude")

@@ -38,7 +38,15 @@ _PREFERENCE_RX = re.compile(
     r"\bi would (?:rather|prefer)\b|\bi don't (?:like|want|care for)\b|\bmy preference\b|"
     r"\bprefer(?:s|red)?\b|\brather than\b|"
     r"\bkeep (?:it|them|answers|replies|responses|messages|explanations|summaries) "
-    r"(?:short|brief|concise|terse|simple)\b|\bno emojis?\b|\bbe (?:brief|concise|terse)\b")
+    r"(?:short|brief|concise|terse|simple)\b|\b(?:no|fewer|less) emojis?\b|\bbe (?:brief|concise|terse)\b|"
+    # how owners say what suits them without "prefer": "I find X easier to read", "X reads nicer to me",
+    # "big fan of early returns", "I'm more comfortable with polars", "that's how I read best"
+    r"\bi find\b|\b(?:easier|harder|nicer|cleaner|clearer|simpler|better|worse|wrong|distracting|happier)"
+    r"(?: \w+)? (?:for|to) me\b|\b(?:works?|suits?) (?:better )?for me\b|\bsuits me\b|"
+    r"\bi'm (?:more |much |a lot )?(?:comfortable|happier|happy) with\b|\b(?:a |big |huge )?fan of\b|"
+    r"\bi'm partial to\b|\bi(?:'d| would) lean\b|\bpersonally\b|\bwhat i'm used to\b|"
+    r"\bhow i (?:read|work|think|learn) best\b|\bwhen it's up to you\b|\btalk to me like\b|"
+    r"\b(?:casual|informal) is fine\b")
 _RULE_RX = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|every time|each time|whenever|"
     r"under no circumstances|at all times|no exceptions?|by default|as a rule|the rule is|"
@@ -87,7 +95,8 @@ _GENERIC_RX = re.compile(
     r"(?!(?:are|were|was|is|have|had|do|did|fail|break|crash|hang|work|pass|look|seem|keep|time|show|"
     r"before|after|in|on|at|for|and|or|but|with|from|to|of|that|which|who|when|if|as|than|out|up|off|down|"
     r"over)\b)[a-z]+(?<!ed)"
-    r"\b(?=.*\b(?:before|until|unless|only|through|via|behind|out of|away from|first|by hand|under)\b))")
+    r"\b(?=.*\b(?:before|until|unless|(?<!the )only|through|via|behind|out of|away from|first|by hand|"
+    r"under)\b))")
 # "We squash commits on develop": the team's present-tense habit, as a convention.
 _WE_DO_RX = re.compile(
     r"^we (?!(?:are|were|have|had|will|would|can|could|should|might|may|did|do|don't|need|want|plan|hope|"
@@ -224,8 +233,15 @@ _EVENT_RX = re.compile(
     r"rotated|deleted|moved|renamed|installed|hired|broke|fixed|met|signed|switched|bought|renewed)\b")
 _FACT_RX = re.compile(
     r"\b(?:is|are|lives|live|runs|run|sits|uses|listens|points|hosted|stored|located|called|named|"
-    r"belongs)\b")
-_CONCRETE = re.compile(r"[/:]\w|\w\.\w|\d|`|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\b")
+    r"belongs|owns|manages|maintains|leads|holds|exposes|talks to|pays|hosts|handles|approves|ends up|"
+    r"end up|was split|were split)\b")
+# Something a fact names: a path, a host, a number, code, a CamelCase or capitalised name inside the
+# sentence ("Argo CD", "Stripe"), not the capital that opens it.
+_CONCRETE = re.compile(r"[/:]\w|\w\.\w|\d|`|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\b|"
+                       r"(?<=[a-z,] )[A-Z][a-z]+")
+# Who does what: "Ruth is the tech lead for checkout", "Aiko is my manager".
+_ROLE = re.compile(r"\b(?:is|are) (?:the|our|my) (?:[\w-]+ ){0,3}(?:lead|owner|maintainer|contact|admin|"
+                   r"manager|expert|on-call|point person|boss)\b")
 _ABOUT_OWNER = re.compile(r"\bmy name is\b|\bcall me\b|\bi(?: am|'m) (?:a|an|the)\b|\bi work (?:at|on|for)\b|"
                           r"\bmy (?:team|company|role|timezone|time zone)\b")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
@@ -273,7 +289,8 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body)) and not _DEICTIC.search(body) \
             and not _NOT_RULE.search(low):
         return _NORM
-    if tag == "statement" and (_ABOUT_OWNER.search(low) or (_FACT_RX.search(low) and _CONCRETE.search(s))):
+    if tag == "statement" and (_ABOUT_OWNER.search(low) or _ROLE.search(low)
+                               or (_FACT_RX.search(low) and _CONCRETE.search(s))):
         return _FACT
     return None
 

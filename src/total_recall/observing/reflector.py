@@ -1,10 +1,12 @@
 """The reflector: when the current observations pass a size (seed 002: 8,000 words), consolidate them.
 
-- Related observations (same type, same subject: most of their stems shared) merge into the one that
-  stands — the highest priority, then the newest — which cites every entry the others cited.
+- Related observations (same type, same subject: most of their stems shared; events excepted, each its own
+  happening) merge into the one that stands — the highest priority, then the newest — which cites every
+  entry the others cited.
 - A merged observation of low priority is dropped; one of medium or high priority is kept, superseded,
   naming the observation that superseded it (`superseded_by`).
-- Low-priority observations past their type's lifetime are dropped as stale.
+- Low-priority observations past their type's lifetime are archived as stale, with other phrasings to find
+  them by (as the nightly cycle archives them): out of the current set, never out of reach.
 A backup is taken first (the last 10 are kept); the result must be shorter than what it replaces and must
 lose no high-priority observation (each is still current, or names a current one that superseded it),
 else the whole consolidation is rolled back and the report says why. Mechanical: no model.
@@ -13,7 +15,7 @@ else the whole consolidation is rolled back and the report says why. Mechanical:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from total_recall.observing.observation import (
@@ -26,7 +28,7 @@ from total_recall.observing.observation import (
     utc_now,
     written,
 )
-from total_recall.observing.phrasing import related_groups
+from total_recall.observing.phrasing import hooks, related_groups
 from total_recall.record import observations as table
 from total_recall.record.database import Record
 from total_recall.record.observations import Observation
@@ -46,10 +48,12 @@ class ReflectReport:
     backup: int | None
     applied: bool
     reason: str
+    archived: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {"words_before": self.words_before, "words_after": self.words_after, "merged": self.merged,
-                "superseded": self.superseded, "dropped": self.dropped, "backup": self.backup,
+                "superseded": self.superseded, "dropped": self.dropped, "archived": self.archived,
+                "backup": self.backup,
                 "applied": self.applied, "reason": self.reason}
 
 
@@ -66,7 +70,7 @@ def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bo
         backup = table.back_up(record, "reflect", iso(now))
     try:
         with written(record):
-            merged, superseded, dropped = _consolidate(record, current, now)
+            merged, superseded, dropped, archived = _consolidate(record, current, now)
             after = sum(o.words for o in table.read(record) if o.current)
             problem = _problem(current, table.read(record), before, after)
             if problem is not None:
@@ -74,11 +78,11 @@ def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bo
     except Undone as why:
         return ReflectReport(before, before, 0, [], [], backup, False, f"rolled back: {why}")
     return ReflectReport(before, after, merged, superseded, dropped, backup, True,
-                         f"{before:,} → {after:,} words")
+                         f"{before:,} → {after:,} words", archived)
 
 
 def _consolidate(record: Record, current: list[Observation],
-                 now: datetime) -> tuple[int, list[int], list[int]]:
+                 now: datetime) -> tuple[int, list[int], list[int], list[int]]:
     superseded: list[int] = []
     dropped: list[int] = []
     merged = 0
@@ -86,7 +90,9 @@ def _consolidate(record: Record, current: list[Observation],
     for o in current:
         by_type.setdefault(o.type, []).append(o)
     at = iso(now)
-    for rows in by_type.values():
+    for kind, rows in by_type.items():
+        if kind == "event":
+            continue  # two happenings about one thing are two events, not one said twice
         for group in related_groups([o.subject for o in rows], least=0.6, shared_stems=5):
             members = [rows[i] for i in group]
             keeper = max(members, key=_standing)
@@ -102,14 +108,16 @@ def _consolidate(record: Record, current: list[Observation],
                     superseded.append(o.id)
             table.update(record, keeper.id, updated=at, seen=max(o.seen for o in members))
     gone = set(superseded) | set(dropped)
+    archived: list[int] = []
     for o in current:
         ttl = TTL_DAYS.get(o.type)
         seen = parse_time(o.seen)
         if (o.id not in gone and o.priority == "low" and ttl is not None and seen is not None
                 and (now - seen).days > ttl):
-            dropped.append(o.id)
+            table.update(record, o.id, archived_at=at, updated=at, hooks=hooks(o.text, o.type, seen))
+            archived.append(o.id)
     table.delete(record, dropped)
-    return merged, superseded, dropped
+    return merged, superseded, dropped, archived
 
 
 def _standing(o: Observation) -> tuple[int, str, float, int]:

@@ -86,7 +86,8 @@ def _reflect(reply: Reply, settings: Any) -> str:
         return f"not consolidated: {reply['reason']}" + (
             f" (backup {reply['backup']} kept)" if reply["backup"] is not None else "")
     return (f"consolidated: {reply['reason']}; {_n(reply['merged'], 'group')} merged, "
-            f"{len(reply['superseded'])} superseded, {len(reply['dropped'])} dropped "
+            f"{len(reply['superseded'])} superseded, {len(reply['dropped'])} dropped, "
+            f"{len(reply['archived'])} archived as stale "
             f"(backup {reply['backup']})")
 
 
