@@ -2,7 +2,7 @@
 observing bench's pools (bench/observing_data.py), filled a few times, cut into the owner's spans and
 classified as the observer does, and the bench's pastes and everyday requests beside them.
 
-    python bench/fit_observer.py [--half fit|report|blind|blind2|blind3] [--fills 3] [--seed 5]
+    python bench/fit_observer.py [--half fit|report|blind|blind2|blind3|blind4] [--fills 3] [--seed 5]
 
 The shapes in `observing/mechanical.py` were written from `--half fit` only (issue 19: "Deploys of X wait
 for …", "No X to Y", "Only X merges …", "X is off limits", "Every X change gets …", "one X per Y", "X before
@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import observing_blind
 import observing_blind2
 import observing_blind3
+import observing_blind4
 from observing_data import FRAMES, HALVES, PASTES, POOLS, REQUESTS, _fill, slots
 from total_recall.observing.mechanical import classify
 from total_recall.record.spans import owner_spans
@@ -49,14 +50,15 @@ def kinds(text: str) -> list[str | None]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--half", choices=("fit", "report", "blind", "blind2", "blind3"), default="fit")
+    ap.add_argument("--half", choices=("fit", "report", "blind", "blind2", "blind3", "blind4"), default="fit")
     ap.add_argument("--fills", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     rng = Random(args.seed)
     print(f"half '{args.half}', {args.fills} fills a phrasing")
     if args.half.startswith("blind"):
-        pools = {"blind": observing_blind, "blind2": observing_blind2, "blind3": observing_blind3}[args.half]
+        pools = {"blind": observing_blind, "blind2": observing_blind2, "blind3": observing_blind3,
+                 "blind4": observing_blind4}[args.half]
         blind(pools.blind_pools(), rng, args.fills)
         return
     wrong_rules = 0
@@ -86,6 +88,11 @@ def main() -> None:
                 if "rule" not in kinds(message):
                     print(f"   framed rule missed: {message!r}")
     print(f"rules in the half's frames (a longer message): {hit} of {framed}")
+    for f in HALVES["frame"][args.half]:
+        around = _fill(FRAMES[f], slots(rng), s="")  # the frame's own words, with nothing planted in it
+        if "rule" in kinds(around):
+            wrong_rules += 1
+            print(f"   a frame's own words became a rule: {around!r}")
     for template in REQUESTS:
         request = _fill(template, slots(rng))
         if "rule" in kinds(request):

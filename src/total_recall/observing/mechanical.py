@@ -36,7 +36,7 @@ _HABIT_RX = re.compile(
 _PREFERENCE_RX = re.compile(
     r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|can't stand)\b|\bi'd (?:rather|prefer|like)\b|"
     r"\bi would (?:rather|prefer)\b|\bi don't (?:like|want|care for)\b|\bmy preference\b|"
-    r"\bprefer(?:s|red)?\b|\brather than\b|"
+    r"\bprefer(?:s|red)?\b|\b(?:i|me|my)\b.*\brather than\b|\brather than\b.*\b(?:i|me|my)\b|"
     r"\bkeep (?:it|them|answers|replies|responses|messages|explanations|summaries) "
     r"(?:short|brief|concise|terse|simple)\b|\b(?:no|fewer|less) emojis?\b|\bbe (?:brief|concise|terse)\b|"
     # how owners say what suits them without "prefer": "I find X easier to read", "X reads nicer to me",
@@ -48,7 +48,8 @@ _PREFERENCE_RX = re.compile(
     r"\bhow i (?:read|work|think|learn) best\b|\bwhen it's up to you\b|\btalk to me like\b|"
     r"\b(?:casual|informal) is fine\b")
 _RULE_RX = re.compile(
-    r"\b(?:always|never|from now on|going forward|from here on|every time|each time|whenever|"
+    r"\b(?:always|never|from now on|going forward|from here on|for the future|in future|every time|each time|"
+    r"whenever|"
     r"under no circumstances|at all times|no exceptions?|by default|as a rule|the rule is|"
     r"our (?:convention|policy|rule|standard) is|(?:is|are) (?:not allowed|forbidden|mandatory|required)|"
     r"must(?:n't| not)?|shall not|do not ever|don't ever|not ever)\b")
@@ -67,7 +68,6 @@ _NORM_RX = re.compile(
     r"^(?:no|nothing) [\w/.-]+(?: [\w/.-]+){0,3} (?:without|before|until|on|in|into|to|during|after|"
     r"outside|past)\b|"
     r"^no (?:more )?[\w/.-]+(?: [\w/.-]+)?$|"
-    r"\b[\w/.-]+, not [\w/.-]+|"
     r"\b(?:before|after) (?:every|each|any) \w+|"
     r"\bwe (?:use|don't use|do not use|avoid|never|always|only)\b|"
     # a deontic predicate, whatever the subject
@@ -111,16 +111,18 @@ _SOFT_RX = re.compile(r"\b(?:don't|do not|dont|should(?:n't| not)?|avoid|instead
 # an ordering of bare steps ("lint, then tests, then the PR"). Each is refused when the sentence points at
 # the moment (`_DEICTIC`) — "if it fails, tell me" is a one-off.
 _STANDING_RX = re.compile(
-    r"^(?:if|when|whenever|any ?time|every time|each time|once) (?!(?:you(?:'re| are)|i(?:'m| am)|it|this|"
-    r"that|they|we(?:'re| are))\b)[a-z][^,;]{3,}[,;] \w|"
+    r"^(?:if|when|whenever|any ?time|every time|each time|once) (?!(?:you(?:'re| are) (?:done|finished|ready|"
+    r"back|there|free|here)|i(?:'m| am)|it|this|that|they|we(?:'re| are))\b)[a-z][^,;]{3,}[,;] \w|"
     r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|codebase|project|team|company|org|monorepo)"
     r"\b|\baround here\b|\blike everything else here\b|\bhere,? full stop\b|\bfull stop\b|"
-    r"\b(?:under|over|at most|no more than|at least|max(?:imum)?|up to) (?:\d[\d,]*|one|two|three|four|five|"
+    r"\b(?:under|over|at most|no more than|at least|max(?:imum)?|up to) (?:(?:roughly|about|around) )?"
+    r"(?:\d[\d,]*|one|two|three|four|five|"
     r"ten) (?:lines?|files?|commits?|retries|minutes?|hours?|days?|releases?|changes?|reviewers?|"
     r"migrations?|prs?|pull requests?|dependencies|tests?|[kmg]b|ms|seconds|percent|requests|replicas|"
     r"versions?|items|calls|jobs|workers|instances)\b|"
     # an obligation of a kind of thing, or of whoever does it: "seeds have to be fixed", "gotta keep …"
-    r"\b(?:has to|have to|gotta|got to|is expected to|are expected to|needs to|need to) (?!(?:go|leave|run "
+    r"\b(?:has to|have to|gotta|got to|is expected to|are expected to|needs to|need to) "
+    r"(?!(?:go(?:,|$| now| home| away)|leave|run "
     r"out|wait|check|look|think|talk|ask you|know|see|fix (?:it|this|that))\b|(?:run|head|jump|dash)(?:,|$| "
     r"back\b| off\b))[a-z]+\b|"
     # a quantified subject and any present verb: "anything touching payments needs …", "every service
@@ -133,7 +135,7 @@ _STANDING_RX = re.compile(
     r"has|have|must|should|requires|stays|ships|exposes|uses|runs|lands|follows|carries|waits|"
     r"(?!(?:is|was|has|does|this|its|thus|plus|yes)\b)[a-z]+s)\b|"
     r"^(?:a|an) (?:new )?[\w-]+(?: [\w-]+)? (?:needs|requires|gets|must|should|has to|goes)\b|"
-    r"^(?:[a-z][\w-]* ){0,2}[a-z][\w-]*s need (?:a|an|the|to|\w+s)\b|"
+    r"^" + _NOT_SUBJECT + r"(?:[a-z][\w-]* ){0,5}[a-z][\w-]*s (?:need|get|require) (?:a|an|to|\w+s)\b|"
     # a permission with its bounds: "you're free to refactor inside tests/", "feel free to …, as long as"
     r"\b(?:you're|you are) free to\b|^feel free to\b.*\bas long as\b|"
     r"^(?:make sure|ensure|check that) (?:every|each|all|any|no)\b|"
@@ -160,12 +162,27 @@ _STANDING_RX = re.compile(
     r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,4}? (?:is|are) (?:cut|rotated|done|built|"
     r"tagged|reviewed|signed|deployed|run|made|kept|written|squashed|released|merged|handled) "
     r"(?:from|every|by|on|through|in|weekly|daily|nightly|monthly|before|after|only)\b|"
-    r"^[a-z][\w-]*(?: [a-z][\w-]*)?, then [a-z][\w-]*(?: [a-z][\w-]*){0,2}, then\b|"
+    r"^[a-z][\w-]*(?: [a-z][\w-]*){0,3}, then [a-z][\w-]*(?: [a-z][\w-]*){0,3}, then\b|"
     r"\b(?:first|1st) and (?:the )?[a-z][\w-]* (?:second|last|after)\b|"
     r"\b(?:goes|go) on (?:[a-z]+ )?branch|"
     r"(?:^|, (?:so )?)(?:nothing|no [a-z]+)(?: \S+){0,4}? (?:gets|goes|ships|lands|leaves|merges|runs)\b|"
     r"^no \S+(?: \S+){0,3} (?:for|in|on|to|without|before|during)\b|"
-    r"\binstead\W*$|"
+    r"\binstead\W*$|\b[\w/.-]+, not [\w/.-]+|"
+    # a condition on what the agent is about to do: "before you tell me it's done, run the tests"
+    r"^(?:before|after) you [a-z]+\b[^,;]*[,;] \w|"
+    # what the agent does before a kind of act, not when one thing is ready ("ping me when CI is green")
+    r"^(?:ask|check with|ping|tell|warn|show) me (?:first\b|(?:before|whenever|every time) you\b|"
+    r"if you (?:ever|need|want|plan)\b)|\bask (?:me )?first\b|"
+    r"\b(?:is|are) reserved for\b|\b(?:capped|limited) (?:at|to)\b|\bcan [a-z]+ [^,;]*\bbut not\b|"
+    r"^it's (?:fine|ok|okay|alright) to [a-z]+ .*\b(?:for|when|if|as long as)\b|"
+    r"\b(?:at|by) the (?:end|start) of (?:each|every) \w+|"
+    r"\bof (?:each|every) (?:month|week|quarter|sprint|year)\b|"
+    r"\b(?:first|last) (?:monday|tuesday|wednesday|thursday|friday) of\b|"
+    r"(?:^|: |; )no (?:new )?\S+(?: \S+){0,3} (?:after|before|during|on|until)\b|"
+    # a generic subject that cannot do something: "gameplay code in the update loop can't allocate"
+    r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,5}? (?:can't|cannot|can not|may not) "
+    r"(?!(?:find|connect|reach|load|see|open|start|run|resolve|import|read|write|access|parse|compile|locate|"
+    r"get|seem|be|figure|tell|remember|reproduce)\b)[a-z]+\b|"
     # a time window: "the X job runs after 9:00", "deploys happen between 10 and 4"
     r"\b(?:runs?|happens?|starts?|goes out|ships?) (?:only )?(?:after|before|between|from|until) "
     r"\d{1,2}(?::\d\d)?\b|"
@@ -179,7 +196,7 @@ _STANDING_DO_RX = re.compile(
     r"(?:before|after|when|whenever|for (?:at least|every|each|all)|in the same|going forward|"
     r"backwards?[ -]compatible|in this|for this|every|each)\b")
 # A standing favour asked as a question: "Could you always run the type checker before …?"
-_FAVOUR_RX = re.compile(r"^(?:can|could|would|will) you (?:please |pls )?(?:always|never|from now on|"
+_FAVOUR_RX = re.compile(r"^(?:can|could|would|will) you (?:please |pls |mind )?(?:always|never|from now on|"
                         r"in future|going forward|every time|make (?:it )?a habit)\b|"
                         r"^(?:going forward|from now on|in future|in the future),? "
                         r"(?:can|could|would|will) you\b")
@@ -192,10 +209,15 @@ _NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\
                        r"misread|read|done|run|made|forgot|meant|seen|left)\b)|"
                        r"\b(?:has to|have to|must|gotta) be (?:something|some|a|an|that|this|it)\b|"
                        # a measurement: "each worker handles about 200 jobs a minute"
-                       r"\b(?:about|around|roughly|approximately|~) ?\d|"
+                       r"(?<!under )(?<!over )(?<!up to )\b(?:about|around|roughly|approximately|~) ?\d|"
                        # what keeps happening or happened: "we always seem to hit this", "we never got it"
-                       r"\b(?:always|never) (?:seems?|seemed|got|saw|had|heard|noticed|found|knew|thought|"
-                       r"\w+ed)\b|\b(?:every time|whenever) i\b|"
+                       r"\b(?:i|we|they|he|she|it|you|this|that) (?:always|never) "
+                       r"(?:actually |really |even )?(?:seems?|seemed|got|saw|had|heard|noticed|found|knew|"
+                       r"thought|\w+ed)\b|\balways seems?\b|"
+                       r"\b(?:every time|whenever) i\b|"
+                       # someone else's rule, quoted and discussed; a hedge; a reply; leaving it be
+                       r"\b(?:says|said|say|told me|according to|reads)\b:? ['\"“‘]|\banymore\b|"
+                       r"\bas far as i (?:can tell|know)\b|\bafaik\b|^no, |^no need\b|"
                        # which one of a set: "only the first chart", "I mean the second function"
                        r"\bonly (?:do )?the (?:first|second|third|last|one|two)\b|\bi mean\b|"
                        r"\bnot the (?:first|second|other|last)\b|"
@@ -207,17 +229,21 @@ _NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\
 # month's outage, any config change …"): the rest is classified alone.
 _POLITE = re.compile(r"^(?:please|pls|plz|btw|also|oh|fyi|heads up|so|and|ok|okay|right|one more thing)"
                      r"[,:—-]*\s+")
-_CAUSE_LEAD = re.compile(r"^(?:after|since|because of|given|following) [^,;]{3,80}, ")
+_CAUSE_LEAD = re.compile(r"^(?:after|since|because of|given|following) "
+                         r"(?:[^,;]{3,80}, |[^,;]{3,80}? (?=we |i |"
+                         r"every |all |any |nothing |no ))")
 _LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
 _NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
 # A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
 _NOW = re.compile(r"\b(?:now|today|tonight|this (?:time|week|morning)|yet|currently|at the moment|for now)\b")
 # "this repo" names a scope, not the moment.
 _SCOPE_THIS = re.compile(r"\b(?:this|the) (?:repo|repository|codebase|project|team|company|org|monorepo)\b|"
-                         r"\baround here\b|\beverything else here\b|\bhere,? full stop\b")
+                         r"\baround here\b|\beverything else here\b|\bhere,? full stop\b|"
+                         r"\bthere(?:'s| is| are)\b|^it's (?:fine|ok|okay|alright) to\b")
 # After a kind named indefinitely ("if a test is flaky", "any new module"), or past a clause's break ("tests
 # don't talk to the real API — mock it"), "it" and "them" point back at what came before.
-_INDEFINITE = re.compile(r"\b(?:a|an|any|every|each)\b|\s[—–-]\s|;\s")
+_INDEFINITE = re.compile(r"\b(?:a|an|any|every|each)\b|\s[—–-]\s|;\s|"
+                         r",? (?:so|because|since|otherwise|or else) ")
 _ANAPHOR = re.compile(r"\b(?:it|them|they|that)\b")
 _DEICTIC = re.compile(r"\bstill (?:has|have|is|are|open|waiting|running)\b|"
                       r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
