@@ -12,10 +12,10 @@ became a rule is listed too (target: none). `--half blind` classifies `bench/obs
 sentences a helper session wrote on 2026-12-02 without reading the detector — rules, preferences and facts
 each as their kind, and owner sentences that must not become rules (one-off requests, reports, "never
 mind"). Each blind pool was written by a helper session that read neither the detector nor the other
-pools, and measured once untouched before any shape was written from it: `blind` (rules 26 of 60), then
-used as a development set; `blind2` (five owners' voices: rules 123 of 240, 33 of 240 non-rules made
-rules), then used as one too; `blind3` (eight owners outside backend work), never looked at — the figure
-nothing was tuned on.
+pools, and measured once untouched before any shape was written from it: `blind` (rules 26 of 60),
+`blind2` (rules 123 of 240, 33 of 240 non-rules made rules), `blind3` (156 / 21 of 240), each then a
+development set and training data for the words (`bench/fit_rule_words.py`); `blind4` (eight more voices)
+is the one nothing was written or fitted from.
 """
 
 from __future__ import annotations

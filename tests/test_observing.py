@@ -37,6 +37,7 @@ from total_recall.observing import (
     restore,
     show,
 )
+from total_recall.observing.mechanical import shape
 from total_recall.observing.verifier import Verifier
 from total_recall.record import observations as table
 from total_recall.record.database import Record
@@ -222,6 +223,20 @@ NOT_RULES = [
     "We deployed the billing service to production yesterday.",
     "I prefer short answers without tables.",
 ]
+
+
+def test_a_rule_no_shape_reads_is_read_by_its_words_and_a_one_off_request_is_not(
+        tmp_path: Path, record: Record) -> None:
+    worded = ["Production access is granted per ticket and expires after a day.",
+              "Public endpoints are rate limited per API key."]
+    assert [shape(s, "statement") for s in worded] == [None, ("fact", "medium", 0.75, 5.0)]  # no rule shape
+    s = Claude(tmp_path / "claude", "worded").owner("Please look at the slow checkout test.")
+    for sentence in [*worded, "Fix the typo in the header please.", "Thanks, that worked great."]:
+        s.owner(sentence).agent("Noted.")
+    synced(record, tmp_path / "claude")
+    observe(record)
+    rules = {o.text: o.confidence for o in observations(record, type="rule")}
+    assert rules == dict.fromkeys(worded, 0.65)  # their words make them rules, held less surely
 
 
 def test_rules_written_without_always_or_never_become_rules_and_their_look_alikes_do_not(

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 
 from total_recall.keeping.evicted import MinedEntry
 from total_recall.keeping.items import find_items
+from total_recall.observing import rule_words
 from total_recall.observing.observation import INJECTED, MAX_TEXT, Draft, Source
 
 # (type, priority, confidence, importance) for each kind of owner sentence.
@@ -30,6 +31,7 @@ _GOAL = ("goal", "medium", 0.8, 6.0)
 _EVENT = ("event", "low", 0.8, 4.0)
 _INCIDENT = ("event", "medium", 0.8, 5.0)
 _FACT = ("fact", "medium", 0.75, 5.0)
+_WORDED = ("rule", "high", 0.65, 7.5)  # read by its words (`rule_words`), no shape
 
 _HABIT_RX = re.compile(
     r"\bi (?:usually|normally|typically|tend to|generally|often|always|mostly)\b|\bmy (?:routine|habit)\b")
@@ -286,7 +288,21 @@ def drafts(session: int, entries: Sequence[MinedEntry], from_start: bool) -> lis
 
 def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     """(type, priority, confidence, importance) of one sentence of the owner's prose, or None when it is
-    not a lasting note (a question, a one-off instruction, chatter)."""
+    not a lasting note (a question, a one-off instruction, chatter): its shapes, and where they read no
+    rule, preference, habit, goal or event, its words (`rule_words`)."""
+    found = shape(sentence, tag)
+    if found is not None and found[0] not in ("fact", "context"):
+        return found
+    low = _BULLET.sub("", sentence).strip().lower()
+    if tag in _OWN and len(low.split()) >= 3 and not low.rstrip("\"')").endswith("?") \
+            and not _NOT_RULE.search(low) and not _NOW.search(low) and not _points_at_now(low) \
+            and rule_words.model().says_rule(low):
+        return _WORDED
+    return found
+
+
+def shape(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
+    """`classify` by the sentence's shapes alone."""
     if tag not in _OWN and tag != "question":
         return None
     s = _BULLET.sub("", sentence).strip()
@@ -324,7 +340,7 @@ def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
 def _rule(low: str, body: str, tag: str) -> tuple[str, str, float, float] | None:
     """The rule shapes checked before events and facts (the rest come after them, in `classify`)."""
     if (cause := _CAUSE_LEAD.match(body)) is not None:
-        inner = classify(body[cause.end():], tag)
+        inner = shape(body[cause.end():], tag)
         if inner is not None and inner[0] == "rule":
             return inner
     if _RULE_RX.search(low):
