@@ -228,8 +228,6 @@ _NOT_RULE = re.compile(r"\bnever mind\b|^always the same\b|\bshould probably\b|\
                        r"\bnot the (?:first|second|other|last)\b|"
                        r"\bonly the [\w-]+(?: [\w-]+)? (?:fails?|failed|breaks?|broke|passes|works?|"
                        r"looks?)\b")
-# The shapes anchored at a sentence's start read past a short lead-in ending in a colon ("Before you start:
-# No force pushes to develop."), but not past an error's name ("Error: no tests in src/").
 # A lead-in a rule may wear: politeness ("please, when you add …"), or the incident behind it ("after last
 # month's outage, any config change …"): the rest is classified alone.
 _POLITE = re.compile(r"^(?:please|pls|plz|btw|also|oh|fyi|heads up|so|and|ok|okay|right|one more thing)"
@@ -237,6 +235,8 @@ _POLITE = re.compile(r"^(?:please|pls|plz|btw|also|oh|fyi|heads up|so|and|ok|oka
 _CAUSE_LEAD = re.compile(r"^(?:after|since|because of|given|following) "
                          r"(?:[^,;]{3,80}, |[^,;]{3,80}? (?=we |i |"
                          r"every |all |any |nothing |no ))")
+# The shapes anchored at a sentence's start read past a short lead-in ending in a colon ("Before you start:
+# No force pushes to develop."), but not past an error's name ("Error: no tests in src/").
 _LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
 _NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
 # A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
