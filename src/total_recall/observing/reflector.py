@@ -53,8 +53,7 @@ class ReflectReport:
     def to_json(self) -> dict[str, object]:
         return {"words_before": self.words_before, "words_after": self.words_after, "merged": self.merged,
                 "superseded": self.superseded, "dropped": self.dropped, "archived": self.archived,
-                "backup": self.backup,
-                "applied": self.applied, "reason": self.reason}
+                "backup": self.backup, "applied": self.applied, "reason": self.reason}
 
 
 def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bool = False,
@@ -178,8 +177,8 @@ def restore(record: Record, backup: int, *, clock: Callable[[], datetime] = utc_
         ObservingError: no such backup (the last 10 are kept).
     """
     if backup not in {b.backup for b in backups(record)}:
-        raise ObservingError(f"no backup {backup} (the last {table.KEEP_BACKUPS} are kept: `observations "
-                             f"backups` lists them)")
+        kept = ", ".join(str(b.backup) for b in backups(record)) or "none yet"
+        raise ObservingError(f"no backup {backup} (the last {table.KEEP_BACKUPS} are kept: {kept})")
     with written(record):
         before = table.back_up(record, f"before restoring backup {backup}", iso(clock()), spare=backup)
         count = table.restore(record, backup)
