@@ -484,14 +484,14 @@ class Score:
 class Reader:
     """Entry texts by address, cached: the one way both methods get back into the record."""
 
-    def __init__(self, store: Record) -> None:
-        self.store = store
+    def __init__(self, record: Record) -> None:
+        self.record = record
         self.cache: dict[str, str | None] = {}
 
     def text(self, address: str) -> str | None:
         if address not in self.cache:
             try:
-                entries = read(self.store, address)
+                entries = read(self.record, address)
             except Exception:  # an address that names nothing counts as unresolved, not as a crash
                 entries = []
             self.cache[address] = "\n".join(e.text for e in entries) if entries else None
@@ -547,7 +547,7 @@ def in_range(cycle_of: list[tuple[str, int]], upto: int) -> list[str]:
 
 def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     root = work / "claude"
-    store = Record(work / "record.sqlite3")
+    record = Record(work / "record.sqlite3")
     truths: list[Truth] = []
     writers: list[ClaudeWriter] = []
     planters: list[Planter] = []
@@ -568,20 +568,20 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         for w, p in zip(writers, planters, strict=True):
             p.cycle = cycle
             write_turns(w, p, args.turns)
-        sync(store, ["claude-code"], roots={"claude-code": root})
-        reader = Reader(store)
+        sync(record, ["claude-code"], roots={"claude-code": root})
+        reader = Reader(record)
         ours, theirs, one, by_llm, build_ms = Score(), Score(), Score(), Score(), []
         words: dict[str, dict[str, int]] = {}
         one_words: dict[str, dict[str, int]] = {}
         promoted_in_view = promoted_in_record = 0
         for i, w in enumerate(writers):
-            number = next(s.number for s in store.sessions() if s.native_id == w.sid)
-            tail = evictable_range(store, number, keep_exchanges=2)
+            number = next(s.number for s in record.sessions() if s.native_id == w.sid)
+            tail = evictable_range(record, number, keep_exchanges=2)
             assert tail is not None and tail.last is not None and tail.last > evicted_upto[i]
             # This cycle evicts what left the window since the last one; the truth is everything evicted.
             rng = Address(number, evicted_upto[i] + 1, tail.last)
             history = Address(number, 1, tail.last)
-            evicted = read(store, history)
+            evicted = read(record, history)
             owner_text = "\n".join(e.text for e in evicted if e.author == "owner")
             everything = "\n".join(e.text for e in evicted)
             truth = truths[i]
@@ -590,9 +590,9 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             strings = [v for _, v, _ in truth.strings if v in everything]
             pasted = [t for t in truth.pasted if t in owner_text]
             t0 = time.perf_counter()
-            marker = build_marker(store, rng, args.budget, args.bo)
+            marker = build_marker(record, rng, args.budget, args.bo)
             build_ms.append((time.perf_counter() - t0) * 1000)
-            verify(store, marker)
+            verify(record, marker)
             in_view[i].append(marker)
             view = "\n\n".join(m.text for m in in_view[i])
             quotes = [q.text for m in in_view[i] for q in m.instructions]
@@ -612,8 +612,8 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 add(by_llm, score_text(text, reader, instructions, strings, pasted,
                                        [ln for ln in text.splitlines() if any(p in ln for p in pasted)]))
             # How far one marker of the same budget stretches over the whole history.
-            single = build_marker(store, history, args.budget, args.bo)
-            verify(store, single)
+            single = build_marker(record, history, args.budget, args.bo)
+            verify(record, single)
             add(one, score_text(single.text, reader, instructions, strings, pasted,
                                 [q.text for q in single.instructions]))
             kept_by_phrasing(one_words, [single], planted, evicted)
@@ -626,8 +626,8 @@ def generated(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                        "pasted_promoted": {"in_view": promoted_in_view, "owner_span": promoted_in_record},
                        **({"llm_summary": by_llm.row()} if llm is not None else {}),
                        "build_ms_max": round(max(build_ms), 1),
-                       "entries": sum(s.entries for s in store.sessions())})
-    store.close()
+                       "entries": sum(s.entries for s in record.sessions())})
+    record.close()
     return {"cycles": cycles}
 
 
@@ -683,24 +683,24 @@ def build_time(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     p = Planter(args.seed + 99, truth)
     w = ClaudeWriter(root / "projects" / "-srv-big" / f"{uuid.UUID(int=args.seed + 99)}.jsonl", "/srv/big",
                      1_790_000_000)
-    store = Record(work / "record-10k.sqlite3")
+    record = Record(work / "record-10k.sqlite3")
     while True:
         write_turns(w, p, 100)
-        sync(store, ["claude-code"], roots={"claude-code": root})
-        session = store.sessions()[0]
+        sync(record, ["claude-code"], roots={"claude-code": root})
+        session = record.sessions()[0]
         if session.entries >= 10_000:
             break
     rng = Address(session.number, 1, 10_000)
     reads, builds = [], []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
-        read(store, rng)
+        read(record, rng)
         reads.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        marker = build_marker(store, rng, args.budget, args.bo)
+        marker = build_marker(record, rng, args.budget, args.bo)
         builds.append((time.perf_counter() - t0) * 1000)
-    verify(store, marker)
-    store.close()
+    verify(record, marker)
+    record.close()
     build, base = statistics.median(builds), statistics.median(reads)
     return {"range": str(rng), "build_ms_median": round(build, 1), "build_ms_max": round(max(builds), 1),
             "read_ms_median": round(base, 1), "build_over_read": round(build / base, 2),
@@ -712,12 +712,12 @@ def fixtures(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
     roots = {"claude-code": work / "fx-claude", "codex": work / "fx-codex"}
     shutil.copytree(FIXTURES / "claude_code", roots["claude-code"])
     shutil.copytree(FIXTURES / "codex", roots["codex"])
-    store = Record(work / "record-fixtures.sqlite3")
-    sync(store, list(roots), roots=roots)
-    reader = Reader(store)
+    record = Record(work / "record-fixtures.sqlite3")
+    sync(record, list(roots), roots=roots)
+    reader = Reader(record)
     rows = []
-    for session in store.sessions():
-        entries = read(store, Address(session.number))
+    for session in record.sessions():
+        entries = read(record, Address(session.number))
         for e in entries:
             if e.kind not in ("summary", "compaction") or len(e.text) < 200:
                 continue
@@ -730,13 +730,13 @@ def fixtures(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
             strings = list(dict.fromkeys(v for x in before for k, v in extract(x.kind, x.text, x.tool)
                                          if k in ("hash", "path", "error", "url")))
             budget = max(estimate_tokens(e.text), 400)
-            marker = build_marker(store, rng, budget, None)
-            verify(store, marker)
+            marker = build_marker(record, rng, budget, None)
+            verify(record, marker)
             ours = score_text(marker.text, reader, instructions, strings, [], [])
             theirs = score_text(e.text, reader, instructions, strings, [], [])
             rows.append({"harness": session.harness, "summary": e.address, "range": str(rng),
                          "budget": budget, "marker": ours.row(), "harness_summary": theirs.row()})
-    store.close()
+    record.close()
     return rows
 
 

@@ -174,11 +174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"halves: A = {', '.join(halves[0])}; B = {', '.join(halves[1])}")
 
     with contextlib.ExitStack() as stack:
-        store, _, _ = open_record(stack, args.record, convs)
-        addrs = address_map(store, convs)
+        record, _, _ = open_record(stack, args.record, convs)
+        addrs = address_map(record, convs)
         questions, _, _ = questions_of(convs, addrs)
         assert len(questions) == EXPECTED_QUESTIONS, f"{len(questions)} questions, not 1536"
-        with_meaning, _ = embed_all(store)
+        with_meaning, _ = embed_all(record)
         if with_meaning:
             memoize_query_embedding()
         else:
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         def evaluate(setting: dict[str, Any], qs: Sequence[Question],
                      system: str = "ours") -> dict[str, float]:
             with constants(setting):
-                ask_ours(ranking.search, store, addrs, qs, system=system, meaning=with_meaning)
+                ask_ours(ranking.search, record, addrs, qs, system=system, meaning=with_meaning)
             return recall(qs, system)
 
         t = time.perf_counter()

@@ -89,19 +89,19 @@ def session_texts() -> dict[str, list[str]]:
     """Entry texts of the fixture sessions, by source file (path relative to the repository)."""
     by_file: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="fit-tokens-") as tmp:
-        store = Record(Path(tmp) / "record.sqlite3")
+        record = Record(Path(tmp) / "record.sqlite3")
         try:
-            report = sync(store, list(ROOTS), roots=ROOTS)
+            report = sync(record, list(ROOTS), roots=ROOTS)
             if report.errors or not report.entries_added:
                 sys.exit(f"sync of the fixture sessions: {report.entries_added} entries, "
                          f"errors {report.errors}")
-            for path, text in store.db.execute(
+            for path, text in record.db.execute(
                 "SELECT s.path, e.text FROM entries e JOIN sources s ON s.id = e.source ORDER BY e.id"
             ):
                 if text.strip():
                     by_file.setdefault(str(Path(path).resolve().relative_to(REPO)), []).append(text)
         finally:
-            store.close()
+            record.close()
     return by_file
 
 

@@ -130,15 +130,15 @@ def write_store(convs: Sequence[Conversation], projects: Path) -> None:
             (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def address_map(store: Record, convs: Sequence[Conversation]) -> dict[str, dict[str, str]]:
+def address_map(record: Record, convs: Sequence[Conversation]) -> dict[str, dict[str, str]]:
     """conv_id -> dia_id -> address, checked entry by entry against the text written."""
-    numbers = {s.native_id: s.number for s in store.sessions(["claude-code"])}
+    numbers = {s.native_id: s.number for s in record.sessions(["claude-code"])}
     out: dict[str, dict[str, str]] = {}
     for conv in convs:
         addrs = out.setdefault(conv.conv_id, {})
         for n, _, turns in conv.sessions:
             number = numbers[session_uuid(conv.conv_id, n)]
-            entries = store.entries(Address(number), with_spans=False)
+            entries = record.entries(Address(number), with_spans=False)
             if len(entries) != len(turns):
                 sys.exit(f"{conv.conv_id} session {n}: {len(turns)} turns written, s{number} has "
                          f"{len(entries)} entries")
@@ -205,7 +205,7 @@ def open_record(stack: contextlib.ExitStack, record: Path | None,
                 convs: Sequence[Conversation]) -> tuple[Record, float, bool]:
     """The synced record of `convs`: in a temporary folder, or kept in (and reused from) `record`.
 
-    Returns the store, the sync's seconds and whether the record was reused."""
+    Returns the record, the sync's seconds and whether the record was reused."""
     n_turns = sum(len(t) for c in convs for _, _, t in c.sessions)
     if record is None:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="locomo-")))
@@ -216,9 +216,9 @@ def open_record(stack: contextlib.ExitStack, record: Path | None,
     if not reused:
         write_store(convs, tmp / "claude" / "projects")
     t = time.perf_counter()
-    store = Record(tmp / "record.sqlite3")
-    stack.callback(store.close)
-    report = sync(store, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
+    opened_record = Record(tmp / "record.sqlite3")
+    stack.callback(opened_record.close)
+    report = sync(opened_record, ["claude-code"], roots={"claude-code": tmp / "claude" / "projects"})
     if reused:
         # address_map checks every entry against the turn written, so a stale record is refused.
         if report.errors or report.entries_added:
@@ -227,7 +227,7 @@ def open_record(stack: contextlib.ExitStack, record: Path | None,
     elif report.errors or report.warnings or report.entries_added != n_turns:
         sys.exit(f"sync: {report.entries_added} entries for {n_turns} turns; errors "
                  f"{report.errors}; warnings {[str(w) for w in report.warnings[:5]]}")
-    return store, time.perf_counter() - t, reused
+    return opened_record, time.perf_counter() - t, reused
 
 
 def questions_of(
@@ -277,7 +277,7 @@ def ask_bm25(convs: Sequence[Conversation], addrs: dict[str, dict[str, str]], qu
     return (time.perf_counter() - t) * 1000 / max(len(questions), 1)
 
 
-def ask_ours(search: Callable[..., Any], store: Record, addrs: dict[str, dict[str, str]],
+def ask_ours(search: Callable[..., Any], record: Record, addrs: dict[str, dict[str, str]],
              questions: Sequence[Question], system: str = "ours",
              meaning: bool = True) -> tuple[list[float], int]:
     """Judge every question by our search within its own conversation; latencies (ms) and hits found
@@ -286,7 +286,7 @@ def ask_ours(search: Callable[..., Any], store: Record, addrs: dict[str, dict[st
     leaks = 0
     for q in questions:
         t = time.perf_counter()
-        hits = search(store, q.text, limit=max(KS), project=f"/locomo/{q.conv_id}", meaning=meaning)
+        hits = search(record, q.text, limit=max(KS), project=f"/locomo/{q.conv_id}", meaning=meaning)
         latencies.append((time.perf_counter() - t) * 1000)
         own = set(addrs[q.conv_id].values())
         leaks += sum(h.address not in own for h in hits)
@@ -318,8 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_ids(convs)
 
     with contextlib.ExitStack() as stack:
-        store, sync_s, reused = open_record(stack, args.record, convs)
-        addrs = address_map(store, convs)
+        record, sync_s, reused = open_record(stack, args.record, convs)
+        addrs = address_map(record, convs)
         if reused:
             print(f"record reused from {args.record}")
         questions, ev, unresolved = questions_of(convs, addrs)
@@ -341,13 +341,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         embed_s = 0.0
         with_meaning = False
         if search is not None and questions:
-            with_meaning, embed_s = embed_all(store)
+            with_meaning, embed_s = embed_all(record)
             t = time.perf_counter()
-            search(store, questions[0].text, limit=max(KS), project=f"/locomo/{questions[0].conv_id}")
+            search(record, questions[0].text, limit=max(KS), project=f"/locomo/{questions[0].conv_id}")
             first_ms = (time.perf_counter() - t) * 1000  # a lazily built index shows here, not in p99
-            latencies, leaks = ask_ours(search, store, addrs, questions)
+            latencies, leaks = ask_ours(search, record, addrs, questions)
             if with_meaning:
-                ask_ours(search, store, addrs, questions, system="words", meaning=False)
+                ask_ours(search, record, addrs, questions, system="words", meaning=False)
 
     systems = ["bm25"] + (["words"] if with_meaning else []) + (["ours"] if search is not None else [])
     table = recall_table(questions, systems)
@@ -375,16 +375,16 @@ def check_ids(convs: Sequence[Conversation]) -> None:
         sys.exit("a conversation id is a prefix of another: project scoping by substring would leak")
 
 
-def embed_all(store: Record) -> tuple[bool, float]:
+def embed_all(record: Record) -> tuple[bool, float]:
     """Embed every turn still without a vector, when the vectors extra is installed: (with meaning, s)."""
     from total_recall.indexes import vectors
 
     if not vectors.available():
         return False, 0.0
     t = time.perf_counter()
-    embedded, _ = vectors.index_pending(store.db)
+    embedded, _ = vectors.index_pending(record.db)
     embed_s = time.perf_counter() - t
-    print(f"meaning: {vectors.count(store.db)} turns have vectors ({embedded} embedded now, "
+    print(f"meaning: {vectors.count(record.db)} turns have vectors ({embedded} embedded now, "
           f"in {embed_s:.1f} s)")
     return True, embed_s
 

@@ -44,8 +44,8 @@ elif mode == "sync":
     project = work / "projects" / "-srv-app"
     project.mkdir(parents=True)
     os.link(path, project / "4f1c2d3e-0000-4000-8000-000000000001.jsonl")
-    with Record(work / "record" / "record.sqlite3") as store:
-        report = sync(store, ["claude-code"], roots={"claude-code": work / "projects"},
+    with Record(work / "record" / "record.sqlite3") as record:
+        report = sync(record, ["claude-code"], roots={"claude-code": work / "projects"},
                       env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
     out["entries"], out["warnings"] = report.entries_added, [str(w) for w in report.warnings]
     import shutil

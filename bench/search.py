@@ -7,7 +7,7 @@ Generates (or reuses) the store exactly as bench/ingest.py does (bench/out/store
 it once into bench/out/record-<size>mb-s<seed>/record.sqlite3 (reused while its `.complete` marker
 matches the index code), then builds a seeded mix of queries from the record itself — phrases from
 owner/agent messages, exact strings (hash fragment, path, URL host, version, error line), rare words,
-common words; half of them with a filter — and times `search(store, q, limit=10, ...)` in-process
+common words; half of them with a filter — and times `search(record, q, limit=10, ...)` in-process
 after a warm-up of 20.
 Baseline: `rg -F -i -c -uu` (and `-l`) over the store folder for a subset of the same queries (filters
 ignored; rg reads the JSONL but not inside opencode.db (binary) or the .jsonl.zst rollouts).
@@ -251,26 +251,26 @@ def stats(xs: list[float]) -> dict[str, float]:
             "mean": sum(xs) / len(xs), "max": max(xs)}
 
 
-def run_one(store: Record, q: Query) -> None:
+def run_one(record: Record, q: Query) -> None:
     t = time.perf_counter()
     try:
-        q.hits = len(search(store, q.text, limit=10, **q.filters))
+        q.hits = len(search(record, q.text, limit=10, **q.filters))
     except SearchError:
         q.hits = -1
     q.ms = (time.perf_counter() - t) * 1000
 
 
-def bm25_alone(store: Record, q: Query) -> float | None:
+def bm25_alone(record: Record, q: Query) -> float | None:
     """ms FTS5 takes to rank the query's words over their newest SCORED matches, newest shard first; None
     when the query has no words to rank."""
     fts = words_query(q.text)
     if fts is None:
         return None
-    cursor = store.db.cursor()
+    cursor = record.db.cursor()
     cursor.row_factory = None
     t = time.perf_counter()
     ranked = 0
-    for shard in words_mod.shards(store.db):
+    for shard in words_mod.shards(record.db):
         n = shard.name
         ranked += len(cursor.execute(
             f"SELECT rowid, bm25({n}, 1.0, 0.0) FROM {n} WHERE {n} MATCH ? ORDER BY rowid DESC LIMIT ?",
@@ -363,7 +363,7 @@ def report(
 
 def _embed_into(record: Path) -> None:
     """Embed every pending entry of `record` (in a forked child: the model stays out of the parent)."""
-    store = Record(record)
+    opened_record = Record(record)
     start = last = time.perf_counter()
 
     def progress(n: int, total: int) -> None:
@@ -374,8 +374,8 @@ def _embed_into(record: Path) -> None:
             print(f"  embedded {n:,} of {total:,} in {now - start:.0f} s ({rate:.0f} a second, "
                   f"~{(total - n) / rate / 60:.0f} min left; load {os.getloadavg()[0]:.2f})", flush=True)
 
-    _, done = vectors.index_pending(store.db, None, progress)
-    store.close()
+    _, done = vectors.index_pending(opened_record.db, None, progress)
+    opened_record.close()
     if not done:
         raise SystemExit(1)
 
@@ -388,17 +388,17 @@ def _fill_random(record: Path) -> None:
     bench/locomo.py measures with real ones. ~100 minutes of embedding at 1 M entries become seconds."""
     import numpy as np
 
-    store = Record(record)
+    opened_record = Record(record)
     rng = np.random.default_rng(1)
-    while rows := vectors.pending(store.db, 20_000):
+    while rows := vectors.pending(opened_record.db, 20_000):
         unit = rng.standard_normal((len(rows), vectors.DIM)).astype(np.float32)
         unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-        store.db.execute("BEGIN IMMEDIATE")
+        opened_record.db.execute("BEGIN IMMEDIATE")
         blobs = vectors.quantize(unit)
-        store.db.executemany("INSERT INTO vectors(entry, vec) VALUES (?, ?)",
+        opened_record.db.executemany("INSERT INTO vectors(entry, vec) VALUES (?, ?)",
                              [(entry, blob) for (entry, _), blob in zip(rows, blobs, strict=True)])
-        store.db.execute("COMMIT")
-    store.close()
+        opened_record.db.execute("COMMIT")
+    opened_record.close()
 
 
 def ensure_vectors(base: Path, home: Path, fill: str = "model") -> Path:
@@ -449,17 +449,18 @@ def ensure_vectors(base: Path, home: Path, fill: str = "model") -> Path:
 def _searcher(conn: Connection, record: Path) -> None:
     """Search `record` for each (text, filters) received, answering (ms, addresses or None); on None,
     answer (peak RSS MB, whether the model loaded, vectors in the record) and stop."""
-    store = Record(record)
+    opened_record = Record(record)
     while (asked := conn.recv()) is not None:
         t = time.perf_counter()
         try:
-            found: list[str] | None = [h.address for h in search(store, asked[0], limit=10, **asked[1])]
+            found: list[str] | None = [h.address for h in search(opened_record, asked[0], limit=10,
+                                                                  **asked[1])]
         except SearchError:
             found = None
         conn.send(((time.perf_counter() - t) * 1000, found))
     conn.send((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "onnxruntime" in sys.modules,
-               vectors.count(store.db)))
-    store.close()
+               vectors.count(opened_record.db)))
+    opened_record.close()
 
 
 class SideBySide:
@@ -556,21 +557,21 @@ def main() -> None:
 
     rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     pair = SideBySide((with_vectors, record)) if with_vectors else None  # before any record is opened here
-    store = Record(record)
-    entries = store.db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-    sessions = store.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    opened_record = Record(record)
+    entries = opened_record.db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+    sessions = opened_record.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
     record_mb = record.stat().st_size / 1e6
     print(f"record: {entries:,} entries, {sessions:,} sessions, {record_mb:,.0f} MB ({record})")
     if args.size_mb >= 1400:
         assert entries >= 1_000_000, f"only {entries:,} entries: raise --size-mb"
     t = time.perf_counter()
-    queries = make_queries(Sampler(store.db, Random(args.seed)), args.queries)
+    queries = make_queries(Sampler(opened_record.db, Random(args.seed)), args.queries)
     print(f"built {len(queries)} queries in {time.perf_counter() - t:.1f} s "
           f"({sum(bool(q.filters) for q in queries)} with a filter)")
     timed = make_timed(Random(args.seed + 1000), 24)
     load = [os.getloadavg()[0]]
     if pair:
-        store.close()
+        opened_record.close()
         twins = ([replace(q) for q in queries], queries)  # [0] searches the copy with vectors
         twins_timed = ([replace(q) for q in timed], timed)
         for i, q in enumerate(queries[:20]):  # warm-up (the first also loads the model)
@@ -583,17 +584,17 @@ def main() -> None:
         ends = pair.close()
     else:
         for q in queries[:20]:  # warm-up
-            run_one(store, q)
+            run_one(opened_record, q)
         for q in queries:
-            run_one(store, q)
+            run_one(opened_record, q)
         for q in timed:
-            run_one(store, q)
+            run_one(opened_record, q)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         load.append(os.getloadavg()[0])
         # After the timed searches, so it warms nothing for them (and is itself a lower bound).
         for q in queries:
-            q.bm25_ms = bm25_alone(store, q)
-        store.close()
+            q.bm25_ms = bm25_alone(opened_record, q)
+        opened_record.close()
 
     sub = rg_subset(queries, args.rg_queries)
     rg(store_dir, sub[0].text, "-c")  # warm the page cache for rg too

@@ -55,8 +55,8 @@ class ClaudeSession:
             {"tool_use_id": call, "type": "tool_result", "content": output, "is_error": False}]})
         return self
 
-    def sync(self, store: Record) -> int:
+    def sync(self, record: Record) -> int:
         """Sync the root into the record; returns the session's number."""
-        report = sync(store, ["claude-code"], roots={"claude-code": self.root})
+        report = sync(record, ["claude-code"], roots={"claude-code": self.root})
         assert report.errors == [], report.errors
-        return next(s.number for s in store.sessions() if s.native_id == self.id)
+        return next(s.number for s in record.sessions() if s.native_id == self.id)

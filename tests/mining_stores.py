@@ -433,23 +433,23 @@ def add_recent_sessions(stores: Stores, now: datetime | None = None) -> datetime
 class Mined:
     """A synced record over the fixture stores (and the recent sessions), with the stores' digest."""
 
-    store: Record
+    record: Record
     stores: Stores
     digest: dict[str, str]
     started: datetime
 
     def session(self, harness: str, native_id: str) -> str:
-        for s in self.store.sessions((harness,)):
+        for s in self.record.sessions((harness,)):
             if s.native_id == native_id:
                 return s.address
         raise LookupError(f"{harness} {native_id} not in the record")
 
 
-def mine(store: Record, tool: str, *, harness: str | None = None, **arguments: Any) -> Any:
-    """What the MCP tool `tool` answers on `store`'s record (a server bound to `harness`, if given): its
+def mine(record: Record, tool: str, *, harness: str | None = None, **arguments: Any) -> Any:
+    """What the MCP tool `tool` answers on `record` (a server bound to `harness`, if given): its
     text for the tools that answer text, else its JSON reply — the operation called in this process."""
     op = by_name(tool)
-    reply = op(Call(store.path, "mcp", harness=harness), **arguments)
+    reply = op(Call(record.path, "mcp", harness=harness), **arguments)
     return op.text(reply) if op.text is not None else reply
 
 
@@ -471,11 +471,11 @@ def mined_record(base: Path, extra: Callable[[Stores, datetime], None] | None = 
         started = add_recent_sessions(stores)
         if extra is not None:
             extra(stores, started)
-        store = Record(base / "record.sqlite3")
+        record = Record(base / "record.sqlite3")
         try:
             # Only the override roots, and no embedding (slow, and meaning search is not under test here).
-            report = sync(store, env={**stores.env, "TOTAL_RECALL_VECTOR_BUDGET": "0"})
+            report = sync(record, env={**stores.env, "TOTAL_RECALL_VECTOR_BUDGET": "0"})
             assert report.errors == [], report.errors
-            yield Mined(store, stores, stores.digest(), started)
+            yield Mined(record, stores, stores.digest(), started)
         finally:
-            store.close()
+            record.close()

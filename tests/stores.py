@@ -100,6 +100,6 @@ def synced_transcript(tmp_path: Path, turns: list[tuple[str, str, str]], cwd: st
         }))
         parent = uid
     (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
-    store = Record(tmp_path / "record.sqlite3")
-    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
-    return store
+    record = Record(tmp_path / "record.sqlite3")
+    assert sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    return record

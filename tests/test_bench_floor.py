@@ -23,8 +23,8 @@ def test_the_floor_writes_every_entry_text_and_source_record_and_indexes_the_wor
 ) -> None:
     monkeypatch.setattr(ingest, "SHARD_ENTRIES", 20)  # the demo store's 148 entries span 8 shards
     record = tmp_path / "record.sqlite3"
-    with Record(record) as store:
-        assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
+    with Record(record) as opened_record:
+        assert sync(opened_record, list(demo_roots()), roots=demo_roots()).errors == []
     scratch = tmp_path / "scratch"
     scratch.mkdir()
 

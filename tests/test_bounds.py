@@ -41,7 +41,7 @@ def by_type_lines(text: str) -> tuple[dict[str, Any], list[str], list[str]]:
 def test_bounds_bytes_is_the_exact_size_of_the_returned_json_and_never_over_max_bytes(
     mined: Mined, max_bytes: int
 ) -> None:
-    reply = mine(mined.store, "extract_messages", session_id=BIG, full=True, max_bytes=max_bytes,
+    reply = mine(mined.record, "extract_messages", session_id=BIG, full=True, max_bytes=max_bytes,
                  max_record_bytes=900)
     returned = dump(reply)
     assert len(returned) == reply["bounds"]["bytes"] <= max_bytes
@@ -50,32 +50,32 @@ def test_bounds_bytes_is_the_exact_size_of_the_returned_json_and_never_over_max_
 
 @pytest.mark.parametrize("max_bytes", [1024, 2500, 9000, 60000])
 def test_a_by_type_reply_states_its_own_byte_size_exactly(mined: Mined, max_bytes: int) -> None:
-    text = mine(mined.store, "extract_by_type", session_id=BIG, max_bytes=max_bytes, max_record_bytes=800)
+    text = mine(mined.record, "extract_by_type", session_id=BIG, max_bytes=max_bytes, max_record_bytes=800)
     header, records, _ = by_type_lines(text)
     assert len(text.encode()) == header["bounds"]["bytes"] <= max_bytes
     assert header["bounds"]["returned_records"] == len(records)
 
 
 def test_omitting_offset_returns_the_most_recent_limit_records_and_says_it_cut_by_limit(mined: Mined) -> None:
-    reply = mine(mined.store, "extract_messages", session_id=BIG, full=True, limit=5)
+    reply = mine(mined.record, "extract_messages", session_id=BIG, full=True, limit=5)
     b = reply["bounds"]
     assert b["returned_records"] == 5 and b["offset"] == b["total_records"] - 5
     assert b["truncated"] and b["truncation_reason"] == "record_limit" and b["next_offset"] is None
     assert f"earlier records: offset={b['total_records'] - 10}" in b["notice"]
-    everything = mine(mined.store, "extract_messages", session_id=BIG, full=True, limit=1000,
+    everything = mine(mined.record, "extract_messages", session_id=BIG, full=True, limit=1000,
                       max_bytes=8388608)
     assert [m["address"] for m in reply["messages"]] == [m["address"] for m in everything["messages"][-5:]]
 
 
 def test_following_next_offset_pages_the_whole_session_exactly_once(mined: Mined) -> None:
-    whole = mine(mined.store, "extract_messages", session_id=BIG, full=True, limit=1000, max_bytes=8388608)
+    whole = mine(mined.record, "extract_messages", session_id=BIG, full=True, limit=1000, max_bytes=8388608)
     assert not whole["bounds"]["truncated"] and whole["bounds"]["notice"].startswith("complete")
     seen: list[str] = []
     offset: int | None = 0
     pages = 0
     while offset is not None:
         page = mine(
-            mined.store,
+            mined.record,
             "extract_messages",
             session_id=BIG,
             full=True,
@@ -93,7 +93,7 @@ def test_following_next_offset_pages_the_whole_session_exactly_once(mined: Mined
 
 
 def test_a_page_cut_by_the_byte_budget_says_byte_cap_and_where_to_go_on(mined: Mined) -> None:
-    page = mine(mined.store, "extract_messages", session_id=BIG, full=True, offset=0, limit=100,
+    page = mine(mined.record, "extract_messages", session_id=BIG, full=True, offset=0, limit=100,
                 max_bytes=3000, max_record_bytes=1000)
     b = page["bounds"]
     assert b["truncated"] and "byte_cap" in b["truncation_reason"].split(",")
@@ -101,7 +101,7 @@ def test_a_page_cut_by_the_byte_budget_says_byte_cap_and_where_to_go_on(mined: M
 
 
 def test_an_offset_past_the_end_returns_nothing_without_claiming_truncation(mined: Mined) -> None:
-    reply = mine(mined.store, "extract_messages", session_id=BIG, full=True, offset=5000)
+    reply = mine(mined.record, "extract_messages", session_id=BIG, full=True, offset=5000)
     b = reply["bounds"]
     assert reply["messages"] == [] and not b["truncated"] and b["truncation_reason"] is None
     assert b["next_offset"] is None and "offset 5000 is past the end" in b["notice"]
@@ -109,21 +109,22 @@ def test_an_offset_past_the_end_returns_nothing_without_claiming_truncation(mine
 
 def test_an_empty_selection_is_not_truncation(mined: Mined) -> None:
     opencode = mined.session("opencode", RECENT["opencode"])
-    reply = mine(mined.store, "extract_user_messages", session_id=opencode)
+    reply = mine(mined.record, "extract_user_messages", session_id=opencode)
     assert reply["user_messages"] == [] and reply["bounds"]["notice"] == "no records"
     assert not reply["bounds"]["truncated"]
 
 
 def test_a_record_bigger_than_the_whole_budget_is_an_error_naming_both_ways_out(mined: Mined) -> None:
     with pytest.raises(ScopeError) as info:
-        mine(mined.store, "extract_messages", session_id=BIG, full=True, offset=0, limit=1000, max_bytes=1024)
+        mine(mined.record, "extract_messages", session_id=BIG, full=True, offset=0, limit=1000,
+             max_bytes=1024)
     message = str(info.value)
     assert "even one record" in message and "raise max_bytes" in message and "max_record_bytes" in message
 
 
 def test_max_record_bytes_clamps_each_record_and_names_the_clamped_addresses(mined: Mined) -> None:
     reply = mine(
-        mined.store,
+        mined.record,
         "extract_messages",
         session_id=BIG,
         full=True,
@@ -145,7 +146,7 @@ def test_max_record_bytes_clamps_each_record_and_names_the_clamped_addresses(min
 def test_a_clamp_too_small_for_a_records_fixed_fields_is_an_error(mined: Mined) -> None:
     with pytest.raises(ScopeError, match="cannot be clamped to max_record_bytes=256"):
         mine(
-            mined.store,
+            mined.record,
             "extract_by_type",
             session_id=BIG,
             types=["tool"],
@@ -159,7 +160,7 @@ def test_a_clamp_too_small_for_a_records_fixed_fields_is_an_error(mined: Mined) 
 def test_extract_by_type_lines_are_type_timestamp_json_with_a_header_and_a_truncation_line(
     mined: Mined,
 ) -> None:
-    text = mine(mined.store, "extract_by_type", session_id=BIG, types=["tool", "thinking"], limit=10)
+    text = mine(mined.record, "extract_by_type", session_id=BIG, types=["tool", "thinking"], limit=10)
     header, records, trailers = by_type_lines(text)
     assert header["types"] == ["tool", "thinking"] and header["bounds"]["truncated"]
     b = header["bounds"]

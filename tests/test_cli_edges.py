@@ -148,9 +148,9 @@ def test_listing_receipts_leaves_the_record_unchanged(synced: Path) -> None:
 
 
 def test_the_receipts_of_codex_compactions_are_written_by_the_sync_once(synced: Path) -> None:
-    with Record(synced / RECORD_FILE) as store:
-        wanted = sorted(c.address for c in harness_compactions(store) if c.harness == "codex")
-        written = [r.source or "" for r in list_receipts(store) if r.controller == "codex"]
+    with Record(synced / RECORD_FILE) as record:
+        wanted = sorted(c.address for c in harness_compactions(record) if c.harness == "codex")
+        written = [r.source or "" for r in list_receipts(record) if r.controller == "codex"]
     assert wanted and sorted(written) == wanted  # before any listing
     codex = [r for r in as_json(run(synced, "receipts", "--json"))["receipts"] if r["controller"] == "codex"]
     assert sorted(r["source"] for r in codex) == wanted
@@ -164,8 +164,8 @@ def test_the_receipts_of_codex_compactions_are_written_by_the_sync_once(synced: 
 def test_a_sync_catches_up_on_compactions_a_library_sync_recorded(stores: Stores, tmp_path: Path) -> None:
     home = tmp_path / "rec"
     home.mkdir()
-    with Record(home / RECORD_FILE) as store:
-        assert library_sync(store).errors == []
+    with Record(home / RECORD_FILE) as record:
+        assert library_sync(record).errors == []
     assert not any(r["controller"] == "codex" for r in as_json(run(home, "receipts", "--json"))["receipts"])
     run(home, "sync")
     assert any(r["controller"] == "codex" for r in as_json(run(home, "receipts", "--json"))["receipts"])

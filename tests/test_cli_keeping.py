@@ -48,8 +48,8 @@ def test_compact_json_has_the_marker_its_id_and_its_receipt(runner: CliRunner) -
     rule = next(q for q in out["instructions"] if "Never restart the production database" in q["text"])
     read = as_json(run(runner, "read", rule["address"], "--json"))
     assert rule["text"] in read["entries"][0]["text"]
-    with Record(record_home() / DEMO_RECORD_FILE) as store:
-        [receipt] = [r for r in list_receipts(store, 1) if r.id == out["receipt"]]
+    with Record(record_home() / DEMO_RECORD_FILE) as record:
+        [receipt] = [r for r in list_receipts(record, 1) if r.id == out["receipt"]]
     assert (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge) == (
         "cli", "manual", "compacted", "known input")
     assert (receipt.range, receipt.marker_id, receipt.tokens_after) == ("s1#1-76", out["id"], out["tokens"])

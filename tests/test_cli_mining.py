@@ -29,7 +29,7 @@ def _private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(mined: Mined, *args: str, code: int = 0) -> Result:
-    result = CliRunner().invoke(cli, ["--home", str(mined.store.path.parent), *args], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["--home", str(mined.record.path.parent), *args], catch_exceptions=False)
     assert result.exit_code == code, result.output + result.stderr
     return result
 
@@ -76,7 +76,7 @@ def test_a_refusal_exits_2_naming_the_clis_flags(mined: Mined) -> None:
 
 def test_profile_extract_and_user_messages_print_their_reply_with_json(mined: Mined) -> None:
     profile = as_json(mined, "profile", RECENT["codex"])
-    assert profile == mine(mined.store, "profile_session", session_id=RECENT["codex"])
+    assert profile == mine(mined.record, "profile_session", session_id=RECENT["codex"])
     assert profile["harness"] == "codex" and profile["event_counts"]["GitTag"] == 1
     page = as_json(mined, "extract", RECENT["codex"], "--full", "--limit", "3", "--offset", "0")
     assert page["bounds"]["returned_records"] == 3 and page["bounds"]["next_offset"] == 3
@@ -155,7 +155,7 @@ def test_he_said_she_said_and_qa_pairs_give_their_data_with_json(mined: Mined) -
 
 
 def test_line_histogram_profiles_and_extracts_and_refuses_a_folder(mined: Mined, tmp_path: Path) -> None:
-    folder = mined.store.path.parent / "overflow"  # the one folder it reads
+    folder = mined.record.path.parent / "overflow"  # the one folder it reads
     folder.mkdir(mode=0o700, exist_ok=True)
     dump = folder / "dump.txt"
     dump.write_text("".join(f"line {n}\n" for n in range(1, 41)), encoding="utf-8")
@@ -169,7 +169,7 @@ def test_line_histogram_profiles_and_extracts_and_refuses_a_folder(mined: Mined,
     )
     assert "is not a regular file" in run(mined, "line-histogram", str(folder / "sub"), code=2).stderr
     assert "mode is 'histogram'" in run(mined, "line-histogram", str(dump), "--line", "3", code=2).stderr
-    refused = run(mined, "line-histogram", str(mined.store.path), code=2).stderr
+    refused = run(mined, "line-histogram", str(mined.record.path), code=2).stderr
     assert f"line-histogram reads only overflow files under {folder}: " in refused
     profiled = as_json(mined, "line-histogram", str(dump))
     assert (profiled["total_lines"], len(profiled["buckets"])) == (40, 10)

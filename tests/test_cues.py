@@ -23,9 +23,9 @@ from total_recall.record.sync import sync
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Record:
-    store = Record(tmp_path / "record.sqlite3")
-    assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
-    return store
+    record = Record(tmp_path / "record.sqlite3")
+    assert sync(record, list(demo_roots()), roots=demo_roots()).errors == []
+    return record
 
 
 # -- cues --
@@ -54,17 +54,17 @@ def test_a_cue_replaces_the_mechanical_items_it_covers_and_the_instructions_stay
 
 
 def test_a_thread_with_no_cue_for_its_later_part_falls_back_to_the_mechanical_lines(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Always keep the retry budget at 3.")
     session.tool("make test", "Exit code 1\nFAILED tests/test_retry.py - AssertionError: 4 != 3")
-    number = session.sync(store)
-    leave_cue(store, number, "Retry budget work: test fixed, nothing open")
+    number = session.sync(record)
+    leave_cue(record, number, "Retry budget work: test fixed, nothing open")
     session.owner("Now look at the cache warmer, never touch prod while you do.")
     session.tool("make warm", "Exit code 2\nerror: cache warmer crashed on shard 7")
     session.agent("Decided: let's go with a lazy warmer instead.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=2000)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=2000)
     assert marker.cue is not None and marker.cue.address == f"s{number}#1-3"
     assert [q.text for q in marker.instructions] == [
         "Always keep the retry budget at 3.", "Now look at the cache warmer, never touch prod while you do."]

@@ -26,88 +26,88 @@ QUERIES = ("certificate renewal", "restart the production database", "error", "T
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Record:
+def record(tmp_path: Path) -> Record:
     s = Record(tmp_path / "record.sqlite3")
     assert sync(s, list(demo_roots()), roots=demo_roots()).errors == []
     return s
 
 
-def rows(store: Record, sql: str) -> list[tuple[object, ...]]:
-    return [tuple(r) for r in store.execute(sql)]
+def rows(record: Record, sql: str) -> list[tuple[object, ...]]:
+    return [tuple(r) for r in record.execute(sql)]
 
 
-def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(store: Record) -> None:
-    assert rows(store, FACTS) == rows(store, LIVE) and len(rows(store, LIVE)) > 50
-    erased = Address.parse(search(store, "certificate", author=["owner"], limit=1)[0].address)
-    store.erase(erased, "test")
-    assert rows(store, FACTS) == rows(store, LIVE)
-    assert len(rows(store, FACTS)) == store.execute("SELECT count(*) FROM entries").fetchone()[0] - 1
-    store.db.execute("DELETE FROM entry_facts WHERE id % 3 = 0")
-    indexes.rebuild(store.db)
-    assert rows(store, FACTS) == rows(store, LIVE)
+def test_sync_erase_and_rebuild_keep_entry_facts_equal_to_the_live_entries(record: Record) -> None:
+    assert rows(record, FACTS) == rows(record, LIVE) and len(rows(record, LIVE)) > 50
+    erased = Address.parse(search(record, "certificate", author=["owner"], limit=1)[0].address)
+    record.erase(erased, "test")
+    assert rows(record, FACTS) == rows(record, LIVE)
+    assert len(rows(record, FACTS)) == record.execute("SELECT count(*) FROM entries").fetchone()[0] - 1
+    record.db.execute("DELETE FROM entry_facts WHERE id % 3 = 0")
+    indexes.rebuild(record.db)
+    assert rows(record, FACTS) == rows(record, LIVE)
 
 
-def test_a_record_from_before_entry_facts_gets_them_when_opened(store: Record) -> None:
-    store.erase(Address.parse(search(store, "certificate", limit=1)[0].address), "test")
-    store.db.execute("DROP TABLE entry_facts")
-    store.db.execute("DELETE FROM _migrations WHERE name = 'm012_entry_facts'")
-    store.close()
-    reopened = Record(store.path)
+def test_a_record_from_before_entry_facts_gets_them_when_opened(record: Record) -> None:
+    record.erase(Address.parse(search(record, "certificate", limit=1)[0].address), "test")
+    record.db.execute("DROP TABLE entry_facts")
+    record.db.execute("DELETE FROM _migrations WHERE name = 'm012_entry_facts'")
+    record.close()
+    reopened = Record(record.path)
     assert rows(reopened, FACTS) == rows(reopened, LIVE)
 
 
-def test_an_erased_entry_stays_out_of_every_filtered_search(store: Record) -> None:
-    hit = search(store, "certificate renewal", author=["owner"], limit=1)[0]
-    text = store.execute("SELECT text FROM entries WHERE session = ? AND seq = ?", (hit.session, hit.seq)
+def test_an_erased_entry_stays_out_of_every_filtered_search(record: Record) -> None:
+    hit = search(record, "certificate renewal", author=["owner"], limit=1)[0]
+    text = record.execute("SELECT text FROM entries WHERE session = ? AND seq = ?", (hit.session, hit.seq)
                          ).fetchone()[0]
-    store.erase(Address.parse(hit.address), "test")
-    since = str(store.execute("SELECT min(ts) FROM entries").fetchone()[0])[:10]
+    record.erase(Address.parse(hit.address), "test")
+    since = str(record.execute("SELECT min(ts) FROM entries").fetchone()[0])[:10]
     filters: list[dict[str, object]] = [
         {"author": ["owner"]}, {"harness": [hit.harness]}, {"session": hit.session}, {"since": since},
         {"author": ["owner"], "since": since},
     ]
     for word in set(re.findall(r"[A-Za-z]{4,}", text)):
         for given in filters:
-            found = [h.address for h in search(store, word, limit=1000, **given)]  # type: ignore[arg-type]
+            found = [h.address for h in search(record, word, limit=1000, **given)]  # type: ignore[arg-type]
             assert hit.address not in found, (word, given)
 
 
-def test_a_searching_process_reads_an_entry_s_facts_once(store: Record) -> None:
+def test_a_searching_process_reads_an_entry_s_facts_once(record: Record) -> None:
     statements: list[str] = []
-    store.db.set_trace_callback(statements.append)
-    first = search(store, "certificate renewal", limit=10)
+    record.db.set_trace_callback(statements.append)
+    first = search(record, "certificate renewal", limit=10)
     assert any("FROM entry_facts" in s for s in statements)
     statements.clear()
-    again = search(store, "certificate renewal", limit=10)
+    again = search(record, "certificate renewal", limit=10)
     assert again == first
     assert not any("FROM entry_facts" in s for s in statements)
 
 
-def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_back(store: Record) -> None:
-    store.db.execute("BEGIN")
+def test_a_search_inside_a_transaction_remembers_nothing_that_could_be_rolled_back(record: Record) -> None:
+    record.db.execute("BEGIN")
     try:
-        assert search(store, "certificate renewal", limit=10)
-        assert facts.of_store(store)._known == {}
+        assert search(record, "certificate renewal", limit=10)
+        assert facts.of_store(record)._known == {}
     finally:
-        store.db.execute("ROLLBACK")
-    search(store, "certificate renewal", limit=10)
-    assert facts.of_store(store)._known
+        record.db.execute("ROLLBACK")
+    search(record, "certificate renewal", limit=10)
+    assert facts.of_store(record)._known
 
 
 def test_remembered_facts_rank_exactly_as_fresh_reads_however_small_the_memory(
-    store: Record, monkeypatch: pytest.MonkeyPatch
+    record: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fresh = {q: search(Record(store.path), q, limit=20) for q in QUERIES}
+    fresh = {q: search(Record(record.path), q, limit=20) for q in QUERIES}
     monkeypatch.setattr(facts, "CAPACITY", 7)
     for _ in range(2):
         for query in QUERIES:
-            assert search(store, query, limit=20) == fresh[query], query
-    assert len(facts.of_store(store)._known) <= 7
+            assert search(record, query, limit=20) == fresh[query], query
+    assert len(facts.of_store(record)._known) <= 7
 
 
 def test_a_session_synced_in_parts_still_lends_its_neighbour_s_words(tmp_path: Path) -> None:
     """The answer, recorded after another session's entries, is not numbered beside its question."""
-    store = synced_transcript(tmp_path, [
+    record = synced_transcript(tmp_path, [
         ("user", "Which port does the staging proxy listen on?", "2026-11-20T10:00:00.000Z"),
     ])
     other = tmp_path / "projects" / "-other"
@@ -117,7 +117,7 @@ def test_a_session_synced_in_parts_still_lends_its_neighbour_s_words(tmp_path: P
         "sessionId": "22222222-2222-4333-8444-555555555555", "cwd": "/other", "isSidechain": False,
         "timestamp": "2026-11-20T10:01:00.000Z", "message": {"role": "user", "content": "Unrelated words."},
     }) + "\n")
-    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    assert sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
     transcript = next((tmp_path / "projects" / "-rerank").glob("*.jsonl"))
     with transcript.open("a") as out:
         out.write(json.dumps({
@@ -127,13 +127,13 @@ def test_a_session_synced_in_parts_still_lends_its_neighbour_s_words(tmp_path: P
             "timestamp": "2026-11-20T10:02:00.000Z",
             "message": {"role": "assistant", "content": [{"type": "text", "text": "It is 8443 now."}]},
         }) + "\n")
-    assert sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
-    (question, q_session), (answer, a_session) = store.execute(
+    assert sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+    (question, q_session), (answer, a_session) = record.execute(
         "SELECT id, session FROM entries WHERE text LIKE 'Which port%' OR text LIKE 'It is 8443%' ORDER BY id"
     ).fetchall()
     assert q_session == a_session and answer - question > 1  # the other session sits between them
     fts = search_module.words_query("staging proxy")
     assert fts is not None
-    bonus = search_module._text_features(store, fts, [answer])[answer]
+    bonus = search_module._text_features(record, fts, [answer])[answer]
     weight = search_module.WEIGHTS[("agent", "message")] / search_module.WEIGHTS[("owner", "message")]
     assert bonus == pytest.approx(weight * search_module.COVERAGE_WEIGHT)  # both words, from the question

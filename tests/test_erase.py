@@ -153,23 +153,23 @@ def test_an_erased_entry_stays_erased_after_its_file_is_rewritten_under_what_was
 def test_a_cue_holding_a_secret_can_be_erased_and_leaves_no_trace_in_markers(
     claude: ClaudeSession, reader: sqlite3.Connection
 ) -> None:
-    with Record(home() / "record.sqlite3") as store:
-        plain = leave_cue(store, 1, "deploy set up; the staging token is tok-7f3a9c1e55 for now")
-        marker = build_marker(store, Address.parse("s1#1-4"), budget=800)
+    with Record(home() / "record.sqlite3") as record:
+        plain = leave_cue(record, 1, "deploy set up; the staging token is tok-7f3a9c1e55 for now")
+        marker = build_marker(record, Address.parse("s1#1-4"), budget=800)
         assert marker.cue is not None and TOKEN in marker.text
-        save_marker(store, marker)
+        save_marker(record, marker)
     run("erase", secret_address(), "--reason", "a deploy token")  # the entry goes; the cue still quotes it
     assert found() != {}
 
     result = run("erase", f"cue:{plain.id}", "--reason", "quotes the deploy token", "--json")
     assert result["erased"] == [f"cue:{plain.id}"] and result["reason"] == "quotes the deploy token"
     assert found() == {}
-    with Record(home() / "record.sqlite3") as store:
-        assert cues_for(store, 1) == []
-        [tomb] = cues_for(store, 1, include_erased=True)
+    with Record(home() / "record.sqlite3") as record:
+        assert cues_for(record, 1) == []
+        [tomb] = cues_for(record, 1, include_erased=True)
         assert tomb.erased is not None and "quotes the deploy token" in tomb.text
-        assert markers_for(store, 1) == []
-        later = build_marker(store, Address.parse("s1#1-4"), budget=800)
+        assert markers_for(record, 1) == []
+        later = build_marker(record, Address.parse("s1#1-4"), budget=800)
         assert later.cue is None and TOKEN not in later.text
 
 
@@ -177,13 +177,13 @@ def test_a_receipt_note_holding_words_a_caller_wrote_can_be_erased(
     claude: ClaudeSession, reader: sqlite3.Connection
 ) -> None:
     words = "9b2d04e6c1"
-    with Record(home() / "record.sqlite3") as store:
-        receipt = write_receipt(store, Receipt("claude-code", "manual", "kept", "sent, unconfirmed", 1, None,
+    with Record(home() / "record.sqlite3") as record:
+        receipt = write_receipt(record, Receipt("claude-code", "manual", "kept", "sent, unconfirmed", 1, None,
                                                None, None, None, None, f"custom instructions: keep {words}"))
     assert found(words)
     run("erase", f"receipt:{receipt}", "--reason", "quotes a token")
-    with Record(home() / "record.sqlite3") as store:
-        [kept] = list_receipts(store, 1)
+    with Record(home() / "record.sqlite3") as record:
+        [kept] = list_receipts(record, 1)
     assert kept.note is not None and kept.note.startswith("[erased ") and "quotes a token" in kept.note
     assert (kept.id, kept.decision, kept.session) == (receipt, "kept", 1)
     assert found(words) == {}
@@ -194,13 +194,13 @@ def test_a_summary_block_over_an_erased_entry_is_withheld_and_its_text_leaves_th
 ) -> None:
     for var in ("INCEPTION_API_KEY", "TOTAL_RECALL_LLM_PRESET", "TOTAL_RECALL_LLM_MODEL"):
         monkeypatch.delenv(var, raising=False)
-    with running_stub() as stub, Record(home() / "record.sqlite3") as store:
+    with running_stub() as stub, Record(home() / "record.sqlite3") as record:
         stub.script(Reply(body=completion(f"- The owner gave the deploy token {TOKEN} (s1#3).")))
         provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
-        summarise_from(store, session=1, provider=provider)
+        summarise_from(record, session=1, provider=provider)
         assert found()
-        store.erase(Address.parse(secret_address()), "a deploy token")
-        [block] = summary_cache(store, session=1, with_text=True)["blocks"]
+        record.erase(Address.parse(secret_address()), "a deploy token")
+        [block] = summary_cache(record, session=1, with_text=True)["blocks"]
     assert block["erased_since"] == ["s1#3"] and block["text"] is None
     assert found() == {}
 

@@ -14,14 +14,14 @@ FILLER = ("The deploy of the billing service went through the usual checks and t
           "answered every probe in time. ")
 
 
-def _text(store: Record, address: str) -> str:
-    return read(store, address)[0].text
+def _text(record: Record, address: str) -> str:
+    return read(record, address)[0].text
 
 
 def test_a_whole_error_line_asked_back_ranks_the_entry_holding_it_above_its_look_alike_lines(
     tmp_path: Path,
 ) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     wanted = "x509: certificate signed by unknown authority (code 3771b1)"
     # The line asked for sits mid-way through a long output (past the part the exact index scans); six
@@ -34,14 +34,14 @@ def test_a_whole_error_line_asked_back_ranks_the_entry_holding_it_above_its_look
         session.owner("Try the pull once more, with the certificate bundle mounted.")
         session.tool("docker pull registry.internal/app:latest",
                      f"x509: certificate signed by unknown authority (code {code})")
-    session.sync(store)
-    hits = search(store, wanted, limit=10, meaning=False)
-    assert wanted in _text(store, hits[0].address)
-    assert sum("unknown authority" in _text(store, h.address) for h in hits) >= 6
+    session.sync(record)
+    hits = search(record, wanted, limit=10, meaning=False)
+    assert wanted in _text(record, hits[0].address)
+    assert sum("unknown authority" in _text(record, h.address) for h in hits) >= 6
 
 
 def test_an_abbreviated_hash_finds_the_entry_holding_the_full_hash_first(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     full = "3771b0e4c2d9a8f61b5e0c7d2a9f4e3b1c8d6a05"
     sha256 = "c0ffee" + "9a41d2" * 9 + "b7e1"  # 64 hex characters
@@ -51,17 +51,17 @@ def test_an_abbreviated_hash_finds_the_entry_holding_the_full_hash_first(tmp_pat
     session.agent(f"The regression came in with commit {full}, which changed the cart totals.")
     session.tool("sha256sum dist/app.tar.gz", f"{sha256}  dist/app.tar.gz")
     session.agent("The other commits (3771a9e2, 3771c40) only renamed things.")
-    session.sync(store)
+    session.sync(record)
     for prefix in (full[:5], full[:6], full[:7], full[:12], full):
-        hits = search(store, prefix, limit=5, meaning=False)
-        assert hits and full in _text(store, hits[0].address), prefix
+        hits = search(record, prefix, limit=5, meaning=False)
+        assert hits and full in _text(record, hits[0].address), prefix
     for prefix in (sha256[:7], sha256):
-        hits = search(store, prefix, limit=5, meaning=False)
-        assert hits and sha256 in _text(store, hits[0].address), prefix
+        hits = search(record, prefix, limit=5, meaning=False)
+        assert hits and sha256 in _text(record, hits[0].address), prefix
 
 
 def test_a_path_query_ranks_the_entry_naming_that_path_above_paths_sharing_most_of_it(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     wanted = "/srv/shop/services/payments/config/tls.yaml"
     session.owner(f"Look at {wanted} before the switch; " + FILLER * 4)
@@ -70,13 +70,13 @@ def test_a_path_query_ranks_the_entry_naming_that_path_above_paths_sharing_most_
                  "/srv/shop/service/payments/config/tls.yaml",
                  "/srv/shop/services/payments/config/tls.yaml.bak"):
         session.agent(f"Read {path}")
-    session.sync(store)
-    hits = search(store, wanted, limit=10, meaning=False)
-    assert hits[0].author == "owner" and wanted in _text(store, hits[0].address)
+    session.sync(record)
+    hits = search(record, wanted, limit=10, meaning=False)
+    assert hits[0].author == "owner" and wanted in _text(record, hits[0].address)
 
 
 def test_a_snippet_is_plain_text_centred_on_the_exact_string_matched(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     # A tool output recorded with its JSON envelope: the text holds `\n` and `\"` escapes.
     envelope = ('runner stdout: {"output": "' + "On branch main\\nnothing to commit\\n" * 30
@@ -84,8 +84,8 @@ def test_a_snippet_is_plain_text_centred_on_the_exact_string_matched(tmp_path: P
                 + "Already up to date.\\n" * 30 + '", "metadata": {"exit_code": 0}}')
     session.owner("List the branches, please.")
     session.tool("git branch -a", envelope)
-    session.sync(store)
-    hits = search(store, 'git branch -a && echo "---"', limit=3, meaning=False)
+    session.sync(record)
+    hits = search(record, 'git branch -a && echo "---"', limit=3, meaning=False)
     shown = hits[0].snippet
     assert 'git branch -a && echo "---"' in shown
     assert "\\n" not in shown and '\\"' not in shown

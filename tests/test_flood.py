@@ -260,12 +260,12 @@ def holding(folder: Path, needle: str) -> list[Path]:
 def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the_rest(
     tmp_path: Path, private_tmp: Path,
 ) -> None:
-    store = secret_record()
+    record = secret_record()
     # Real capped replies: a text report quoting the entry, a search-like report of snippets cut around
     # the match, a JSON reply escaping the entry's quotes and newlines, and one from before the overflow
     # folder moved under the record's home.
-    said = mine(store, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
-    dreamt = mine(store, "do_android_dream_of_electric_sheep", query="deploy token", session_id="s1",
+    said = mine(record, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
+    dreamt = mine(record, "do_android_dream_of_electric_sheep", query="deploy token", session_id="s1",
                   max_bytes=1024)
     as_json = fit_json("search", "q", {"hits": [{"text": ERASED}] * 40}, "hits", 2048)
     legacy = private_tmp / "total-recall"
@@ -278,7 +278,7 @@ def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the
     assert all(SECRET.encode() in p.read_bytes() for p in files)
     assert len(holding(overflow_folder(), SECRET)) == 4 and holding(legacy, SECRET)
 
-    done = erase(store, "s1#2", "a deploy token")
+    done = erase(record, "s1#2", "a deploy token")
 
     assert done.erased == ["s1#2"] and sorted(done.purged) == sorted([*files, legacy / "old_reply.md"])
     assert holding(overflow_folder(), SECRET) == [] and holding(legacy, SECRET) == []
@@ -287,9 +287,9 @@ def test_erase_removes_every_overflow_file_holding_the_erased_text_and_keeps_the
 
 
 def test_the_erase_command_removes_the_overflow_files_that_held_the_text(tmp_path: Path) -> None:
-    store = secret_record()
-    said = mine(store, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
-    store.close()
+    record = secret_record()
+    said = mine(record, "she_said_he_said_action", words=["token"], session_id="s1", max_bytes=1024)
+    record.close()
     home = Path(os.environ["TOTAL_RECALL_HOME"])
     result = CliRunner().invoke(cli, ["--home", str(home), "erase", "s1#2", "--reason", "a deploy token"])
     assert result.exit_code == 0, result.output
@@ -309,12 +309,12 @@ def test_overflow_files_go_under_the_home_the_cli_names(tmp_path: Path) -> None:
 
 
 def test_erasing_a_cue_removes_the_overflow_files_that_held_its_text(tmp_path: Path) -> None:
-    store = secret_record()
-    cue = leave_cue(store, 1, f"rotation: the token {SECRET} stays until the vault migration")
+    record = secret_record()
+    cue = leave_cue(record, 1, f"rotation: the token {SECRET} stays until the vault migration")
     kept = cap_text("cue", "s1", f"{cue.text}\n" + report(400), 1024)
     unrelated = cap_text("t", "other", report(400), 1024)
 
-    done = erase(store, f"cue:{cue.id}", "quotes the deploy token")
+    done = erase(record, f"cue:{cue.id}", "quotes the deploy token")
 
     assert done.erased == [f"cue:{cue.id}"] and done.purged == [overflow_file(kept)]
     assert holding(overflow_folder(), SECRET) == [] and overflow_file(unrelated).exists()

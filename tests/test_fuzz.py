@@ -81,8 +81,8 @@ LAYOUT = {
 
 
 def sync_one(harness: str, root: Path, home: Path) -> Any:
-    with Record(home / "record.sqlite3") as store:
-        return sync(store, [harness], roots={harness: root})
+    with Record(home / "record.sqlite3") as record:
+        return sync(record, [harness], roots={harness: root})
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

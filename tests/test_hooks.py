@@ -37,7 +37,7 @@ class Harnesses:
     def hook(self, harness: str, stdin: str) -> Result:
         return CliRunner().invoke(cli, ["--home", str(self.home), "hook", harness], input=stdin)
 
-    def store(self) -> Record:
+    def record(self) -> Record:
         return Record(self.home / "record.sqlite3")
 
 
@@ -64,13 +64,13 @@ def test_precompact_then_sessionstart_gives_back_the_owner_s_words(harnesses: Ha
     pre = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto",
                                                   custom_instructions=""))
     assert pre.exit_code == 0 and pre.stdout == ""
-    with harnesses.store() as store:
-        [receipt] = list_receipts(store)
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
         assert (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge) == (
             "claude-code", "auto", "compacted", "sent, unconfirmed")
         assert receipt.marker_id is not None and receipt.range is not None
         assert receipt.session is not None
-        [marker] = markers_for(store, receipt.session)
+        [marker] = markers_for(record, receipt.session)
         assert marker.id == receipt.marker_id and marker.marker.range == receipt.range
     start = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="compact",
                                                     model="claude-sonnet-5"))
@@ -89,8 +89,8 @@ def test_the_core_decides_the_context_and_the_surface_words_it_as_the_harness_s_
         harnesses: Harnesses) -> None:
     harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="auto"))
     stdin = hook_json("SessionStart", harnesses.transcript, source="compact")
-    with harnesses.store() as store:
-        decided = claude_code_hook(store, parse_payload(stdin))
+    with harnesses.record() as record:
+        decided = claude_code_hook(record, parse_payload(stdin))
     assert decided.context is not None and RULE in decided.context
     assert "hookSpecificOutput" not in decided.context
     start = harnesses.hook("claude-code", stdin)
@@ -111,9 +111,9 @@ def test_a_resume_gets_the_markers_and_other_session_starts_only_the_observation
 
 
 def test_a_session_with_no_markers_starts_with_nothing_added(harnesses: Harnesses) -> None:
-    with harnesses.store() as store:
-        assert sync(store, ["claude-code"]).errors == []
-        assert session_for(store, "claude-code", SESSION_ID) is not None
+    with harnesses.record() as record:
+        assert sync(record, ["claude-code"]).errors == []
+        assert session_for(record, "claude-code", SESSION_ID) is not None
     start = harnesses.hook("claude-code", hook_json("SessionStart", harnesses.transcript, source="compact"))
     assert (start.exit_code, start.stdout) == (0, "")
 
@@ -123,8 +123,8 @@ def test_a_manual_compact_keeps_the_owner_s_compact_instructions_in_the_receipt(
     result = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="manual",
                                                      custom_instructions=words))
     assert (result.exit_code, result.stdout) == (0, "")
-    with harnesses.store() as store:
-        [receipt] = list_receipts(store)
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
     assert receipt.trigger == "manual" and receipt.note is not None and words in receipt.note
 
 
@@ -146,8 +146,8 @@ def test_malformed_stdin_is_named_on_stderr_and_never_breaks_the_harness(
     result = harnesses.hook("claude-code", stdin)
     assert result.exit_code == 0 and result.stdout == ""
     assert named in result.stderr and "Traceback" not in result.output
-    with harnesses.store() as store:
-        assert list_receipts(store) == []
+    with harnesses.record() as record:
+        assert list_receipts(record) == []
 
 
 def test_a_session_the_record_does_not_hold_is_receipted_and_says_so(harnesses: Harnesses) -> None:
@@ -157,8 +157,8 @@ def test_a_session_the_record_does_not_hold_is_receipted_and_says_so(harnesses: 
     result = harnesses.hook("claude-code", stdin)
     assert result.exit_code == 0 and result.stdout == ""
     assert "not in the record" in result.stderr
-    with harnesses.store() as store:
-        [receipt] = list_receipts(store)
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
     assert receipt.session is None and receipt.marker_id is None
     assert receipt.note is not None and "00000000-0000-4000-8000-000000000000" in receipt.note
     start = harnesses.hook("claude-code", stdin.replace("PreCompact", "SessionStart")
@@ -171,10 +171,10 @@ def test_a_session_is_found_by_its_transcript_when_the_id_is_not_the_file_name(h
     stdin = json.dumps({"session_id": "s1", "transcript_path": str(path), "cwd": "/tmp",
                         "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""})
     assert harnesses.hook("claude-code", stdin).exit_code == 0
-    with harnesses.store() as store:
-        [receipt] = list_receipts(store)
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
         assert receipt.session is not None
-        assert store.session(receipt.session).source == str(path)
+        assert record.session(receipt.session).source == str(path)
 
 
 def test_a_broken_record_is_reported_on_stderr_and_the_hook_still_exits_0(harnesses: Harnesses) -> None:
@@ -195,9 +195,9 @@ def test_codex_compaction_hooks_leave_a_marker_and_give_it_back(harnesses: Harne
     before = harnesses.stores.digest()
     pre = harnesses.hook("codex", json.dumps({**common, "hook_event_name": "PreCompact", "trigger": "auto"}))
     assert (pre.exit_code, pre.stdout) == (0, "")
-    with harnesses.store() as store:
+    with harnesses.record() as record:
         # The hook's sync also wrote the receipts of the Codex compactions the store held already.
-        [receipt] = [r for r in list_receipts(store) if r.trigger != "harness"]
+        [receipt] = [r for r in list_receipts(record) if r.trigger != "harness"]
     assert (receipt.controller, receipt.trigger, receipt.knowledge) == ("codex", "auto", "sent, unconfirmed")
     assert receipt.marker_id is not None and receipt.range is not None
     start = harnesses.hook("codex", json.dumps({**common, "hook_event_name": "SessionStart",
@@ -251,29 +251,29 @@ def timed_hook(harnesses: Harnesses, stdin: str) -> tuple[subprocess.CompletedPr
 
 def test_a_precompact_hook_skips_the_sync_of_a_busy_record_and_still_leaves_its_marker(
         harnesses: Harnesses) -> None:
-    with harnesses.store() as store:
-        assert sync(store, ["claude-code"]).errors == []
+    with harnesses.record() as opened_record:
+        assert sync(opened_record, ["claude-code"]).errors == []
     record = harnesses.home / "record.sqlite3"
     with held(record, HOLD_SYNC_LOCK):
         done, seconds = timed_hook(harnesses, hook_json("PreCompact", harnesses.transcript, trigger="auto"))
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
     assert seconds < WAIT_BOUND and "Traceback" not in done.stderr
     assert "sync skipped" in done.stderr
-    with harnesses.store() as store:
-        [receipt] = list_receipts(store)
+    with harnesses.record() as opened_record:
+        [receipt] = list_receipts(opened_record)
     assert receipt.marker_id is not None and receipt.note is not None
     assert "record busy (another sync is running): sync skipped" in receipt.note
 
 
 def test_a_precompact_hook_whose_record_stays_locked_exits_0_within_its_bound_saying_so(
         harnesses: Harnesses) -> None:
-    with harnesses.store() as store:
-        assert sync(store, ["claude-code"]).errors == []
+    with harnesses.record() as opened_record:
+        assert sync(opened_record, ["claude-code"]).errors == []
     record = harnesses.home / "record.sqlite3"
     with held(record, HOLD_WRITE_LOCK):
         done, seconds = timed_hook(harnesses, hook_json("PreCompact", harnesses.transcript, trigger="auto"))
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
     assert seconds < WAIT_BOUND and "Traceback" not in done.stderr
     assert "no marker or receipt written" in done.stderr
-    with harnesses.store() as store:
-        assert list_receipts(store) == []
+    with harnesses.record() as opened_record:
+        assert list_receipts(opened_record) == []

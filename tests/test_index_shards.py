@@ -30,33 +30,33 @@ SMALL = 20  # entries per shard in these tests: the demo store (148 entries) spa
 
 def synced(folder: Path, *harnesses: str) -> Record:
     folder.mkdir(exist_ok=True)
-    store = Record(folder / "record.sqlite3")
-    report = sync(store, list(harnesses or demo_roots()), roots=demo_roots())
+    record = Record(folder / "record.sqlite3")
+    report = sync(record, list(harnesses or demo_roots()), roots=demo_roots())
     assert report.errors == []
-    return store
+    return record
 
 
-def found(store: Record) -> list[set[str]]:
+def found(record: Record) -> list[set[str]]:
     return [
-        {h.address for h in search(store, q, limit=1000, meaning=False, **f)}  # type: ignore[arg-type]
+        {h.address for h in search(record, q, limit=1000, meaning=False, **f)}  # type: ignore[arg-type]
         for q in QUERIES for f in FILTERS
     ]
 
 
-def indexed(store: Record) -> dict[str, list[int]]:
+def indexed(record: Record) -> dict[str, list[int]]:
     """Entry ids held by each shard (external content: the docsize table lists what the index holds)."""
-    return {s.name: [r[0] for r in store.db.execute(f"SELECT id FROM {s.name}_docsize ORDER BY id")]
-            for s in words.shards(store.db)}
+    return {s.name: [r[0] for r in record.db.execute(f"SELECT id FROM {s.name}_docsize ORDER BY id")]
+            for s in words.shards(record.db)}
 
 
-def assert_each_entry_in_its_one_shard(store: Record) -> None:
-    shards = sorted(words.shards(store.db), key=lambda s: s.first)
-    held = indexed(store)
+def assert_each_entry_in_its_one_shard(record: Record) -> None:
+    shards = sorted(words.shards(record.db), key=lambda s: s.first)
+    held = indexed(record)
     for shard, after in zip(shards, [*shards[1:], None], strict=True):
         ids = held[shard.name]
         assert ids and ids[0] >= shard.first and (after is None or ids[-1] < after.first), shard
     everything = [i for s in shards for i in held[s.name]]
-    live = [r[0] for r in store.db.execute("SELECT id FROM entries WHERE erased_at IS NULL ORDER BY id")]
+    live = [r[0] for r in record.db.execute("SELECT id FROM entries WHERE erased_at IS NULL ORDER BY id")]
     assert everything == live
 
 
@@ -83,9 +83,9 @@ def test_every_shard_holds_16_mb_of_terms_before_writing_a_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
-    store = synced(tmp_path)
-    for shard in words.shards(store.db):
-        size = store.db.execute(f"SELECT v FROM {shard.name}_config WHERE k = 'hashsize'").fetchone()
+    record = synced(tmp_path)
+    for shard in words.shards(record.db):
+        size = record.db.execute(f"SELECT v FROM {shard.name}_config WHERE k = 'hashsize'").fetchone()
         assert size[0] == 16 << 20, shard
 
 
@@ -93,33 +93,33 @@ def test_erase_takes_an_entry_out_of_the_shard_that_holds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
-    store = synced(tmp_path)
-    hit = search(store, "Never restart the production database", author=["owner"], limit=1)[0]
-    entry_id = store.db.execute(
+    record = synced(tmp_path)
+    hit = search(record, "Never restart the production database", author=["owner"], limit=1)[0]
+    entry_id = record.db.execute(
         "SELECT id FROM entries WHERE session = ? AND seq = ?", (hit.session, hit.seq)
     ).fetchone()[0]
-    newest = words.shards(store.db)[0]
+    newest = words.shards(record.db)[0]
     assert entry_id < newest.first  # an older shard than the one sync writes to
-    text = read(store, hit.address)[0].text
-    store.erase(Address.parse(hit.address), "test")
-    assert_each_entry_in_its_one_shard(store)
+    text = read(record, hit.address)[0].text
+    record.erase(Address.parse(hit.address), "test")
+    assert_each_entry_in_its_one_shard(record)
     for word in set(re.findall(r"[A-Za-z0-9]{3,}", text)):
-        assert hit.address not in [h.address for h in search(store, word, limit=1000)], word
+        assert hit.address not in [h.address for h in search(record, word, limit=1000)], word
 
 
 def test_rebuild_cuts_a_record_indexed_whole_into_shards_that_find_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = synced(tmp_path)
-    before = found(store)
+    record = synced(tmp_path)
+    before = found(record)
     monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
     for _ in range(2):  # a second rebuild replaces the shards of the first
-        store.begin()
-        indexes.rebuild(store.db)
-        store.commit()
-        assert len(words.shards(store.db)) >= 5
-        assert_each_entry_in_its_one_shard(store)
-        assert found(store) == before
+        record.begin()
+        indexes.rebuild(record.db)
+        record.commit()
+        assert len(words.shards(record.db)) >= 5
+        assert_each_entry_in_its_one_shard(record)
+        assert found(record) == before
 
 
 def _months_apart(tmp_path: Path) -> Record:
@@ -140,8 +140,8 @@ def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds
         monkeypatch.setattr(search_module, "SCORED", 5)
         monkeypatch.setattr(search_module, "SPARSE", 0)
     monkeypatch.setattr(words, "SHARD_ENTRIES", SMALL)
-    store = _months_apart(tmp_path)
-    tagged = store.db.execute("SELECT month FROM months ORDER BY month").fetchall()
+    record = _months_apart(tmp_path)
+    tagged = record.db.execute("SELECT month FROM months ORDER BY month").fetchall()
     assert [r[0] for r in tagged] == ["2026-07", "2026-08", "2026-09", "2026-10", "2026-11"]
     asks = [("deploy certificate", {"since": "2026-09-10"}), ("rollback", {"since": "2026-11-01"}),
             ("renewal", {"since": "2026-10"}), ("deploy", {"since": "2027-01-01"}),
@@ -150,7 +150,7 @@ def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds
             ("renewal timer in September 2026", {"since": "2026-09-15"})]
 
     def found() -> list[list[tuple[str, str | None]]]:
-        return [[(h.address, h.timestamp) for h in search(store, q, limit=100, meaning=False, **f)]  # type: ignore[arg-type]
+        return [[(h.address, h.timestamp) for h in search(record, q, limit=100, meaning=False, **f)]  # type: ignore[arg-type]
                 for q, f in asks]
 
     with_tags = found()
@@ -166,11 +166,11 @@ def test_a_time_filter_narrowed_by_month_tags_finds_exactly_what_sql_alone_finds
 def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live_shard_entries: int
 ) -> None:
-    store = synced(tmp_path)
-    before = found(store)
-    timed = store.db.execute("SELECT count(ts) FROM entries WHERE erased_at IS NULL").fetchone()[0]
+    record = synced(tmp_path)
+    before = found(record)
+    timed = record.db.execute("SELECT count(ts) FROM entries WHERE erased_at IS NULL").fetchone()[0]
     # Put the record back as m008 left it: one index whose tags hold no month, no shard or month table.
-    store.db.executescript("""
+    record.db.executescript("""
         BEGIN;
         DROP VIEW entries_fts_content;
         CREATE VIEW entries_fts_content AS
@@ -184,9 +184,9 @@ def test_a_record_from_before_shards_and_time_tags_is_migrated_to_both(
         DELETE FROM _migrations WHERE name IN ('m009_fts_shards', 'm010_day_tags');
         COMMIT;
     """)
-    assert store.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
+    assert record.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'tag : m_2026_11'"
                             ).fetchone()[0] == 0
-    store.close()
+    record.close()
     # The migration runs its own frozen copy of the rebuild: what the live index code says since is not it.
     monkeypatch.setattr(words, "SHARD_ENTRIES", live_shard_entries)
     again = Record(tmp_path / "record.sqlite3")
@@ -202,8 +202,8 @@ def test_the_tags_sync_writes_are_exactly_those_the_content_view_gives_erase_and
     tmp_path: Path,
 ) -> None:
     # FTS5 forgets an entry by being handed the very tokens it indexed: sync's tags and the view's agree.
-    store = synced(tmp_path)
-    rows = store.db.execute(
+    record = synced(tmp_path)
+    rows = record.db.execute(
         "SELECT e.author, e.kind, s.harness, e.session, e.ts, v.tag FROM entries e "
         "JOIN sessions s ON s.id = e.session JOIN entries_fts_content v ON v.id = e.id"
     ).fetchall()
@@ -216,8 +216,8 @@ def test_the_tags_sync_writes_are_exactly_those_the_content_view_gives_erase_and
 def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = synced(tmp_path)
-    expected = [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)]
+    record = synced(tmp_path)
+    expected = [h.address for h in search(record, "certbot renewal", limit=50, meaning=False)]
     other = Record(tmp_path / "record.sqlite3")
     real = words.shards
     rebuilt: list[bool] = []
@@ -233,7 +233,7 @@ def test_a_search_reads_one_snapshot_while_the_index_is_rebuilt_beside_it(
         return found
 
     monkeypatch.setattr(words, "shards", shards_then_rebuild)
-    assert [h.address for h in search(store, "certbot renewal", limit=50, meaning=False)] == expected
+    assert [h.address for h in search(record, "certbot renewal", limit=50, meaning=False)] == expected
     assert rebuilt and len(real(other.db)) >= 5
 
 
@@ -244,13 +244,13 @@ def test_passing_over_what_lies_outside_the_named_sessions_ids_changes_nothing_f
     # The sessions a filter names are looked up as entry-id ranges, to skip shards and exact strings
     # outside them; ranges spanning every id must find the same.
     monkeypatch.setattr(words, "SHARD_ENTRIES", shard_entries)
-    store = synced(tmp_path)
+    record = synced(tmp_path)
     asks = [(q, f) for q in ("/etc/ssl/private", "3f9c2e", "certbot renewal failed", "conf/tls.yaml")
             for f in ({"session": 1}, {"session": 2}, {"session": 3}, {"project": "webshop"},
                       {"project": "webshop", "author": ["tool"]})]
 
     def found() -> list[list[str]]:
-        return [[h.address for h in search(store, q, limit=50, meaning=False, **f)]  # type: ignore[arg-type]
+        return [[h.address for h in search(record, q, limit=50, meaning=False, **f)]  # type: ignore[arg-type]
                 for q, f in asks]
 
     pruned = found()

@@ -113,8 +113,8 @@ def record(tmp_path: Path) -> Iterator[Served]:
         env = {**stores.env, "TOTAL_RECALL_HOME": str(tmp_path / "record"), "TOTAL_RECALL_SANDBOX": "1",
                "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         path = tmp_path / "record" / "record.sqlite3"
-        with Record(path) as store:
-            assert sync(store, env=env).errors == []
+        with Record(path) as record:
+            assert sync(record, env=env).errors == []
         yield Served(path, env)
 
 
@@ -152,17 +152,17 @@ def test_the_inspector_lists_every_tool_with_honest_annotations_and_portable_sch
 
 def test_the_inspector_calls_list_sessions(inspector: Inspector, record: Served) -> None:
     got = tool_call(inspector, record, "list_sessions", all="true", max_bytes="8388608")
-    with Record(record.path) as store:
-        expected = {s.address for s in store.sessions()}
+    with Record(record.path) as opened_record:
+        expected = {s.address for s in opened_record.sessions()}
     assert {s["session"] for s in got["sessions"]} == expected
     assert got["held_back"] == 0
 
 
 def test_the_inspector_reads_an_address_exactly(inspector: Inspector, record: Served) -> None:
-    with Record(record.path) as store:
-        session = next(s for s in store.sessions() if s.harness == "opencode")
+    with Record(record.path) as opened_record:
+        session = next(s for s in opened_record.sessions() if s.harness == "opencode")
         address = f"{session.address}#1-2"
-        expected = [entry_json(e) for e in read(store, address)]
+        expected = [entry_json(e) for e in read(opened_record, address)]
     got = tool_call(inspector, record, "read", address=address)
     assert got["entries"] == expected and got["bounds"]["returned_records"] == 2
 
@@ -170,10 +170,10 @@ def test_the_inspector_reads_an_address_exactly(inspector: Inspector, record: Se
 def test_the_inspector_searches_and_gets_addresses(inspector: Inspector, record: Served) -> None:
     got = tool_call(inspector, record, "search", query="fixture", limit="5", harness='["codex"]')
     assert len(got["hits"]) == 5
-    with Record(record.path) as store:
+    with Record(record.path) as opened_record:
         for hit in got["hits"]:
             assert hit["harness"] == "codex"
-            assert "fixture" in read(store, hit["address"])[0].text.lower()
+            assert "fixture" in read(opened_record, hit["address"])[0].text.lower()
 
 
 def test_the_inspector_sees_an_unknown_parameter_refused_as_a_tool_error(inspector: Inspector,

@@ -38,13 +38,13 @@ ADDRESS = re.compile(r"s(\d+)#(\d+)((?:,\d+)*)(?:-(\d+))?")
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Record:
-    store = Record(tmp_path / "record.sqlite3")
-    assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
-    return store
+    record = Record(tmp_path / "record.sqlite3")
+    assert sync(record, list(demo_roots()), roots=demo_roots()).errors == []
+    return record
 
 
-def text_at(store: Record, address: str) -> str:
-    return read(store, address)[0].text
+def text_at(record: Record, address: str) -> str:
+    return read(record, address)[0].text
 
 
 def addresses_in(text: str, ranges: bool = True) -> set[str]:
@@ -156,22 +156,22 @@ def test_what_does_not_fit_is_counted_and_pointed_at_never_dropped(demo: Record)
 def test_when_bo_fills_the_oldest_instructions_become_pointers_and_the_owner_is_told(
     tmp_path: Path,
 ) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     planted = []
     for n in range(12):
         rule = f"Always run the check-{n} suite before you touch service {n}."
         planted.append(rule)
         session.owner(rule).agent(f"Understood, check-{n} runs first.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=600, bo=170)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=600, bo=170)
     assert len(marker.instructions) < 12
     assert [q.text for q in marker.instructions] == planted[12 - len(marker.instructions):]
     assert any(p.startswith(f"→ s{number}#") for p in marker.pointers)
     assert any(n.startswith("Bo full (170 tokens)") for n in marker.notices)
     assert "notice: Bo full" in marker.text
     named = addresses_in(marker.text, ranges=False)
-    owner_entries = [e for e in read(store, Address(number)) if e.author == "owner"]
+    owner_entries = [e for e in read(record, Address(number)) if e.author == "owner"]
     assert len(owner_entries) == 12
     for e in owner_entries:  # every instruction stays reachable word for word at its address
         assert e.address in named
@@ -179,29 +179,29 @@ def test_when_bo_fills_the_oldest_instructions_become_pointers_and_the_owner_is_
 
 
 def test_pointers_fold_into_one_directory_line_when_they_overflow_too(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     for n in range(40):
         session.owner(f"Never deploy build {n} without the sign-off of team {n}.").agent("Noted.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=500, bo=200)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=500, bo=200)
     directory = [p for p in marker.pointers if "more messages of the owner's, word for word at" in p]
     assert len(directory) == 1
     notice = " ".join(marker.notices)
     assert "in the directory line" in notice and "each word for word at its address" in notice
     named = addresses_in(marker.text, ranges=False)
-    for e in read(store, Address(number)):
+    for e in read(record, Address(number)):
         if e.author == "owner":
             assert e.address in named
 
 
 def test_a_bo_too_small_for_any_line_keeps_a_directory_of_the_range_and_says_so(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     for n in range(30):
         session.owner(f"Always tag release {n} before you push it.").agent("Will do.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=300, bo=0)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=300, bo=0)
     assert marker.instructions == ()
     assert marker.pointers[0] == f"→ 30 more messages of the owner's, word for word in s{number}#1-59"
     assert "even that needs" in marker.notices[0]
@@ -226,7 +226,7 @@ def test_a_range_past_the_session_or_a_missing_session_is_an_address_error(demo:
 def test_compacting_five_times_gives_markers_as_detailed_as_the_first(tmp_path: Path) -> None:
     """Each cycle the harness shows the last marker back to the model inside the owner's turn; a new
     marker never quotes it, yet keeps every planted instruction and string, from the record."""
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     planted: list[tuple[str, str]] = []
     previous: Marker | None = None
@@ -241,16 +241,16 @@ def test_compacting_five_times_gives_markers_as_detailed_as_the_first(tmp_path: 
                      f"Exit code 2\nFAILED tests/test_queue_{cycle}.py - ValueError: bad")
         session.agent(f"Decided: let's go with the bounded queue for cycle {cycle}.")
         session.owner(f"Thanks, cycle {cycle} is done.").agent("Good.")
-        number = session.sync(store)
-        span = evictable_range(store, number, keep_exchanges=1)
+        number = session.sync(record)
+        span = evictable_range(record, number, keep_exchanges=1)
         assert span is not None
-        marker = build_marker(store, span, budget=4000)
-        save_marker(store, marker)
+        marker = build_marker(record, span, budget=4000)
+        save_marker(record, marker)
         assert "[total-recall marker" not in "".join(q.text for q in (*marker.instructions, *marker.strings))
         assert [q.text for q in marker.instructions if q.tag == "instruction"] == [
             f"{r} The fix for cycle {c} is in commit {h}." for c, (r, h) in enumerate(planted)]
         rules = [q for q in marker.instructions if q.tag == "instruction"]
-        assert [text_at(store, q.address).count("[total-recall marker") for q in rules] == [
+        assert [text_at(record, q.address).count("[total-recall marker") for q in rules] == [
             0] + [1] * cycle  # quoted around the injected marker, never from it
         strings = {q.text for q in marker.strings}
         assert all(c in strings for _, c in planted)
@@ -327,7 +327,7 @@ def test_any_range_budget_and_bo_gives_a_marker_that_fits_and_verifies_or_a_clea
 
 
 def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the migrations.")
     session.tool("alembic upgrade head", "Error: relation \"orders\" already exists\nexit status 1")
@@ -335,8 +335,8 @@ def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp
                               "KeyError: 'sku'")
     session.tool("ls", "a.py\nb.py")
     session.agent("The second try didn't work either.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=1500)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=1500)
     failures = [(i.address, i.line) for i in marker.items if i.kind == "failure"]
     assert failures == [(f"s{number}#3", 'Error: relation "orders" already exists'),
                         (f"s{number}#5", "KeyError: 'sku'"),
@@ -347,25 +347,25 @@ def test_a_failed_tool_call_is_a_failure_item_quoting_its_telling_error_line(tmp
 
 def test_an_exit_line_below_the_first_marks_the_call_failed_and_an_exit_of_zero_does_not(
         tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Build it.")
     session.tool("make", "Compiling 14 files\nlinking\nexit status 2")
     session.tool("make", "Compiling 14 files\nProcess exited with code 0")
     session.tool("make", "note: this prints exit status 3 inline, which is not an exit line")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number), budget=1500)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number), budget=1500)
     assert [i.address for i in marker.items if i.kind == "failure"] == [f"s{number}#3"]
 
 
 def test_a_rewind_after_the_range_leaves_its_abandoned_instruction_out(tmp_path: Path) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Always tag releases with the date.").agent("Noted.")
     session.owner("Use the staging bucket for the upload.").agent("Uploading to staging.")
     session.rewind_to(2).owner("Use the archive bucket for the upload.").agent("Uploading to the archive.")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number, 1, 4), budget=1500)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number, 1, 4), budget=1500)
     quoted = [q.text for q in marker.instructions]
     assert "Always tag releases with the date." in quoted
     assert not any("staging" in q for q in quoted)
@@ -434,7 +434,7 @@ def test_every_item_phrase_gets_past_the_quick_screen_before_the_item_patterns()
 
 def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_path: Path) -> None:
     """Tool outputs recorded before the digest existed are read and judged at build time instead."""
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the migrations, then the tests.")
     for n in range(40):
@@ -443,31 +443,31 @@ def test_a_record_synced_before_the_failure_digest_gives_the_same_marker(tmp_pat
     session.tool("alembic upgrade head", "Error: relation \"orders\" already exists\nexit status 1")
     session.tool("make test", "Exit code 1\nTraceback (most recent call last):\nKeyError: 'sku'")
     session.agent("The second try didn't work either.")
-    number = session.sync(store)
-    digested = build_marker(store, Address(number), budget=1200)
+    number = session.sync(record)
+    digested = build_marker(record, Address(number), budget=1200)
     failures = [i.address for i in digested.items if i.kind == "failure"]
     assert failures[:2] == [f"s{number}#83", f"s{number}#85"]
-    store.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
-    assert build_marker(store, Address(number), budget=1200) == digested
-    indexes.rebuild(store.db)
-    assert store.execute("SELECT from_entry FROM digests").fetchone()[0] == 1
-    assert build_marker(store, Address(number), budget=1200) == digested
+    record.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
+    assert build_marker(record, Address(number), budget=1200) == digested
+    indexes.rebuild(record.db)
+    assert record.execute("SELECT from_entry FROM digests").fetchone()[0] == 1
+    assert build_marker(record, Address(number), budget=1200) == digested
 
 
 def test_a_traceback_in_the_middle_of_a_long_output_counts_alike_at_sync_and_at_build_time(
         tmp_path: Path) -> None:
     """Only the head and tail of a long output are read, by the sync's digest as by the builder."""
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Run the long suite.")
     middle = "Traceback (most recent call last):\n  File \"t.py\"\nKeyError: 'x'\n"
     session.tool("make long", "ok\n" * 4_000 + middle + "ok\n" * 4_000)
     session.tool("make short", "ok\n" + middle)
-    number = session.sync(store)
-    digested = build_marker(store, Address(number), budget=800)
+    number = session.sync(record)
+    digested = build_marker(record, Address(number), budget=800)
     assert [i.address for i in digested.items if i.kind == "failure"] == [f"s{number}#5"]
-    store.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
-    assert build_marker(store, Address(number), budget=800) == digested
+    record.execute("UPDATE digests SET from_entry = 1000000 WHERE name = 'tool_failures'")
+    assert build_marker(record, Address(number), budget=800) == digested
 
 
 # -- the owner's words, kept (issue 16): not only what opens with a directive word --
@@ -487,9 +487,9 @@ def test_every_sentence_of_the_owner_s_first_paragraph_in_the_real_worktrees_ses
     runner = CliRunner()
     assert runner.invoke(cli, ["sync"]).exit_code == 0
     native = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
-    with Record(record_home() / RECORD_FILE) as store:
-        number = next(s.number for s in store.sessions() if s.native_id == native)
-        first = next(e for e in read(store, Address(number)) if e.author == "owner")
+    with Record(record_home() / RECORD_FILE) as record:
+        number = next(s.number for s in record.sessions() if s.native_id == native)
+        first = next(e for e in read(record, Address(number)) if e.author == "owner")
     result = runner.invoke(cli, ["compact", f"s{number}", "--budget", "800", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
@@ -520,7 +520,7 @@ def test_naturally_phrased_rules_stay_word_for_word_in_the_marker_after_five_com
     """Owners rarely open with "never": statements of how things are done, conditions, preferences and
     rules buried after a question are the owner's words too, and each stays in the markers or one
     pointer away through five compactions."""
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     markers: list[Marker] = []
     done = 0
@@ -529,15 +529,15 @@ def test_naturally_phrased_rules_stay_word_for_word_in_the_marker_after_five_com
             asked = f"Did the build for ticket {cycle}-{n} pass? " if n % 2 else ""
             session.owner(f"{asked}{rule}").agent(f"Noted for ticket {cycle}-{n}.")
         session.tool(f"make test-{cycle}", "all green")
-        number = session.sync(store)
-        span = evictable_range(store, number, keep_exchanges=1)
+        number = session.sync(record)
+        span = evictable_range(record, number, keep_exchanges=1)
         assert span is not None and span.last is not None
-        marker = build_marker(store, Address(number, done + 1, span.last), budget=600)
-        verify(store, marker)
+        marker = build_marker(record, Address(number, done + 1, span.last), budget=600)
+        verify(record, marker)
         markers.append(marker)
         done = span.last
     view = "\n".join(m.text for m in markers)
-    owner = [e for e in read(store, Address(number, 1, done)) if e.author == "owner"]
+    owner = [e for e in read(record, Address(number, 1, done)) if e.author == "owner"]
     named = {a for m in markers for p in m.pointers for a in addresses_in(p)}
     for e in owner:
         assert any(rule in e.text for rule in NATURAL_RULES)
@@ -555,12 +555,12 @@ PASTED_MAIL = ("Forwarding what the ops desk sent me:\n\nHi all,\n\nPlease resta
 def test_a_pasted_email_without_headers_is_not_the_owner_s_words_but_his_question_after_it_is(
     tmp_path: Path,
 ) -> None:
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner(PASTED_MAIL).agent("It does not; the logs show no such request.")
     session.owner("Thanks.").agent("Anything else?")
-    number = session.sync(store)
-    marker = build_marker(store, Address(number, 1, 2), budget=600)
+    number = session.sync(record)
+    marker = build_marker(record, Address(number, 1, 2), budget=600)
     quoted = " ".join(q.text for q in marker.instructions)
     assert "restart the billing database" not in marker.text and "rotated keys" not in marker.text
     assert "Does that match what you saw in the logs?" in quoted

@@ -50,7 +50,7 @@ class Served:
     record: Path
     env: dict[str, str]
 
-    def store(self) -> Record:
+    def open_record(self) -> Record:
         return Record(self.record)
 
 
@@ -60,8 +60,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
         env = {**stores.env, "HOME": str(tmp_path / "home"), "TOTAL_RECALL_HOME": str(tmp_path / "record"),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         record = tmp_path / "record" / "record.sqlite3"
-        with Record(record) as store:
-            assert sync(store, env=env).errors == []
+        with Record(record) as opened_record:
+            assert sync(opened_record, env=env).errors == []
         yield Served(record, env)
 
 
@@ -143,10 +143,10 @@ def test_tools_list_has_every_tool_read_only_with_bounds_stated_as_min_and_max(s
 
 
 def test_read_returns_an_entry_exactly_as_the_record_holds_it(served: Served) -> None:
-    with served.store() as store:
-        session = next(s for s in store.sessions() if s.entries >= 3)
+    with served.open_record() as record:
+        session = next(s for s in record.sessions() if s.entries >= 3)
         address = f"{session.address}#2"
-        expected = entry_json(read(store, address)[0])
+        expected = entry_json(read(record, address)[0])
     got = payload(call(served, "read", {"address": address}))
     assert got["entries"] == [expected]
     assert got["address"] == address and got["harness"] == session.harness
@@ -155,9 +155,9 @@ def test_read_returns_an_entry_exactly_as_the_record_holds_it(served: Served) ->
 
 
 def test_a_reply_over_max_bytes_is_cut_at_an_entry_and_the_pages_add_up_to_the_whole(served: Served) -> None:
-    with served.store() as store:
-        session = max(store.sessions(), key=lambda s: s.entries)
-        whole = [entry_json(e) for e in read(store, session.address)]
+    with served.open_record() as record:
+        session = max(record.sessions(), key=lambda s: s.entries)
+        whole = [entry_json(e) for e in read(record, session.address)]
 
     async def page_through(session: ClientSession) -> list[CallToolResult]:
         results: list[CallToolResult] = []
@@ -187,8 +187,8 @@ def test_a_reply_over_max_bytes_is_cut_at_an_entry_and_the_pages_add_up_to_the_w
 
 
 def test_one_entry_larger_than_max_bytes_is_refused_naming_it_and_the_ceiling(served: Served) -> None:
-    with served.store() as store:
-        entries = [e for s in store.sessions() for e in read(store, s.address)]
+    with served.open_record() as record:
+        entries = [e for s in record.sessions() for e in read(record, s.address)]
     longest = max(entries, key=lambda e: len(e.text))
     assert len(longest.text) > 1024
     result = call(served, "read", {"address": longest.address, "max_bytes": 1024})
@@ -202,16 +202,16 @@ def test_search_finds_a_fixture_word_and_every_hit_is_an_address_read_opens(serv
     got = payload(call(served, "search", {"query": "fixture", "limit": 8}))
     hits = got["hits"]
     assert len(hits) == 8
-    with served.store() as store:
+    with served.open_record() as record:
         for hit in hits:
             Address.parse(hit["address"])
-            [entry] = read(store, hit["address"])
+            [entry] = read(record, hit["address"])
             assert "fixture" in entry.text.lower(), hit
 
 
 def test_search_takes_the_cli_filters(served: Served) -> None:
-    with served.store() as store:
-        held = [store.session(Address.parse(h.address).session) for h in search(store, "fixture", limit=50)]
+    with served.open_record() as record:
+        held = [record.session(Address.parse(h.address).session) for h in search(record, "fixture", limit=50)]
         session = next(s for s in held if s.cwd)
     assert session.cwd is not None
     filtered, grouped_result, one, where = calls(served, [
@@ -224,15 +224,15 @@ def test_search_takes_the_cli_filters(served: Served) -> None:
     grouped = payload(grouped_result)
     assert grouped["groups"] and all("range" in g for g in grouped["groups"])
     assert {h["session"] for h in payload(one)["hits"]} == {session.address}
-    with served.store() as store:
-        folders = {store.session(Address.parse(h["address"]).session).cwd for h in payload(where)["hits"]}
+    with served.open_record() as record:
+        folders = {record.session(Address.parse(h["address"]).session).cwd for h in payload(where)["hits"]}
     assert folders and all(session.cwd in (f or "") for f in folders)
 
 
 def test_erase_and_quarantine_over_mcp_change_what_read_and_search_show(served: Served) -> None:
-    with served.store() as store:
-        hit = search(store, "fixture", limit=1)[0]
-        other = next(f"{s.address}#1" for s in store.sessions() if s.entries and s.number != hit.session)
+    with served.open_record() as record:
+        hit = search(record, "fixture", limit=1)[0]
+        other = next(f"{s.address}#1" for s in record.sessions() if s.entries and s.number != hit.session)
     erased, after, found, hidden, again, released, page = calls(served, [
         ("erase", {"address": hit.address, "reason": "pasted a key"}),
         ("read", {"address": hit.address}),
@@ -295,8 +295,8 @@ def test_the_status_tool_reports_sessions_and_entries_per_harness_and_the_record
     status, alias = calls(served, [("status", {}), ("harness", {})])
     got = payload(status)
     assert payload(alias) == got  # `harness`, seed 004's name, is the same tool
-    with served.store() as store:
-        sessions = store.sessions()
+    with served.open_record() as record:
+        sessions = record.sessions()
     assert got["server"] == "total-recall" and got["record"] == str(served.record)
     assert got["bound_harness"] is None
     assert [row["harness"] for row in got["harnesses"]] == list(HARNESSES)
@@ -311,8 +311,8 @@ def test_list_sessions_is_most_recent_first_and_states_what_it_held_back(served:
                                          ("list_sessions", {"all": True, "max_bytes": 2048})])
     assert payload(default)["window"] == "the last 240 h (the default window)"
     got = payload(everything)
-    with served.store() as store:
-        total = len({(s.harness, s.native_id) for s in store.sessions()})
+    with served.open_record() as record:
+        total = len({(s.harness, s.native_id) for s in record.sessions()})
     assert got["window_count"] == total and 0 < got["returned"] == len(got["sessions"]) < total
     assert got["held_back"] == total - got["returned"]
     assert got["bytes"] == len(text(everything).encode()) <= 2048
@@ -321,8 +321,8 @@ def test_list_sessions_is_most_recent_first_and_states_what_it_held_back(served:
 
 
 def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
-    with served.store() as store:
-        other = next(s for s in store.sessions() if s.harness != "codex")
+    with served.open_record() as record:
+        other = next(s for s in record.sessions() if s.harness != "codex")
 
     async def talk(session: ClientSession) -> list[CallToolResult]:
         calls: list[tuple[str, dict[str, Any]]] = [("list_sessions", {"all": True, "max_bytes": 8_388_608}),
@@ -356,8 +356,8 @@ def test_a_bound_server_sees_only_its_own_harness(served: Served) -> None:
         assert result.is_error and text(result) == (f"{tool}: {other.address} is a {other.harness} session; "
                                                     "this server is bound to codex")
     assert refused_session.is_error and "bound to codex" in text(refused_session)
-    with served.store() as store:  # the refused erase and quarantine changed nothing
-        [entry] = read(store, f"{other.address}#1")
+    with served.open_record() as record:  # the refused erase and quarantine changed nothing
+        [entry] = read(record, f"{other.address}#1")
         assert entry.erased is None and entry.quarantined is None
 
 
@@ -492,10 +492,10 @@ class RawServer:
 
 def assert_record_whole(server: RawServer, entries: int) -> None:
     """The record a server left behind opens, checks out, and a sync brings it to every entry once."""
-    with Record(server.record) as store:
-        assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert sync(store, ["claude-code"], roots={"claude-code": server.root}).errors == []
-        counted = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM entries").fetchone()
+    with Record(server.record) as record:
+        assert record.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert sync(record, ["claude-code"], roots={"claude-code": server.root}).errors == []
+        counted = record.db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM entries").fetchone()
     assert tuple(counted) == (entries, entries)
 
 

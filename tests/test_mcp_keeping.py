@@ -27,8 +27,8 @@ def demo(tmp_path: Path) -> Iterator[Served]:
            "TOTAL_RECALL_HOME": str(tmp_path / "record"),
            "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
     record = tmp_path / "record" / "record.sqlite3"
-    with Record(record) as store:
-        assert sync(store, env=env).errors == []
+    with Record(record) as opened_record:
+        assert sync(opened_record, env=env).errors == []
     yield Served(record, env)
 
 
@@ -41,8 +41,8 @@ def test_compact_quotes_the_owners_rule_at_an_address_read_returns_and_writes_a_
     marker = payload(done)
     quoted = [q for q in marker["instructions"] if RULE in q["text"]]
     assert quoted, marker["text"]
-    with Record(demo.record) as store:
-        assert RULE in read(store, quoted[0]["address"])[0].text
+    with Record(demo.record) as record:
+        assert RULE in read(record, quoted[0]["address"])[0].text
     assert marker["text"].startswith(f"[total-recall marker {marker['range']}]")
     assert [m["id"] for m in payload(listed)["markers"]] == [marker["id"]]
     receipts = payload(account)["receipts"]
@@ -90,8 +90,8 @@ def test_a_server_bound_to_a_harness_accounts_only_for_its_sessions(demo: Served
 
 
 def test_a_server_bound_to_a_harness_refuses_to_compact_another_harness_s_session(demo: Served) -> None:
-    with Record(demo.record) as store:
-        codex = next(s.address for s in store.sessions() if s.harness == "codex")
+    with Record(demo.record) as record:
+        codex = next(s.address for s in record.sessions() if s.harness == "codex")
     refused, empty = calls(demo, [("compact", {"session_id": "s1", "budget": 800}),
                                   ("markers", {"session_id": codex})], "--harness", "codex")
     assert refused.is_error and "s1 is a claude-code session" in text(refused)

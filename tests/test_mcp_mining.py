@@ -85,8 +85,8 @@ class World:
     overflow: Path
 
     @property
-    def store(self) -> Record:
-        return self.mined.store
+    def record(self) -> Record:
+        return self.mined.record
 
     def address(self, harness: str) -> str:
         return self.mined.session(harness, RECENT[harness])
@@ -100,7 +100,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         tmp.mkdir()
         env = {**mined.stores.env, "HOME": str(base / "home"), "TOTAL_RECALL_HOME": str(base),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0", "TMPDIR": str(tmp)}
-        assert mined.store.path == base / "record.sqlite3"
+        assert mined.record.path == base / "record.sqlite3"
         yield World(mined, env, base / "overflow")
 
 
@@ -194,11 +194,11 @@ def test_every_mining_tool_is_listed_with_its_effect_and_its_bounds_as_minimum_a
 def test_list_sessions_defaults_to_the_recent_window_and_all_lists_the_whole_record(
         client: Client, world: World) -> None:
     recent = payload(client.call("list_sessions", {}))
-    assert recent == json.loads(dump(mine(world.store, "list_sessions")))
+    assert recent == json.loads(dump(mine(world.record, "list_sessions")))
     assert recent["window"] == "the last 240 h (the default window)"
     assert {row["session"] for row in recent["sessions"]} == {world.address(h) for h in RECENT}
     everything = payload(client.call("list_sessions", {"all": True, "max_bytes": MAX_BYTES_CEILING}))
-    newest = [c.address for c in sessions_by_activity(world.store)]
+    newest = [c.address for c in sessions_by_activity(world.record)]
     assert [row["session"] for row in everything["sessions"]] == newest
     assert (everything["window_count"], everything["held_back"]) == (len(newest), 0)
 
@@ -206,7 +206,7 @@ def test_list_sessions_defaults_to_the_recent_window_and_all_lists_the_whole_rec
 def test_the_session_tools_answer_exactly_what_their_core_function_returns(client: Client,
                                                                           world: World) -> None:
     claude, codex, vibe = (world.address(h) for h in ("claude-code", "codex", "vibe"))
-    store = world.store
+    record = world.record
     cases = [
         ("profile_session", {"session_id": claude}),
         ("extract_messages", {"session_id": RECENT["codex"], "full": True, "limit": 3, "offset": 0}),
@@ -218,7 +218,7 @@ def test_the_session_tools_answer_exactly_what_their_core_function_returns(clien
     ]
     for tool, arguments in cases:
         got = ok(client.call(tool, arguments))
-        expected = mine(store, tool, **arguments)
+        expected = mine(record, tool, **arguments)
         assert got == (expected if isinstance(expected, str) else dump(expected).decode()), tool
     profile, page = (payload(client.call(t, a)) for t, a in cases[:2])
     assert profile["session"] == claude and profile["event_counts"]["GitCommit"] == 1
@@ -246,7 +246,7 @@ def test_the_line_tools_carry_an_address_on_every_record(client: Client, world: 
 def test_dream_searches_only_the_sessions_in_scope_one_hit_a_line(client: Client, world: World) -> None:
     claude = world.address("claude-code")
     recent = ok(client.call(DREAM_TOOL, {"query": "changelog"}))
-    assert recent == mine(world.store, DREAM_TOOL, query="changelog")
+    assert recent == mine(world.record, DREAM_TOOL, query="changelog")
     head, columns, *hits = recent.splitlines()
     assert head.startswith(f"# {DREAM_TOOL} · query 'changelog' · scope: the last 240 h (the default "
                            "window) · sessions searched: 5 (")
@@ -257,7 +257,7 @@ def test_dream_searches_only_the_sessions_in_scope_one_hit_a_line(client: Client
         address, score, _, author, _ = line.split(" | ", 4)
         assert f"s{Address.parse(address).session}" in in_window and float(score) > 0
         assert author.split(" ")[0] in {"OWNER", "AGENT", "TOOL", "HARNESS", "SYSTEM"}
-        assert "changelog" in read(world.store, address)[0].text.lower()
+        assert "changelog" in read(world.record, address)[0].text.lower()
     one = ok(client.call(DREAM_TOOL, {"query": GIT_COMMAND.split("&&")[0], "session_id": claude,
                                       "limit": 3}))
     assert f"sessions searched: 1 ({claude})" in one.splitlines()[0]
@@ -273,7 +273,7 @@ def test_index_sessions_syncs_and_reports_per_session_what_is_indexed_and_pendin
     assert got["sync"]["entries_added"] == 0 and got["sync"]["errors"] == []
     assert got["meaning_vectors"] == {"available": None, "embedded": 0, "done": False, "budget_seconds": 0.0}
     rows = got["sessions"]
-    assert [r["session"] for r in rows] == [c.address for c in sessions_by_activity(world.store)]
+    assert [r["session"] for r in rows] == [c.address for c in sessions_by_activity(world.record)]
     assert got["totals"]["entries"] == sum(r["entries"] for r in rows) > 0
     assert got["totals"]["pending"] == got["totals"]["embeddable"] > 0  # nothing embedded in this record
     assert "budget_seconds is 0" in got["notice"]
@@ -287,8 +287,8 @@ def test_index_sessions_makes_the_pending_meaning_vectors_within_its_budget(tmp_
     with fixture_stores(tmp_path / "stores") as stores:
         env = {**stores.env, "HOME": str(tmp_path / "home"), "TOTAL_RECALL_HOME": str(tmp_path / "record"),
                "TOTAL_RECALL_SANDBOX": "1", "TOTAL_RECALL_VECTOR_BUDGET": "0"}
-        with Record(tmp_path / "record" / "record.sqlite3") as store:
-            assert sync(store, ["vibe"], env=env).errors == []
+        with Record(tmp_path / "record" / "record.sqlite3") as record:
+            assert sync(record, ["vibe"], env=env).errors == []
         with serving(env, tmp_path / "server.log", "--harness", "vibe") as c:
             first = payload(c.call(INDEX_TOOL, {"all": True, "budget_seconds": 600}))
             again = payload(c.call(INDEX_TOOL, {"all": True, "budget_seconds": 600}))
@@ -371,7 +371,7 @@ def test_an_ambiguous_or_unknown_session_id_is_refused_naming_what_it_matched(cl
     assert unknown.startswith("extract_messages: session_id 'no-such-session' matches no session — tried "
                               "it as an address (s7), as the native id exactly, as a prefix of the native "
                               "id, as a piece of the native id. The most recent: ")
-    total = len(world.store.sessions())
+    total = len(world.record.sessions())
     assert refused(client.call("todo_history", {"session_id": "s9999"})) == (
         f"todo_history: no session s9999 — the record holds s1–s{total}")
 
@@ -390,7 +390,7 @@ def test_a_bound_server_refuses_a_session_of_another_harness_and_lists_only_its_
     assert listed["harness"] == "codex" and {row["harness"] for row in listed["sessions"]} == {"codex"}
     assert payload(codex.call("profile_session", {}))["session"] == world.address("codex")
     hits = ok(codex.call(DREAM_TOOL, {"query": "fixture", "all": True, "limit": 50})).splitlines()[2:]
-    assert hits and {world.store.session(Address.parse(h.split(" | ")[0]).session).harness
+    assert hits and {world.record.session(Address.parse(h.split(" | ")[0]).session).harness
                      for h in hits} == {"codex"}
 
 
@@ -399,7 +399,8 @@ def test_a_bound_server_refuses_a_session_of_another_harness_and_lists_only_its_
 
 def test_a_capped_text_reply_never_exceeds_max_bytes_and_its_file_holds_the_whole(client: Client,
                                                                                  world: World) -> None:
-    whole = mine(world.store, "she_said_he_said_action", words=["git"], all=True, max_bytes=MAX_BYTES_CEILING)
+    whole = mine(world.record, "she_said_he_said_action", words=["git"], all=True,
+                 max_bytes=MAX_BYTES_CEILING)
     assert len(whole.encode()) > 4096
     got = ok(client.call("she_said_he_said_action", {"words": ["git"], "all": True, "max_bytes": 2048}))
     assert len(got.encode()) <= 2048
@@ -416,11 +417,11 @@ def test_a_capped_text_reply_never_exceeds_max_bytes_and_its_file_holds_the_whol
 def test_a_capped_json_reply_stays_valid_json_under_max_bytes_and_its_file_holds_the_whole(
         client: Client, world: World) -> None:
     def profile(address: str) -> dict[str, Any]:
-        found: dict[str, Any] = mine(world.store, "profile_session", session_id=address,
+        found: dict[str, Any] = mine(world.record, "profile_session", session_id=address,
                                      max_bytes=MAX_BYTES_CEILING)
         return found
 
-    busiest = max(sessions_by_activity(world.store), key=lambda c: len(dump(profile(c.address))))
+    busiest = max(sessions_by_activity(world.record), key=lambda c: len(dump(profile(c.address))))
     whole = profile(busiest.address)
     got = payload(client.call("profile_session", {"session_id": busiest.address, "max_bytes": 2048}))
     assert got["bytes"] <= 2048 and got["held_back"] > 0
@@ -435,7 +436,7 @@ def test_search_and_dream_hold_back_what_does_not_fit_and_keep_the_whole_in_a_fi
                                                                                    world: World) -> None:
     found = payload(client.call("search", {"query": "fixture", "limit": 200, "max_bytes": 2048}))
     assert found["bytes"] <= 2048 and found["held_back"] > 0
-    expected = [hit_json(h) for h in search(world.store, "fixture", limit=200)]
+    expected = [hit_json(h) for h in search(world.record, "fixture", limit=200)]
     assert found["hits"] == expected[:len(found["hits"])]
     path = Path(found["overflow"]["file"])
     assert is_private(path) and json.loads(path.read_text(encoding="utf-8"))["hits"] == expected
@@ -443,7 +444,7 @@ def test_search_and_dream_hold_back_what_does_not_fit_and_keep_the_whole_in_a_fi
     assert len(dreamt.encode()) <= 2048 and MARKER in dreamt
     path = overflow_file(dreamt)
     assert is_private(path)
-    assert path.read_text(encoding="utf-8") == mine(world.store, DREAM_TOOL, query="fixture", all=True,
+    assert path.read_text(encoding="utf-8") == mine(world.record, DREAM_TOOL, query="fixture", all=True,
                                                     limit=200, max_bytes=MAX_BYTES_CEILING)
 
 

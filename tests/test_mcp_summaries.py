@@ -85,8 +85,8 @@ def test_llm_status_says_what_is_configured_and_today_s_usage_but_never_the_key(
 
 def test_a_refusal_names_the_parameter_and_a_bound_server_refuses_another_harness_s_target(
         served: Served) -> None:
-    with served.store() as store:
-        other = next(s for s in store.sessions() if s.harness != "codex")
+    with served.open_record() as record:
+        other = next(s for s in record.sessions() if s.harness != "codex")
     (through,) = calls(served, [("summarise_from", {"target": "s1", "through": 1_000_000})])
     assert through.is_error and "summarise_from: through=1000000 is outside s1#1-" in text(through)
     ranged, cached = calls(served, [("summarise_from", {"target": f"{other.address}#1-2"}),

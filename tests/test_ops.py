@@ -110,8 +110,8 @@ def copies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Copies]:
         env = {**stores.env, "HOME": str(base / "home"), "TOTAL_RECALL_SANDBOX": "1",
                "TOTAL_RECALL_VECTOR_BUDGET": "0"}
         first = base / "first" / "record.sqlite3"
-        with Record(first) as store:
-            assert sync(store, env=env).errors == []
+        with Record(first) as record:
+            assert sync(record, env=env).errors == []
         homes = {}
         for name in ("cli", "mcp"):
             shutil.copytree(first.parent, base / name)

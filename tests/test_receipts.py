@@ -31,13 +31,13 @@ from total_recall.surfaces.cli import cli
 class Recorded:
     stores: Stores
     home: Path
-    store: Record
+    record: Record
 
     def cli(self, *args: str) -> Result:
         return CliRunner().invoke(cli, ["--home", str(self.home), *args])
 
     def session_of(self, name: str) -> int:
-        return next(s.number for s in self.store.sessions() if s.source.endswith(name))
+        return next(s.number for s in self.record.sessions() if s.source.endswith(name))
 
 
 @pytest.fixture
@@ -45,18 +45,18 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorded
     with fixture_stores(tmp_path / "stores") as stores:
         for harness, var in OVERRIDES.items():
             monkeypatch.setenv(var, str(stores.roots[harness]))
-        store = Record(tmp_path / "record" / "record.sqlite3")
-        assert sync(store).errors == []
-        yield Recorded(stores, tmp_path / "record", store)
-        store.close()
+        record = Record(tmp_path / "record" / "record.sqlite3")
+        assert sync(record).errors == []
+        yield Recorded(stores, tmp_path / "record", record)
+        record.close()
 
 
-def codex_records(store: Record) -> list[str]:
-    return [c.address for c in harness_compactions(store) if c.harness == "codex"]
+def codex_records(record: Record) -> list[str]:
+    return [c.address for c in harness_compactions(record) if c.harness == "codex"]
 
 
 def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record: Recorded) -> None:
-    found = harness_compactions(record.store)
+    found = harness_compactions(record.record)
     assert {c.harness for c in found} >= {"claude-code", "codex", "openclaw", "vibe"}
     kitchen = record.session_of("synthetic_kitchen_sink_v0.146_all_record_types.jsonl")
     codex = [c for c in found if c.session == kitchen]
@@ -65,7 +65,7 @@ def test_the_fixtures_hold_compactions_of_every_harness_that_writes_them(record:
 
 
 def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(record: Recorded) -> None:
-    wanted = codex_records(record.store)
+    wanted = codex_records(record.record)
     assert record.cli("sync").exit_code == 0  # a surface's sync writes them; the fixture's library sync not
     first = record.cli("receipts", "--json")
     assert first.exit_code == 0, first.output
@@ -79,7 +79,7 @@ def test_every_codex_compaction_in_the_record_gets_one_receipt_and_only_once(rec
     again = json.loads(record.cli("receipts", "--json").stdout)
     assert again["receipts"] == listed["receipts"]
     assert not any(u["harness"] == "codex" for u in again["unreceipted"])
-    assert receipt_compactions(record.store) == []
+    assert receipt_compactions(record.record) == []
 
 
 def test_harness_compactions_without_a_receipt_are_reported(record: Recorded) -> None:
@@ -102,39 +102,39 @@ def test_a_precompact_receipt_accounts_for_the_compaction_claude_code_writes_nex
     for n in range(3):
         t.owner(f"Step {n}: keep the DNS-01 challenge.")
         t.agent(f"Done with step {n}.")
-    reply = claude_code_hook(record.store, parse_payload(hook_json("PreCompact", t, trigger="auto")))
+    reply = claude_code_hook(record.record, parse_payload(hook_json("PreCompact", t, trigger="auto")))
     assert reply.context is None
     t.compacted("auto", "This session is being continued from a previous conversation.")
     t.owner("Go on.")
     t.compacted("auto", "This session is being continued again, and no hook ran this time.")
-    assert sync(record.store, ["claude-code"]).errors == []
-    session = next(s.number for s in record.store.sessions() if s.native_id == t.session_id)
-    mine = [c.address for c in harness_compactions(record.store, session)]
+    assert sync(record.record, ["claude-code"]).errors == []
+    session = next(s.number for s in record.record.sessions() if s.native_id == t.session_id)
+    mine = [c.address for c in harness_compactions(record.record, session)]
     assert len(mine) == 2
     # The first compaction pairs with the hook's receipt; the second had none: the alarm.
-    assert [c.address for c in unreceipted(record.store, session)] == [mine[1]]
+    assert [c.address for c in unreceipted(record.record, session)] == [mine[1]]
     assert f"s{record.session_of('synthetic_compact_after_rewind_dag.jsonl')}#9" in [
-        c.address for c in unreceipted(record.store)]
+        c.address for c in unreceipted(record.record)]
 
 
 def test_a_provider_side_compaction_writes_a_receipt_and_nothing_else(record: Recorded) -> None:
     session = record.session_of("609b44ad-7c18-4745-a70b-784281dce85e.jsonl")
-    receipt = provider_compacted(record.store, session, tokens_before=180_000, tokens_after=40_000,
+    receipt = provider_compacted(record.record, session, tokens_before=180_000, tokens_after=40_000,
                                  note="context management cleared old tool results")
     assert receipt.id is not None
-    [stored] = list_receipts(record.store, session)
+    [stored] = list_receipts(record.record, session)
     assert stored.id == receipt.id
     assert (stored.controller, stored.trigger, stored.decision, stored.knowledge, stored.marker_id) == (
         "provider-api", "harness", "compacted", "sent, unconfirmed", None)
     assert (stored.tokens_before, stored.tokens_after) == (180_000, 40_000)
-    assert markers_for(record.store, session) == []
+    assert markers_for(record.record, session) == []
 
 
 def test_a_decision_not_to_compact_is_listed_with_the_compactions(record: Recorded) -> None:
     session = record.session_of("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
-    tokens = current_window(record.store, session).tokens
+    tokens = current_window(record.record, session).tokens
     # 85% full with the next call: over the notice share, well inside the default headroom.
-    window = next_window(record.store, session, limit=int((tokens + 500) / 0.85), next_call_tokens=500,
+    window = next_window(record.record, session, limit=int((tokens + 500) / 0.85), next_call_tokens=500,
                          policy=WindowPolicy(keep_exchanges=2))
     assert window.receipt_id is not None
     listed = json.loads(record.cli("receipts", "--session", f"s{session}", "--json").stdout)

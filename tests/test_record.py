@@ -23,7 +23,7 @@ DAG = SESSIONS / "claude_code" / "synthetic_compact_after_rewind_dag.jsonl"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Record:
+def record(tmp_path: Path) -> Record:
     s = Record(tmp_path / "rec" / "record.sqlite3")
     report = sync(s, ["vibe"], roots={"vibe": VIBE})
     assert report.errors == [] and report.entries_added > 0
@@ -38,9 +38,10 @@ def test_a_blank_record_migrates_and_migrating_twice_is_a_noop(tmp_path: Path) -
     assert {"sources", "sessions", "entries", "raws", "spans", "erasures", "quarantine"} <= tables
 
 
-def test_the_word_index_holds_16_mb_of_terms_before_writing_a_segment(store: Record) -> None:
+def test_the_word_index_holds_16_mb_of_terms_before_writing_a_segment(record: Record) -> None:
     # Fewer segments written and merged during a large sync; the setting lives in the index itself.
-    assert store.db.execute("SELECT v FROM entries_fts_config WHERE k = 'hashsize'").fetchone()[0] == 16 << 20
+    hashsize = record.db.execute("SELECT v FROM entries_fts_config WHERE k = 'hashsize'").fetchone()[0]
+    assert hashsize == 16 << 20
 
 
 def test_a_record_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
@@ -59,72 +60,72 @@ def test_a_file_that_is_not_a_record_is_refused_with_its_path(tmp_path: Path) ->
         Record(bad)
 
 
-def test_the_database_refuses_to_update_or_delete_an_entry(store: Record) -> None:
+def test_the_database_refuses_to_update_or_delete_an_entry(record: Record) -> None:
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("UPDATE entries SET text = 'rewritten' WHERE seq = 1")
+        record.execute("UPDATE entries SET text = 'rewritten' WHERE seq = 1")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("DELETE FROM entries WHERE seq = 1")
+        record.execute("DELETE FROM entries WHERE seq = 1")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("UPDATE entries SET erased_at = 'x', erased_reason = 'y', text = '' WHERE seq = 1")
+        record.execute("UPDATE entries SET erased_at = 'x', erased_reason = 'y', text = '' WHERE seq = 1")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("DELETE FROM raws")
+        record.execute("DELETE FROM raws")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("DELETE FROM spans")
+        record.execute("DELETE FROM spans")
     with pytest.raises(sqlite3.IntegrityError, match="never deleted"):
-        store.execute("DELETE FROM sessions")
+        record.execute("DELETE FROM sessions")
     with pytest.raises(sqlite3.IntegrityError, match="identity"):
-        store.execute("UPDATE sessions SET id = 99 WHERE id = 1")
+        record.execute("UPDATE sessions SET id = 99 WHERE id = 1")
 
 
-def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(store: Record) -> None:
-    owner = next(e for e in read(store, "s1") if e.author == "owner")
-    assert owner.spans and store.raw(owner.session, owner.seq) is not None
-    erased = store.erase(Address.parse(owner.address), "contains a password")
+def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(record: Record) -> None:
+    owner = next(e for e in read(record, "s1") if e.author == "owner")
+    assert owner.spans and record.raw(owner.session, owner.seq) is not None
+    erased = record.erase(Address.parse(owner.address), "contains a password")
     assert erased == [owner.address]
-    again = read(store, owner.address)[0]
+    again = read(record, owner.address)[0]
     assert again.text.startswith("[erased ") and "contains a password" in again.text
     assert owner.text not in again.text
     assert again.erased is not None and again.spans == ()
-    assert store.raw(owner.session, owner.seq) is None
+    assert record.raw(owner.session, owner.seq) is None
     assert (owner.address, owner.seq) == (again.address, again.seq)
-    row = store.execute(
+    row = record.execute(
         "SELECT e.text, r.raw FROM entries e LEFT JOIN raws r ON r.id = e.raw_id "
         "WHERE e.session = ? AND e.seq = ?",
         (owner.session, owner.seq),
     ).fetchone()
     assert owner.text not in row[0] and row[1] is None
     with pytest.raises(sqlite3.IntegrityError, match="erasures are final"):
-        store.execute("DELETE FROM erasures")
+        record.execute("DELETE FROM erasures")
 
 
-def test_erasing_twice_changes_nothing_more(store: Record) -> None:
-    store.erase(Address.parse("s1#1"), "first")
-    assert store.erase(Address.parse("s1#1"), "second") == []
-    assert "first" in read(store, "s1#1")[0].text
+def test_erasing_twice_changes_nothing_more(record: Record) -> None:
+    record.erase(Address.parse("s1#1"), "first")
+    assert record.erase(Address.parse("s1#1"), "second") == []
+    assert "first" in read(record, "s1#1")[0].text
 
 
-def test_quarantine_hides_without_editing_and_undo_releases(store: Record) -> None:
-    before = read(store, "s1#2")[0]
-    assert store.quarantine(Address.parse("s1#2"), "injected text") == ["s1#2"]
-    held = read(store, "s1#2")[0]
+def test_quarantine_hides_without_editing_and_undo_releases(record: Record) -> None:
+    before = read(record, "s1#2")[0]
+    assert record.quarantine(Address.parse("s1#2"), "injected text") == ["s1#2"]
+    held = read(record, "s1#2")[0]
     assert held.quarantined == "injected text" and held.text == before.text
-    store.quarantine(Address.parse("s1#2"), "checked", undo=True)
-    assert read(store, "s1#2")[0].quarantined is None
+    record.quarantine(Address.parse("s1#2"), "checked", undo=True)
+    assert read(record, "s1#2")[0].quarantined is None
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("DELETE FROM quarantine")
+        record.execute("DELETE FROM quarantine")
 
 
-def test_a_range_read_returns_exactly_the_range(store: Record) -> None:
-    whole = read(store, "s1")
-    part = read(store, "s1#2-3")
+def test_a_range_read_returns_exactly_the_range(record: Record) -> None:
+    whole = read(record, "s1")
+    part = read(record, "s1#2-3")
     assert [e.address for e in part] == ["s1#2", "s1#3"]
     assert part == whole[1:3]
 
 
 @pytest.mark.parametrize("address", ["s99", "s1#999", "x1", "s0", "s1#5-2"])
-def test_an_unknown_or_malformed_address_is_an_error(store: Record, address: str) -> None:
+def test_an_unknown_or_malformed_address_is_an_error(record: Record, address: str) -> None:
     with pytest.raises(AddressError):
-        read(store, address)
+        read(record, address)
 
 
 def test_a_rewind_is_kept_as_a_side_branch_and_the_latest_leaf_is_active(tmp_path: Path) -> None:
@@ -177,19 +178,19 @@ def test_the_cli_answers_an_unknown_address_with_exit_2_and_a_message(tmp_path: 
     assert result.exit_code == 2 and "not an address" in result.stderr
 
 
-def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(store: Record) -> None:
-    assert store.quarantine(Address.parse("s1#2"), "checked") == ["s1#2"]
-    assert store.quarantine(Address.parse("s1#2"), "checked again") == []
-    assert store.quarantine(Address.parse("s1#2"), "done", undo=True) == ["s1#2"]
-    assert store.quarantine(Address.parse("s1#2"), "done again", undo=True) == []
-    log = store.execute("SELECT action FROM quarantine ORDER BY id").fetchall()
+def test_quarantining_or_releasing_twice_logs_and_reports_each_change_once(record: Record) -> None:
+    assert record.quarantine(Address.parse("s1#2"), "checked") == ["s1#2"]
+    assert record.quarantine(Address.parse("s1#2"), "checked again") == []
+    assert record.quarantine(Address.parse("s1#2"), "done", undo=True) == ["s1#2"]
+    assert record.quarantine(Address.parse("s1#2"), "done again", undo=True) == []
+    log = record.execute("SELECT action FROM quarantine ORDER BY id").fetchall()
     assert [a for (a,) in log] == ["quarantine", "release"]
 
 
-def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothing(store: Record) -> None:
+def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothing(record: Record) -> None:
     with pytest.raises(RecordError, match="needs a reason"):
-        store.erase(Address.parse("s1#2"), "  ")
+        record.erase(Address.parse("s1#2"), "  ")
     with pytest.raises(RecordError, match="needs a reason"):
-        store.quarantine(Address.parse("s1#2"), "")
-    assert store.execute("SELECT COUNT(*) FROM erasures").fetchone()[0] == 0
-    assert store.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0] == 0
+        record.quarantine(Address.parse("s1#2"), "")
+    assert record.execute("SELECT COUNT(*) FROM erasures").fetchone()[0] == 0
+    assert record.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0] == 0

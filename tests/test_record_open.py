@@ -42,10 +42,10 @@ def test_a_new_record_its_wal_and_its_locks_are_private_under_umask_022(
     tmp_path: Path, umask_022: None
 ) -> None:
     home = tmp_path / "record"
-    with Record(home / "record.sqlite3") as store:
-        store.begin()
-        store.source("claude-code", "k", "/x.jsonl", "jsonl")
-        store.commit()
+    with Record(home / "record.sqlite3") as record:
+        record.begin()
+        record.source("claude-code", "k", "/x.jsonl", "jsonl")
+        record.commit()
         # The WAL and its index exist while a connection is open.
         assert {"record.sqlite3-wal", "record.sqlite3-shm"} <= {p.name for p in home.iterdir()}
         seen = modes(home)

@@ -182,28 +182,29 @@ def test_a_max_record_bytes_out_of_range_is_rejected_and_omitted_means_no_clamp(
 def test_every_numeric_is_checked_before_the_session_is_resolved(mined: Mined) -> None:
     # The session does not exist, but the bound is what the caller hears about first.
     with pytest.raises(ValidationError, match="limit"):
-        mine(mined.store, "extract_messages", session_id="no-such-session", limit=0)
+        mine(mined.record, "extract_messages", session_id="no-such-session", limit=0)
 
 
 def test_an_omitted_session_id_is_the_most_recently_active_session(mined: Mined) -> None:
-    newest = sessions_by_activity(mined.store)[0]
-    assert resolve_session(mined.store, "t", None).address == newest.address
-    assert resolve_session(mined.store, "t", "  ").address == newest.address
+    newest = sessions_by_activity(mined.record)[0]
+    assert resolve_session(mined.record, "t", None).address == newest.address
+    assert resolve_session(mined.record, "t", "  ").address == newest.address
     assert newest.last_active is not None
     assert all(
-        newest.last_active >= (c.last_active or newest.last_active) for c in sessions_by_activity(mined.store)
+        newest.last_active >= (c.last_active or newest.last_active)
+        for c in sessions_by_activity(mined.record)
     )
 
 
 def test_a_session_id_matches_the_address_the_native_id_a_prefix_or_a_piece(mined: Mined) -> None:
     address = mined.session("opencode", "ses_question0001")
     for query in (address, f"{address}#1", "ses_question0001", "ses_question", "SES_QUESTION", "question0"):
-        assert resolve_session(mined.store, "t", query).address == address, query
+        assert resolve_session(mined.record, "t", query).address == address, query
 
 
 def test_an_ambiguous_session_id_is_rejected_listing_the_candidates(mined: Mined) -> None:
     message = rejected(
-        lambda: resolve_session(mined.store, "profile_session", "ses_todo"),
+        lambda: resolve_session(mined.record, "profile_session", "ses_todo"),
         "profile_session: session_id 'ses_todo' is ambiguous",
         "matches 2 sessions",
         "Pass more of the id",
@@ -213,7 +214,7 @@ def test_an_ambiguous_session_id_is_rejected_listing_the_candidates(mined: Mined
 
 def test_a_session_id_matching_nothing_names_what_was_tried(mined: Mined) -> None:
     rejected(
-        lambda: resolve_session(mined.store, "t", "zzz-nothing"),
+        lambda: resolve_session(mined.record, "t", "zzz-nothing"),
         "matches no session",
         "as an address (s7)",
         "the native id exactly",
@@ -224,17 +225,17 @@ def test_a_session_id_matching_nothing_names_what_was_tried(mined: Mined) -> Non
 
 
 def test_an_address_past_the_last_session_names_the_range(mined: Mined) -> None:
-    total = mined.store.counts()["sessions"]
-    rejected(lambda: resolve_session(mined.store, "t", "s9999"), "no session s9999", f"s1–s{total}")
+    total = mined.record.counts()["sessions"]
+    rejected(lambda: resolve_session(mined.record, "t", "s9999"), "no session s9999", f"s1–s{total}")
 
 
 def test_a_harness_restriction_keeps_resolution_inside_that_harness(mined: Mined) -> None:
-    vibe = resolve_session(mined.store, "t", None, "vibe")
+    vibe = resolve_session(mined.record, "t", None, "vibe")
     assert vibe.session.harness == "vibe" and vibe.session.native_id == RECENT["vibe"]
     codex_address = mined.session("codex", RECENT["codex"])
-    rejected(lambda: resolve_session(mined.store, "t", codex_address, "vibe"), "is a codex session")
-    rejected(lambda: resolve_session(mined.store, "t", RECENT["codex"], "vibe"), "among the vibe sessions")
-    rejected(lambda: resolve_session(mined.store, "t", None, "cursor"), "unknown harness 'cursor'")
+    rejected(lambda: resolve_session(mined.record, "t", codex_address, "vibe"), "is a codex session")
+    rejected(lambda: resolve_session(mined.record, "t", RECENT["codex"], "vibe"), "among the vibe sessions")
+    rejected(lambda: resolve_session(mined.record, "t", None, "cursor"), "unknown harness 'cursor'")
 
 
 def test_an_empty_record_says_to_sync_first(tmp_path: Path) -> None:
@@ -245,7 +246,7 @@ def test_an_empty_record_says_to_sync_first(tmp_path: Path) -> None:
 
 
 def test_the_default_window_holds_the_recent_sessions_and_not_the_months_old_fixtures(mined: Mined) -> None:
-    listed = mine(mined.store, "list_sessions")
+    listed = mine(mined.record, "list_sessions")
     assert listed["window"] == "the last 240 h (the default window)"
     assert {r["native_id"] for r in listed["sessions"]} == set(RECENT.values())
     assert listed["window_count"] == len(RECENT)
@@ -253,15 +254,15 @@ def test_the_default_window_holds_the_recent_sessions_and_not_the_months_old_fix
 
 def test_hours_back_counts_back_from_now(mined: Mined) -> None:
     # The recent sessions are 2 h old.
-    assert mine(mined.store, "list_sessions", hours_back=1)["window_count"] == 0
+    assert mine(mined.record, "list_sessions", hours_back=1)["window_count"] == 0
     hours = (datetime.now(UTC) - datetime(2026, 9, 30, tzinfo=UTC)).total_seconds() / 3600
-    wider = mine(mined.store, "list_sessions", hours_back=hours, max_bytes=MAX_BYTES_CEILING)
+    wider = mine(mined.record, "list_sessions", hours_back=hours, max_bytes=MAX_BYTES_CEILING)
     assert {r["cwd"] for r in wider["sessions"]} >= {"/work/proj", "/work/tr-mining"}
-    assert wider["window_count"] < mine(mined.store, "list_sessions", all=True)["window_count"]
+    assert wider["window_count"] < mine(mined.record, "list_sessions", all=True)["window_count"]
 
 
 def test_directory_is_a_case_insensitive_piece_of_the_sessions_folder(mined: Mined) -> None:
-    listed = mine(mined.store, "list_sessions", all=True, directory="WORK/PROJ")
+    listed = mine(mined.record, "list_sessions", all=True, directory="WORK/PROJ")
     assert listed["sessions"] and all("/work/proj" in r["cwd"] for r in listed["sessions"])
 
 
@@ -273,23 +274,23 @@ WINDOW_TOOLS = {"list_sessions": {}, "extract_qa_pairs": {}, "she_said_he_said_a
 def test_every_window_tool_rejects_an_unscoped_contradiction_naming_the_cheap_forms(mined: Mined) -> None:
     for tool, extra in WINDOW_TOOLS.items():
         forms = ("session_id=",) if tool != "list_sessions" else ()
-        rejected(lambda t=tool, e=extra: mine(mined.store, t, all=True, hours_back=2, **e), tool, *forms,
+        rejected(lambda t=tool, e=extra: mine(mined.record, t, all=True, hours_back=2, **e), tool, *forms,
                  *CHEAP)
     with pytest.raises(ValidationError, match="hours_back"):
-        mine(mined.store, "extract_qa_pairs", hours_back=math.nan)
+        mine(mined.record, "extract_qa_pairs", hours_back=math.nan)
     with pytest.raises(ValidationError, match="max_bytes"):
-        mine(mined.store, "profile_session", max_bytes=MAX_BYTES_CEILING * 2)
+        mine(mined.record, "profile_session", max_bytes=MAX_BYTES_CEILING * 2)
 
 
 def test_every_window_tool_has_the_same_default_window_and_says_so(mined: Mined) -> None:
     assert params.PERIOD_HOURS == PERIOD_HOURS == 240
     default = f"the last {PERIOD_HOURS} h (the default window)"
-    assert mine(mined.store, "list_sessions")["window"] == default
-    assert mine(mined.store, "index_sessions", budget_seconds=0)["scope"] == default
+    assert mine(mined.record, "list_sessions")["window"] == default
+    assert mine(mined.record, "index_sessions", budget_seconds=0)["scope"] == default
     counts = {"extract_qa_pairs": "sessions_scanned", "she_said_he_said_action": "sessions_scanned",
               "do_android_dream_of_electric_sheep": "sessions_searched"}
     for tool, counted in counts.items():
-        reply = by_name(tool)(Call(mined.store.path, "mcp"), **WINDOW_TOOLS[tool])
+        reply = by_name(tool)(Call(mined.record.path, "mcp"), **WINDOW_TOOLS[tool])
         assert (reply["scope"], reply[counted]) == (default, len(RECENT)), tool
     windowed = [op for op in OPERATIONS if "hours_back" in op.params.model_fields]
     assert {op.name for op in windowed} >= set(WINDOW_TOOLS)

@@ -27,91 +27,91 @@ RULE = "Never restart the production database during the day."
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Record:
+def record(tmp_path: Path) -> Record:
     s = Record(tmp_path / "record.sqlite3")
     report = sync(s, list(demo_roots()), roots=demo_roots())
     assert report.errors == []
     return s
 
 
-def texts(store: Record, hits: list) -> list[str]:  # type: ignore[type-arg]
-    return [read(store, h.address)[0].text for h in hits]
+def texts(record: Record, hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [read(record, h.address)[0].text for h in hits]
 
 
-def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(store: Record) -> None:
-    hits = search(store, "restart the production database", limit=5)
+def test_every_hit_is_an_address_that_read_opens_to_text_holding_the_words(record: Record) -> None:
+    hits = search(record, "restart the production database", limit=5)
     assert hits
-    for hit, text in zip(hits, texts(store, hits), strict=True):
+    for hit, text in zip(hits, texts(record, hits), strict=True):
         assert re.fullmatch(r"s\d+#\d+", hit.address)
         assert any(w in text.lower() for w in ("restart", "production", "database"))
-    assert any(RULE in t for t in texts(store, hits))
+    assert any(RULE in t for t in texts(record, hits))
 
 
-def test_the_owner_s_words_outrank_tool_output_that_repeats_them(store: Record) -> None:
-    hits = search(store, "Never restart the production database during the day", limit=3)
+def test_the_owner_s_words_outrank_tool_output_that_repeats_them(record: Record) -> None:
+    hits = search(record, "Never restart the production database during the day", limit=3)
     assert hits[0].author == "owner"
 
 
-def test_a_hash_fragment_finds_its_entries_through_the_exact_index(store: Record) -> None:
-    hits = search(store, "3f9c2e", limit=10)  # a fragment no word tokenizer would match
-    assert hits and all("3f9c2e" in t for t in texts(store, hits))
+def test_a_hash_fragment_finds_its_entries_through_the_exact_index(record: Record) -> None:
+    hits = search(record, "3f9c2e", limit=10)  # a fragment no word tokenizer would match
+    assert hits and all("3f9c2e" in t for t in texts(record, hits))
 
 
-def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(store: Record) -> None:
-    everywhere = search(store, "/etc/ssl/private", limit=50)
+def test_an_exact_string_with_a_filter_finds_only_entries_the_filter_allows(record: Record) -> None:
+    everywhere = search(record, "/etc/ssl/private", limit=50)
     assert len({h.harness for h in everywhere}) > 1 and len({h.author for h in everywhere}) > 1
     for harness in {h.harness for h in everywhere}:
-        hits = search(store, "/etc/ssl/private", harness=[harness], limit=50)
+        hits = search(record, "/etc/ssl/private", harness=[harness], limit=50)
         assert hits and {h.harness for h in hits} == {harness}
-    owner = search(store, "/etc/ssl/private", author=["owner"], limit=50)
+    owner = search(record, "/etc/ssl/private", author=["owner"], limit=50)
     assert owner and {h.author for h in owner} == {"owner"}
 
 
-def test_a_path_finds_entries_that_name_it(store: Record) -> None:
-    hits = search(store, "/etc/ssl/private", limit=10)
-    assert hits and all("/etc/ssl/private" in t for t in texts(store, hits[:5]))
+def test_a_path_finds_entries_that_name_it(record: Record) -> None:
+    hits = search(record, "/etc/ssl/private", limit=10)
+    assert hits and all("/etc/ssl/private" in t for t in texts(record, hits[:5]))
 
 
-def test_filters_scope_by_harness_session_author_and_time(store: Record) -> None:
-    assert {h.harness for h in search(store, "certbot", harness=["codex"], limit=50)} == {"codex"}
-    assert {h.session for h in search(store, "certbot", session=1, limit=50)} == {1}
-    assert {h.author for h in search(store, "certbot", author=["owner"], limit=50)} == {"owner"}
-    late = search(store, "certbot", since="2026-11-20", limit=50)
+def test_filters_scope_by_harness_session_author_and_time(record: Record) -> None:
+    assert {h.harness for h in search(record, "certbot", harness=["codex"], limit=50)} == {"codex"}
+    assert {h.session for h in search(record, "certbot", session=1, limit=50)} == {1}
+    assert {h.author for h in search(record, "certbot", author=["owner"], limit=50)} == {"owner"}
+    late = search(record, "certbot", since="2026-11-20", limit=50)
     assert late and all((h.timestamp or "") >= "2026-11-20" for h in late)
-    assert search(store, "certbot", project="/no/such/project") == []
+    assert search(record, "certbot", project="/no/such/project") == []
 
 
-def test_after_erase_no_search_by_any_word_of_it_returns_it(store: Record) -> None:
-    hit = search(store, RULE, author=["owner"], limit=1)[0]
-    text = read(store, hit.address)[0].text
-    store.erase(Address.parse(hit.address), "test")
+def test_after_erase_no_search_by_any_word_of_it_returns_it(record: Record) -> None:
+    hit = search(record, RULE, author=["owner"], limit=1)[0]
+    text = read(record, hit.address)[0].text
+    record.erase(Address.parse(hit.address), "test")
     words = set(re.findall(r"[A-Za-z0-9]{3,}", text))
     for word in words:
-        assert hit.address not in [h.address for h in search(store, word, limit=1000)], word
+        assert hit.address not in [h.address for h in search(record, word, limit=1000)], word
     for kind, value in extract("message", text):
-        assert hit.address not in [h.address for h in search(store, value, limit=1000)], (kind, value)
+        assert hit.address not in [h.address for h in search(record, value, limit=1000)], (kind, value)
 
 
-def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(store: Record) -> None:
-    hit = search(store, RULE, author=["owner"], limit=1)[0]
-    store.erase(Address.parse(hit.address), "test")
-    indexes.rebuild(store.db)
+def test_an_erased_entry_stays_out_of_search_after_the_word_index_is_rebuilt(record: Record) -> None:
+    hit = search(record, RULE, author=["owner"], limit=1)[0]
+    record.erase(Address.parse(hit.address), "test")
+    indexes.rebuild(record.db)
     for query in ("restart production database", "erased", "test"):
-        assert hit.address not in [h.address for h in search(store, query, limit=1000)], query
+        assert hit.address not in [h.address for h in search(record, query, limit=1000)], query
 
 
-def test_an_empty_query_is_a_clear_error(store: Record) -> None:
+def test_an_empty_query_is_a_clear_error(record: Record) -> None:
     with pytest.raises(SearchError, match="empty query"):
-        search(store, "   ")
+        search(record, "   ")
     with pytest.raises(SearchError, match="nothing searchable"):
-        search(store, "? !")
+        search(record, "? !")
 
 
-def test_query_syntax_never_reaches_the_engine_raw(store: Record) -> None:
+def test_query_syntax_never_reaches_the_engine_raw(record: Record) -> None:
     for odd in ['"unbalanced', "NEAR(a b", "a AND OR b", "col:value", "-deploy", "ab^cd", "xy OR"]:
-        search(store, odd)  # no sqlite3.OperationalError
+        search(record, odd)  # no sqlite3.OperationalError
     with pytest.raises(SearchError):
-        search(store, "*")
+        search(record, "*")
 
 
 def test_exact_strings_are_extracted_at_ingest() -> None:
@@ -132,20 +132,20 @@ def test_exact_strings_are_extracted_at_ingest() -> None:
 def test_paths_sharing_a_tail_are_indexed_once_per_key_and_found_by_it(tmp_path: Path) -> None:
     from tests.keeping_sessions import ClaudeSession
 
-    store = Record(tmp_path / "record.sqlite3")
+    record = Record(tmp_path / "record.sqlite3")
     session = ClaudeSession(tmp_path / "claude")
     session.owner("Compare /srv/app/conf/tls.yaml with /srv/old/conf/tls.yaml before the switch.")
-    number = session.sync(store)
-    rows = store.execute("SELECT entry, kind, key FROM strings").fetchall()
+    number = session.sync(record)
+    rows = record.execute("SELECT entry, kind, key FROM strings").fetchall()
     assert len(rows) == len(set(map(tuple, rows)))
     assert [r["key"] for r in rows].count("conf/tls.yaml") == 1
-    hits = search(store, "conf/tls.yaml", limit=5)
+    hits = search(record, "conf/tls.yaml", limit=5)
     assert [h.address for h in hits] == [f"s{number}#1"]
 
 
-def test_the_cli_search_contract_and_batch_mode(store: Record, tmp_path: Path) -> None:
-    home = str(store.path.parent)
-    store.close()
+def test_the_cli_search_contract_and_batch_mode(record: Record, tmp_path: Path) -> None:
+    home = str(record.path.parent)
+    record.close()
     runner = CliRunner()
     out = runner.invoke(cli, ["--home", home, "search", "certbot", "--limit", "3", "--json"])
     assert out.exit_code == 0, out.output
@@ -166,9 +166,9 @@ def test_the_cli_search_contract_and_batch_mode(store: Record, tmp_path: Path) -
     assert bad.exit_code == 2 and "empty query" in bad.stderr and "Traceback" not in bad.output
 
 
-def test_grouped_hits_are_ranges_that_read_opens(store: Record, tmp_path: Path) -> None:
-    home = str(store.path.parent)
-    store.close()
+def test_grouped_hits_are_ranges_that_read_opens(record: Record, tmp_path: Path) -> None:
+    home = str(record.path.parent)
+    record.close()
     args = ["--home", home, "search", "certbot renew", "--group", "--json", "--limit", "12"]
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 0, out.output
@@ -185,8 +185,8 @@ def test_grouped_hits_are_ranges_that_read_opens(store: Record, tmp_path: Path) 
             assert all(h["session"] == g["session"] for h in g["hits"])
 
 
-def test_the_exact_error_line_a_person_asks_back_for_comes_first(store: Record) -> None:
-    hits = search(store, "what did the renewal error say", limit=3, meaning=False)
+def test_the_exact_error_line_a_person_asks_back_for_comes_first(record: Record) -> None:
+    hits = search(record, "what did the renewal error say", limit=3, meaning=False)
     assert "Renewal failed: urn:ietf:params:acme:error:unauthorized" in hits[0].snippet
     assert hits[0].author == "tool"
 
@@ -198,7 +198,7 @@ def _transcript(tmp_path: Path, turns: list[tuple[str, str]]) -> Record:
 
 
 def test_the_answer_beside_the_question_outranks_a_repeat_of_one_rare_word(tmp_path: Path) -> None:
-    store = _transcript(tmp_path, [
+    record = _transcript(tmp_path, [
         ("user", "Which port does the staging proxy listen on now?"),
         ("assistant", "Since the migration it listens on 8443, with the old 8080 closed."),
         ("user", "ok"),
@@ -206,24 +206,24 @@ def test_the_answer_beside_the_question_outranks_a_repeat_of_one_rare_word(tmp_p
         ("user", "Thanks."),
         ("user", "Let us look at the billing export next."),
     ])
-    hits = search(store, "what port does the staging proxy listen on", limit=3, meaning=False)
-    assert "8443" in texts(store, hits)[0] or "8443" in texts(store, hits)[1]
-    assert all("every ticket" not in t for t in texts(store, hits)[:2])
+    hits = search(record, "what port does the staging proxy listen on", limit=3, meaning=False)
+    assert "8443" in texts(record, hits)[0] or "8443" in texts(record, hits)[1]
+    assert all("every ticket" not in t for t in texts(record, hits)[:2])
 
 
 def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tmp_path: Path) -> None:
     from total_recall.find import search as module
 
-    store = _transcript(tmp_path, [
+    record = _transcript(tmp_path, [
         ("user", "Which port does the staging proxy listen on?"),
         ("assistant", "It listens on 8443 since the migration last week, the old port is closed."),
         ("user", "ok"),
         ("user", "Something else entirely, about the invoices and the billing export for March."),
     ])
-    ids = [r[0] for r in store.execute("SELECT id FROM entries ORDER BY seq")]
+    ids = [r[0] for r in record.execute("SELECT id FROM entries ORDER BY seq")]
     fts = module.words_query("staging proxy port listen")
     assert fts is not None
-    bonus = module._text_features(store, fts, ids)
+    bonus = module._text_features(record, fts, ids)
     question, answer, short, unrelated = (bonus[i] for i in ids)
     assert answer > unrelated  # the question beside it holds every word asked
     assert answer > question  # same coverage, but the question asks rather than answers
@@ -232,7 +232,7 @@ def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tm
 
 
 def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
-    store: Record, monkeypatch: pytest.MonkeyPatch
+    record: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Broad tags (author, harness) now filter beside bm25 instead of inside it, which spares counting a
     # third of the record per tag; scores and order must not change.
@@ -244,7 +244,7 @@ def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
 
     def ranked() -> list[list[tuple[str, float]]]:
         return [
-            [(h.address, h.score) for h in search(store, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
+            [(h.address, h.score) for h in search(record, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
             for q in queries for f in filters
         ]
 
@@ -256,7 +256,7 @@ def test_a_broad_filter_ranks_exactly_as_it_did_when_its_tags_were_scored_too(
 
 
 def test_filtered_words_with_few_matches_rank_as_the_filtered_index_ranks_them(
-    store: Record, monkeypatch: pytest.MonkeyPatch
+    record: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Words matching few entries are ranked whole and filtered afterwards, instead of the filter's tags
     # joining the query: the same hits, scores and order, for every kind of filter.
@@ -270,7 +270,7 @@ def test_filtered_words_with_few_matches_rank_as_the_filtered_index_ranks_them(
 
     def ranked() -> list[list[tuple[str, float]]]:
         return [
-            [(h.address, h.score) for h in search(store, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
+            [(h.address, h.score) for h in search(record, q, limit=25, meaning=False, **f)]  # type: ignore[arg-type]
             for q in queries for f in filters
         ]
 
@@ -293,24 +293,24 @@ def test_a_snippet_is_one_line_where_most_query_words_meet_and_marks_its_cuts() 
 
 
 def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_path: Path) -> None:
-    store = _transcript(tmp_path, [
+    record = _transcript(tmp_path, [
         ("user", "The import broke again, look at the tests."),
         ("assistant", "TypeError: Cannot read properties of undefined (reading 'map') in the cart view."),
         ("assistant", "TypeError: x is not a function, in the checkout view."),
         ("user", "And the other one?"),
         ("assistant", "TypeError: Cannot read properties of null (reading 'total') in the basket."),
     ])
-    hits = search(store, "TypeError: Cannot read properties of undefined", limit=5, meaning=False)
+    hits = search(record, "TypeError: Cannot read properties of undefined", limit=5, meaning=False)
     assert "reading 'map'" in hits[0].snippet
-    only_the_type = search(store, "TypeError:", limit=5, meaning=False)
+    only_the_type = search(record, "TypeError:", limit=5, meaning=False)
     assert len({h.address for h in only_the_type}) == 3  # the bare type still finds every such line
 
     # The exact list itself: the whole opening first, the bare type where nothing starts so.
     def exact(query: str) -> list[str]:
         tokens = [t for t in query.split() if looks_exact(t)]
-        ids = search_module._exact(store, tokens, None, None, query)
-        return [read(store, f"s1#{store.execute('SELECT seq FROM entries WHERE id = ?', (i,)).fetchone()[0]}"
-                     )[0].text for i in ids]
+        ids = search_module._exact(record, tokens, None, None, query)
+        seq = "SELECT seq FROM entries WHERE id = ?"
+        return [read(record, f"s1#{record.execute(seq, (i,)).fetchone()[0]}")[0].text for i in ids]
 
     assert [t[:40] for t in exact("TypeError: Cannot read properties of undefined")] == [
         "TypeError: Cannot read properties of und"]
@@ -318,10 +318,10 @@ def test_an_error_line_s_opening_words_find_the_entries_holding_that_line(tmp_pa
     assert len(exact("TypeError: banana split")) == len(exact("TypeError:")) == 3
 
 
-def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(store: Record) -> None:
+def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(record: Record) -> None:
     # A common error line is stored thousands of times: a table lookup per copy was most of the lookup.
-    plan = " ".join(str(r[3]) for r in store.execute(
+    plan = " ".join(str(r[3]) for r in record.execute(
         "EXPLAIN QUERY PLAN SELECT DISTINCT entry FROM strings WHERE key LIKE ? ESCAPE '\\' "
         "ORDER BY entry DESC LIMIT ?", ("TypeError%", 200)))
     assert "COVERING INDEX strings_key" in plan, plan
-    assert search_module._exact(store, ["/etc/ssl/private"], None) != []
+    assert search_module._exact(record, ["/etc/ssl/private"], None) != []

@@ -99,8 +99,8 @@ def test_a_full_sync_writes_nothing_in_any_folder_of_the_store(tmp_path: Path, h
     before = digest(root)
     home = record_home()
     with WriteWatch(root) as watch:
-        with Record(home / "record.sqlite3") as store:
-            report = sync(store, [name], roots={name: root})
+        with Record(home / "record.sqlite3") as record:
+            report = sync(record, [name], roots={name: root})
         events = watch.events()
     assert events == []
     assert digest(root) == before

@@ -59,7 +59,7 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(home: Path, roots: dict[str, Path]) -> Iterator[Record]:
+def record(home: Path, roots: dict[str, Path]) -> Iterator[Record]:
     s = Record(home / "record.sqlite3")
     assert sync(s, list(roots), roots=roots).errors == []
     yield s
@@ -86,8 +86,8 @@ def said(text: str) -> Reply:
 
 # -- summary_cache --
 
-def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(store: Record) -> None:
-    status = summary_cache(store, session=1)
+def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(record: Record) -> None:
+    status = summary_cache(record, session=1)
     assert status["blocks"] == [] and status["through"] is None
     tail = status["tail"]
     assert (tail["from"], tail["to"], tail["count"]) == ("s1#1", "s1#90", 90)
@@ -99,10 +99,10 @@ def test_an_uncached_session_has_no_blocks_and_its_whole_length_as_tail(store: R
 # -- summarise_from --
 
 def test_summarise_from_caches_a_block_over_the_tail_and_returns_every_part_composed(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Instructions: “Never restart the production database during the day.” (s1#4)\n"
                      "- Done: renewed the cert (s1#47-50); committed 7b1e0c4 (s1#57)"))
-    reply = summarise_from(store, session=1, provider=llm())
+    reply = summarise_from(record, session=1, provider=llm())
     assert reply["block"]["range"] == "s1#1-90"
     assert reply["block"]["tokens"] == {"prompt": 900, "completion": 120, "reported": True}
     assert reply["block"]["unverified"] == []
@@ -114,19 +114,19 @@ def test_summarise_from_caches_a_block_over_the_tail_and_returns_every_part_comp
     prompt = stub.prompt()
     assert "[s1#4 · owner · message · 2026-11-16T14:02:55]" in prompt
     assert "permission-mode" not in prompt  # metadata is counted in the block, not shown to the model
-    assert summary_cache(store, session=1)["blocks"][0]["range"] == "s1#1-90"
+    assert summary_cache(record, session=1)["blocks"][0]["range"] == "s1#1-90"
     # what a listing row carries: where the cache ends, so a caller knows where summarise_from starts
-    assert ledger.markers(store, [1, 2]) == {
+    assert ledger.markers(record, [1, 2]) == {
         1: {"through": "s1#90", "through_ts": "2026-11-16T18:49:46.549Z", "blocks": 1}}
 
 
 def test_the_next_summarise_starts_where_the_last_block_ended_and_builds_on_it(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Done: found the ACME location was lost in a8d41b7 (s1#23)"),
                 said("- Done: committed the fix (s1#57), building on the cause found earlier (s1#23)"))
-    first = summarise_from(store, session=1, through=40, provider=llm())
+    first = summarise_from(record, session=1, through=40, provider=llm())
     assert first["cache"]["tail"]["from"] == "s1#41"
-    second = summarise_from(store, session=1, provider=llm())
+    second = summarise_from(record, session=1, provider=llm())
     assert second["block"]["range"] == "s1#41-90"
     assert second["block"]["unverified"] == []  # s1#23 was shown as part of the earlier block
     prompt = stub.prompt(1)
@@ -140,8 +140,8 @@ def test_the_next_summarise_starts_where_the_last_block_ended_and_builds_on_it(
 
 
 def test_entries_synced_after_the_last_block_become_the_tail_the_next_summarise_covers(
-        store: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
-    summarise_from(store, session=1, provider=llm())
+        record: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
+    summarise_from(record, session=1, provider=llm())
     source = roots["claude-code"] / "-srv-webshop" / f"{CLAUDE_SESSION}.jsonl"
     line = {"parentUuid": "a69948fb-aff8-474b-b1b9-397963c347f9", "isSidechain": False, "type": "user",
             "message": {"role": "user", "content": "Next morning: rotate staging-01 today, please."},
@@ -149,47 +149,47 @@ def test_entries_synced_after_the_last_block_become_the_tail_the_next_summarise_
             "cwd": "/srv/webshop", "sessionId": CLAUDE_SESSION, "userType": "external"}
     with source.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
-    assert sync(store, ["claude-code"], roots=roots).errors == []
-    tail = summary_cache(store, session=1)["tail"]
+    assert sync(record, ["claude-code"], roots=roots).errors == []
+    tail = summary_cache(record, session=1)["tail"]
     assert tail["from"] == "s1#91" and tail["count"] == 1 and tail["counts"]["owner"] == 1
     stub.script(said("- Instructions: “rotate staging-01 today, please.” (s1#91)"))
-    reply = summarise_from(store, session=1, provider=llm())
+    reply = summarise_from(record, session=1, provider=llm())
     assert reply["block"]["range"] == "s1#91-91"
     assert reply["cache"]["tail"] is None
 
 
 def test_a_from_address_off_the_chain_is_refused_naming_the_one_expected(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     with pytest.raises(SummaryCacheError, match=r"s1 has no cached blocks, so the next block starts at s1#1"):
-        summarise_from(store, session=1, from_seq=5, provider=llm())
-    summarise_from(store, session=1, through=40, provider=llm())
+        summarise_from(record, session=1, from_seq=5, provider=llm())
+    summarise_from(record, session=1, through=40, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"ends at s1#40, so the next block starts at s1#41"):
-        summarise_from(store, session=1, from_seq=30, provider=llm())
+        summarise_from(record, session=1, from_seq=30, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"through=95 is outside s1#41-90"):
-        summarise_from(store, session=1, through=95, provider=llm())
+        summarise_from(record, session=1, through=95, provider=llm())
     assert len(stub.requests) == 1
 
 
 def test_a_tail_of_only_harness_metadata_is_not_sent_to_the_model(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    summarise_from(store, session=1, through=87, provider=llm())
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    summarise_from(record, session=1, through=87, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"s1#88-90 holds only harness metadata"):
-        summarise_from(store, session=1, provider=llm())
+        summarise_from(record, session=1, provider=llm())
     assert len(stub.requests) == 1
 
 
 def test_a_session_already_covered_has_nothing_to_summarise(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    summarise_from(store, session=2, provider=llm())
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    summarise_from(record, session=2, provider=llm())
     with pytest.raises(SummaryCacheError, match=r"nothing to summarise .* covered through s2#6"):
-        summarise_from(store, session=2, provider=llm())
+        summarise_from(record, session=2, provider=llm())
 
 
 def test_cited_addresses_the_record_lacks_or_the_model_never_saw_are_flagged(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("- Done: renewed (s1#47), audited (s2#3), invented (s1#999), elsewhere (s7#1), "
                      "peeked ahead (s1#60), backwards (s1#9-5)"))
-    block = summarise_from(store, session=1, through=50, provider=llm())["block"]
+    block = summarise_from(record, session=1, through=50, provider=llm())["block"]
     flagged = {u["address"]: u["why"] for u in block["unverified"]}
     assert flagged == {
         "s2#3": "not among the entries the model was shown",
@@ -198,12 +198,12 @@ def test_cited_addresses_the_record_lacks_or_the_model_never_saw_are_flagged(
         "s1#60": "not among the entries the model was shown",
         "s1#9-5": "no such entry (s1 has 90 entries)",
     }
-    status = summary_cache(store, session=1)
+    status = summary_cache(record, session=1)
     assert status["blocks"][0]["unverified"] == block["unverified"]
 
 
 def test_secrets_in_the_session_are_redacted_before_the_prompt_leaves(
-        store: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider], roots: dict[str, Path]) -> None:
     source = roots["claude-code"] / "-srv-webshop" / f"{CLAUDE_SESSION}.jsonl"
     secret = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123"
     line = {"parentUuid": "a69948fb-aff8-474b-b1b9-397963c347f9", "type": "user",
@@ -212,15 +212,15 @@ def test_secrets_in_the_session_are_redacted_before_the_prompt_leaves(
             "sessionId": CLAUDE_SESSION}
     with source.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
-    sync(store, ["claude-code"], roots=roots)
-    summarise_from(store, session=1, provider=llm())
+    sync(record, ["claude-code"], roots=roots)
+    summarise_from(record, session=1, provider=llm())
     assert secret not in stub.prompt()
     assert "OPENAI_API_KEY=[REDACTED:api-key]" in stub.prompt()
 
 
 def test_a_prompt_over_the_budget_drops_the_middle_with_a_marker_and_the_block_says_so(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    reply = summarise_from(store, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="9000"))
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    reply = summarise_from(record, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="9000"))
     prompt = stub.prompt()
     assert len(prompt.encode()) <= 9000
     assert reply["prompt"]["dropped"] > 0 and reply["block"]["dropped_entries"] == reply["prompt"]["dropped"]
@@ -233,61 +233,61 @@ def test_a_prompt_over_the_budget_drops_the_middle_with_a_marker_and_the_block_s
 
 
 def test_a_prompt_budget_too_small_for_one_entry_is_refused_naming_the_variable(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     with pytest.raises(ConfigError, match="cannot hold even one of them: raise TOTAL_RECALL_LLM_PROMPT"):
-        summarise_from(store, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="1500"))
-    assert stub.requests == [] and summary_cache(store, session=1)["blocks"] == []
+        summarise_from(record, session=1, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="1500"))
+    assert stub.requests == [] and summary_cache(record, session=1)["blocks"] == []
 
 
 # -- cache_delete_latest --
 
 def test_cache_delete_latest_drops_only_the_newest_block_and_logs_each_deletion(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    summarise_from(store, session=1, through=40, provider=llm())
-    summarise_from(store, session=1, provider=llm())
-    status = cache_delete_latest(store, session=1, reason="the model missed the rollback")
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    summarise_from(record, session=1, through=40, provider=llm())
+    summarise_from(record, session=1, provider=llm())
+    status = cache_delete_latest(record, session=1, reason="the model missed the rollback")
     assert status["deleted"]["range"] == "s1#41-90"
     assert [b["range"] for b in status["blocks"]] == ["s1#1-40"]
     assert status["tail"]["from"] == "s1#41" and status["deletions"] == 1
-    assert cache_delete_latest(store, session=1)["blocks"] == []
+    assert cache_delete_latest(record, session=1)["blocks"] == []
     with pytest.raises(SummaryCacheError, match="s1 has no cached summary blocks: nothing to delete"):
-        cache_delete_latest(store, session=1)
-    log = ledger.deletions(store, 1)
+        cache_delete_latest(record, session=1)
+    log = ledger.deletions(record, 1)
     assert [(d["range"], d["reason"]) for d in log] == [
         ("s1#41-90", "the model missed the rollback"), ("s1#1-40", "deleted on request")]
 
 
 def test_the_record_itself_refuses_a_gap_in_the_chain_an_edit_or_deleting_an_older_block(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    summarise_from(store, session=1, through=40, provider=llm())
-    summarise_from(store, session=1, provider=llm())
-    older = ledger.blocks(store, 1)[0]
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    summarise_from(record, session=1, through=40, provider=llm())
+    summarise_from(record, session=1, provider=llm())
+    older = ledger.blocks(record, 1)[0]
     with pytest.raises(sqlite3.IntegrityError, match="only the newest summary block may be deleted"):
-        store.execute("DELETE FROM summary_blocks WHERE id = ?", (older.id,))
+        record.execute("DELETE FROM summary_blocks WHERE id = ?", (older.id,))
     with pytest.raises(sqlite3.IntegrityError, match="never edited"):
-        store.execute("UPDATE summary_blocks SET text = 'better' WHERE id = ?", (older.id,))
+        record.execute("UPDATE summary_blocks SET text = 'better' WHERE id = ?", (older.id,))
     with pytest.raises(sqlite3.IntegrityError, match="starts where the last one ended"):
-        store.execute(
+        record.execute(
             "INSERT INTO summary_blocks(session, first_seq, last_seq, owner, agent, tool, thinking, harness, "
             "chars, tokens_est, provider, model, prompt_tokens, completion_tokens, usage_reported, "
             "prompt_bytes, dropped_entries, dropped_bytes, text, created) "
             "VALUES (2, 3, 6, 0, 0, 0, 0, 0, 0, 0, 'p', 'm', 0, 0, 0, 0, 0, 0, 't', 'now')")
-    cache_delete_latest(store, session=1)
+    cache_delete_latest(record, session=1)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("DELETE FROM summary_deletions")
+        record.execute("DELETE FROM summary_deletions")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.execute("UPDATE summary_deletions SET reason = 'nothing happened'")
+        record.execute("UPDATE summary_deletions SET reason = 'nothing happened'")
 
 
 def test_a_part_whose_entries_were_erased_after_it_was_written_is_withheld(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     quoted = "- Instructions: “one rule: Never restart the production database during the day.” (s1#4)"
     stub.script(said(quoted), said("- later (s1#57)"))
-    summarise_from(store, session=1, through=40, provider=llm())
-    store.erase(Address(1, 4, 4), "pasted a customer's phone number")
-    status = summary_cache(store, session=1, with_text=True)
+    summarise_from(record, session=1, through=40, provider=llm())
+    record.erase(Address(1, 4, 4), "pasted a customer's phone number")
+    status = summary_cache(record, session=1, with_text=True)
     assert status["blocks"][0]["erased_since"] == ["s1#4"] and status["blocks"][0]["text"] is None
-    reply = summarise_from(store, session=1, provider=llm())
+    reply = summarise_from(record, session=1, provider=llm())
     assert quoted not in stub.prompt(1)
     assert "[summary withheld: s1#4 was erased after this part was written" in reply["text"]
     assert quoted not in reply["text"]
@@ -295,23 +295,23 @@ def test_a_part_whose_entries_were_erased_after_it_was_written_is_withheld(
 
 # -- no key --
 
-def test_with_no_key_the_llm_tools_name_what_to_set_and_the_cache_tools_keep_working(store: Record) -> None:
+def test_with_no_key_the_llm_tools_name_what_to_set_and_the_cache_tools_keep_working(record: Record) -> None:
     with pytest.raises(LLMNotConfigured, match=r"set INCEPTION_API_KEY .*TOTAL_RECALL_LLM_PRESET"):
-        summarise_from(store, session=1)
+        summarise_from(record, session=1)
     with pytest.raises(LLMNotConfigured, match="INCEPTION_API_KEY"):
-        prior_period_summary(store, since=None)
-    assert summary_cache(store, session=1)["tail"]["count"] == 90
+        prior_period_summary(record, since=None)
+    assert summary_cache(record, session=1)["tail"]["count"] == 90
     with pytest.raises(SummaryCacheError, match="nothing to delete"):
-        cache_delete_latest(store, session=1)
+        cache_delete_latest(record, session=1)
 
 
 # -- prior_period_summary --
 
 def test_prior_period_summary_puts_ground_truth_first_the_summary_in_the_middle_and_the_warning_last(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
     stub.script(said("## State\nThe cert is renewed (s1#51).\n## Goals, tasks and steers\n"
                      "Rotate staging (s3#6); cites a ghost (s3#400)."))
-    reply = prior_period_summary(store, since=datetime(2026, 11, 16, tzinfo=UTC),
+    reply = prior_period_summary(record, since=datetime(2026, 11, 16, tzinfo=UTC),
                                  until=datetime(2026, 11, 21, tzinfo=UTC), provider=llm())
     text = reply["text"]
     order = ["<!-- prior_period_summary", "## Sessions in the period", "## The owner's instructions",
@@ -329,8 +329,8 @@ def test_prior_period_summary_puts_ground_truth_first_the_summary_in_the_middle_
 
 
 def test_prior_period_summary_holds_its_prompt_to_the_byte_budget_and_names_what_it_dropped(
-        store: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
-    reply = prior_period_summary(store, since=None, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="12000"))
+        record: Record, stub: Stub, llm: Callable[..., Provider]) -> None:
+    reply = prior_period_summary(record, since=None, provider=llm(TOTAL_RECALL_LLM_PROMPT_BYTES="12000"))
     prompt = stub.prompt()
     assert len(prompt.encode()) <= 12000
     assert reply["prompt"]["bytes"] <= 12000 and reply["prompt"]["dropped"] > 0
@@ -342,7 +342,7 @@ def test_prior_period_summary_replays_the_todo_edits_of_the_period_in_every_harn
         tmp_path: Path, stub: Stub) -> None:
     with mined_record(tmp_path / "mined") as mined:
         provider = Provider.from_env(home=tmp_path / "mined", env=stub.env(), sleep=lambda _: None)
-        reply = prior_period_summary(mined.store, since=mined.started - timedelta(minutes=5),
+        reply = prior_period_summary(mined.record, since=mined.started - timedelta(minutes=5),
                                      provider=provider)
         text = reply["text"]
         todo = text[text.index("## Todo log of the period"):text.index("## Summary")]
@@ -357,30 +357,30 @@ def test_prior_period_summary_replays_the_todo_edits_of_the_period_in_every_harn
 
 
 def test_a_window_larger_than_the_read_bound_reads_the_newest_sessions_and_says_what_it_held_back(
-        store: Record, stub: Stub, llm: Callable[..., Provider], monkeypatch: pytest.MonkeyPatch) -> None:
+        record: Record, stub: Stub, llm: Callable[..., Provider], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(summaries, "MAX_WINDOW_ENTRIES", 100)
-    reply = prior_period_summary(store, since=None, provider=llm())
+    reply = prior_period_summary(record, since=None, provider=llm())
     assert reply["entries"] <= 100 and reply["held_back"] > 0
     assert f"{reply['held_back']:,} older entries of the period were not read" in reply["text"]
     assert "[s3#50 · agent · message" in stub.prompt()  # the most recent session is read first
 
 
 def test_a_window_with_no_entries_or_backwards_is_refused_naming_the_cheap_forms(
-        store: Record, llm: Callable[..., Provider]) -> None:
+        record: Record, llm: Callable[..., Provider]) -> None:
     with pytest.raises(ScopeError, match=r"no entries between .* widen hours_back"):
-        prior_period_summary(store, since=datetime(2030, 1, 1, tzinfo=UTC),
+        prior_period_summary(record, since=datetime(2030, 1, 1, tzinfo=UTC),
                              until=datetime(2030, 1, 2, tzinfo=UTC), provider=llm())
     with pytest.raises(ScopeError, match=r"ends .* before it starts"):
-        prior_period_summary(store, since=datetime(2026, 11, 17, tzinfo=UTC),
+        prior_period_summary(record, since=datetime(2026, 11, 17, tzinfo=UTC),
                              until=datetime(2026, 11, 16, tzinfo=UTC), provider=llm())
     with pytest.raises(ScopeError, match="no entries"):
-        prior_period_summary(store, since=None, directory="/nowhere", provider=llm())
+        prior_period_summary(record, since=None, directory="/nowhere", provider=llm())
 
 
 # -- the CLI --
 
 def test_the_cli_summarises_shows_and_rolls_back_the_cache_and_exits_2_on_refusals(
-        store: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        record: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in stub.env().items():
         monkeypatch.setenv(name, value)
     runner = CliRunner()
@@ -416,7 +416,7 @@ def test_the_cli_summarises_shows_and_rolls_back_the_cache_and_exits_2_on_refusa
     assert all(KEY not in r for r in (out, json.dumps(status)))
 
 
-def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Record, home: Path) -> None:
+def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(record: Record, home: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(cli, ["--home", str(home), "summarise-from", "s1"])
     assert result.exit_code == 2 and "set INCEPTION_API_KEY" in result.stderr
@@ -427,7 +427,7 @@ def test_the_cli_llm_commands_without_a_key_exit_2_naming_what_to_set(store: Rec
 
 
 def test_the_cli_takes_a_range_by_the_session_s_own_id_shows_block_text_and_keeps_the_reason(
-        store: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        record: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in stub.env().items():
         monkeypatch.setenv(name, value)
     stub.script(said("- Done: found the cause (s1#23)\n- Open: the rollback"))
@@ -451,7 +451,7 @@ def test_the_cli_takes_a_range_by_the_session_s_own_id_shows_block_text_and_keep
     assert code == 2 and "summarise-from: `TARGET` not an address: 's1#x'" in err
 
 
-def test_the_cli_words_a_refusal_with_its_flags(store: Record, home: Path) -> None:
+def test_the_cli_words_a_refusal_with_its_flags(record: Record, home: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "summarise-from", "s1", "--through", "95"])
     assert result.exit_code == 2
     assert "summarise-from: --through 95 is outside s1#1-90 (s1 has 90 entries)" in result.stderr
@@ -459,7 +459,7 @@ def test_the_cli_words_a_refusal_with_its_flags(store: Record, home: Path) -> No
     assert result.exit_code == 2 and "--all is the whole record and --hours 5 is a window" in result.stderr
 
 
-def test_prior_period_summary_s_default_window_is_the_last_240_hours(store: Record, home: Path) -> None:
+def test_prior_period_summary_s_default_window_is_the_last_240_hours(record: Record, home: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "prior-period-summary", "--directory", "/nowhere"])
     assert result.exit_code == 2
     window = re.search(r"no entries between (\S+) and (\S+) in folders", result.stderr)

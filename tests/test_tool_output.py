@@ -95,9 +95,9 @@ def test_a_codex_shell_output_reads_as_the_tool_wrote_it_without_its_json_envelo
     assert failed == "Exit code: 1\n1 failed, 2 passed in 0.12s\n"  # the exit code says it failed
     assert other == json.dumps({"output": "ok", "metadata": {}, "status": 200})
     assert not any("\\n" in text or '\\"' in text for text in (shell, patch, failed))
-    with _record() as store:
-        raw = store.raw(1, 4)  # the source record keeps the envelope
-        failures = [r[0] for r in store.db.execute(
+    with _record() as record:
+        raw = record.raw(1, 4)  # the source record keeps the envelope
+        failures = [r[0] for r in record.db.execute(
             "SELECT e.seq FROM tool_failures f JOIN entries e ON e.id = f.entry ORDER BY e.seq")]
     assert raw is not None and b'\\"metadata\\"' in raw and b"exit_code" in raw
     assert failures == [8]  # and a failed call unwrapped still counts as failed
@@ -106,17 +106,17 @@ def test_a_codex_shell_output_reads_as_the_tool_wrote_it_without_its_json_envelo
 def test_words_and_exact_strings_of_an_unwrapped_output_are_found_as_a_person_typed_them(
     synced: CliRunner,
 ) -> None:
-    with _record() as store:
+    with _record() as record:
         # Escaped, "\nreleased" is the word "nreleased": unwrapped, "released" is a word of it.
-        assert words(store, "released") == 1 and words(store, "nreleased") == 0
-        assert search(store, "feature/envelopes", limit=1, meaning=False)[0].address == "s1#4"
-        assert search(store, 'released "quoted" line', limit=1, meaning=False)[0].address == "s1#4"
-        assert search(store, "src/app.py", limit=1, meaning=False)[0].address == "s1#6"
+        assert words(record, "released") == 1 and words(record, "nreleased") == 0
+        assert search(record, "feature/envelopes", limit=1, meaning=False)[0].address == "s1#4"
+        assert search(record, 'released "quoted" line', limit=1, meaning=False)[0].address == "s1#4"
+        assert search(record, "src/app.py", limit=1, meaning=False)[0].address == "s1#6"
 
 
-def words(store: Record, word: str) -> int:
+def words(record: Record, word: str) -> int:
     """Entries whose text the word index lists under `word`."""
-    return int(store.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
+    return int(record.db.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
                                 (f"text : {word}",)).fetchone()[0])
 
 
@@ -160,34 +160,34 @@ def test_a_record_from_before_the_unwrapping_is_unwrapped_once_when_opened_and_l
     with monkeypatch.context() as old_reader:
         old_reader.setattr(codex_reader, "tool_output", lambda text: text)
         assert runner.invoke(cli, ["sync", "--harness", "codex"]).exit_code == 0
-    with _record() as store:
-        assert store.db.execute("SELECT text FROM entries WHERE seq = 4").fetchone()[0] == envelope(BRANCHES)
-        store.db.executescript("BEGIN; DROP TABLE rereads; "
+    with _record() as record:
+        assert record.db.execute("SELECT text FROM entries WHERE seq = 4").fetchone()[0] == envelope(BRANCHES)
+        record.db.executescript("BEGIN; DROP TABLE rereads; "
                                "DELETE FROM _migrations WHERE name = 'm014_tool_output_unwrapped'; COMMIT;")
-        assert words(store, "released") == 0 and words(store, "nreleased") == 1
-        raw_before = store.raw(1, 4)
-        strings_before = store.db.execute("SELECT count(*) FROM strings").fetchone()[0]
+        assert words(record, "released") == 0 and words(record, "nreleased") == 1
+        raw_before = record.raw(1, 4)
+        strings_before = record.db.execute("SELECT count(*) FROM strings").fetchone()[0]
 
     shell, patch, failed, other = results(runner)  # opening the record runs the migration
     assert (shell, failed) == (BRANCHES, "Exit code: 1\n1 failed, 2 passed in 0.12s\n")
     assert patch.startswith("Success.") and other.startswith('{"output": "ok"')
-    with _record() as store:
-        logged = [(r[0], r[1]) for r in store.db.execute(
+    with _record() as record:
+        logged = [(r[0], r[1]) for r in record.db.execute(
             "SELECT e.seq, r.reason FROM rereads r JOIN entries e ON e.id = r.entry ORDER BY e.seq")]
         assert [seq for seq, _ in logged] == [4, 6, 8] and all(why.startswith("m014") for _, why in logged)
-        assert store.raw(1, 4) == raw_before  # the source record is untouched
-        assert words(store, "released") == 1 and words(store, "nreleased") == 0
-        for shard in [r[0] for r in store.db.execute("SELECT name FROM fts_shards")]:
-            store.db.execute(f"INSERT INTO {shard}({shard}, rank) VALUES ('integrity-check', 1)")
-        assert store.db.execute("SELECT count(*) FROM strings").fetchone()[0] == strings_before
+        assert record.raw(1, 4) == raw_before  # the source record is untouched
+        assert words(record, "released") == 1 and words(record, "nreleased") == 0
+        for shard in [r[0] for r in record.db.execute("SELECT name FROM fts_shards")]:
+            record.db.execute(f"INSERT INTO {shard}({shard}, rank) VALUES ('integrity-check', 1)")
+        assert record.db.execute("SELECT count(*) FROM strings").fetchone()[0] == strings_before
         # Nothing else may change the text: the append-only trigger is back.
         with pytest.raises(Exception, match="append-only"):
-            store.db.execute("UPDATE entries SET text = 'x' WHERE seq = 4")
+            record.db.execute("UPDATE entries SET text = 'x' WHERE seq = 4")
         with pytest.raises(Exception, match="append-only"):
-            store.db.execute("DELETE FROM rereads")
-        store.erase(Address(1, 4), "test")  # erase still works on a re-read entry
-    with _record() as store:  # and opening again re-reads nothing
-        assert store.db.execute("SELECT count(*) FROM rereads").fetchone()[0] == 3
+            record.db.execute("DELETE FROM rereads")
+        record.erase(Address(1, 4), "test")  # erase still works on a re-read entry
+    with _record() as record:  # and opening again re-reads nothing
+        assert record.db.execute("SELECT count(*) FROM rereads").fetchone()[0] == 3
 
 
 def test_an_output_erased_before_the_unwrapping_stays_erased_when_its_file_is_read_anew(
@@ -221,14 +221,14 @@ def test_an_erased_output_keeps_no_key_that_hashes_its_words(
     monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
     runner = CliRunner()
     assert runner.invoke(cli, ["sync", "--harness", "codex"]).exit_code == 0
-    with _record() as store:
-        [(old,)] = store.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
+    with _record() as record:
+        [(old,)] = record.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
     assert runner.invoke(cli, ["erase", "s1#4", "--reason", "a private branch name"]).exit_code == 0
     home = Path(os.environ["TOTAL_RECALL_HOME"])
     held = {str(p): p.read_bytes().count(old.encode()) for p in home.rglob("*") if p.is_file()}
     assert not any(held.values()), held
-    with _record() as store:
-        [(now,)] = store.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
+    with _record() as record:
+        [(now,)] = record.db.execute("SELECT key FROM entries WHERE session = 1 AND seq = 4").fetchall()
     assert now.startswith("erased:") and now != old
     # Appended to, the file is read on from where it was: nothing comes back, nothing is doubled.
     with path.open("a") as fh:

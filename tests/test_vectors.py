@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not vectors.available(), reason="the vectors ext
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
+def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
     monkeypatch.setenv("TOTAL_RECALL_VECTOR_BUDGET", "600")
     s = Record(tmp_path / "record.sqlite3")
     report = sync(s, list(demo_roots()), roots=demo_roots())
@@ -28,17 +28,17 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
     return s
 
 
-def test_sync_embeds_the_messages_and_summaries_and_nothing_else(store: Record) -> None:
-    kinds = store.execute(
+def test_sync_embeds_the_messages_and_summaries_and_nothing_else(record: Record) -> None:
+    kinds = record.execute(
         "SELECT DISTINCT e.kind FROM vectors v JOIN entries e ON e.id = v.entry"
     ).fetchall()
     assert {k for (k,) in kinds} <= {"message", "summary"}
-    expected = store.execute(
+    expected = record.execute(
         "SELECT COUNT(*) FROM entries WHERE kind IN ('message', 'summary') "
         "AND author IN ('owner', 'agent', 'harness')"
     ).fetchone()[0]
-    assert vectors.count(store.db) == expected
-    assert all(len(blob) == vectors.DIM for (blob,) in store.execute("SELECT vec FROM vectors"))
+    assert vectors.count(record.db) == expected
+    assert all(len(blob) == vectors.DIM for (blob,) in record.execute("SELECT vec FROM vectors"))
 
 
 def test_embeddings_put_a_paraphrase_closest_to_its_meaning() -> None:
@@ -50,18 +50,18 @@ def test_embeddings_put_a_paraphrase_closest_to_its_meaning() -> None:
     assert float(v[0] @ v[1]) > float(v[0] @ v[2])
 
 
-def test_meaning_reranks_word_candidates(store: Record) -> None:
-    hits = search(store, "why did the cert renewal fail", limit=5)
+def test_meaning_reranks_word_candidates(record: Record) -> None:
+    hits = search(record, "why did the cert renewal fail", limit=5)
     assert hits
-    texts = [store.entries(Address.parse(h.address))[0].text.lower() for h in hits]
+    texts = [record.entries(Address.parse(h.address))[0].text.lower() for h in hits]
     assert any("renew" in t and ("404" in t or "fail" in t) for t in texts)
 
 
-def test_erase_removes_the_vector(store: Record) -> None:
-    entry_id = store.execute("SELECT entry FROM vectors LIMIT 1").fetchone()[0]
-    session, seq = store.execute("SELECT session, seq FROM entries WHERE id = ?", (entry_id,)).fetchone()
-    store.erase(Address(session, seq, seq), "test")
-    assert store.execute("SELECT COUNT(*) FROM vectors WHERE entry = ?", (entry_id,)).fetchone()[0] == 0
+def test_erase_removes_the_vector(record: Record) -> None:
+    entry_id = record.execute("SELECT entry FROM vectors LIMIT 1").fetchone()[0]
+    session, seq = record.execute("SELECT session, seq FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    record.erase(Address(session, seq, seq), "test")
+    assert record.execute("SELECT COUNT(*) FROM vectors WHERE entry = ?", (entry_id,)).fetchone()[0] == 0
 
 
 def test_a_budget_of_nothing_leaves_the_rest_for_the_index_command(tmp_path: Path) -> None:

@@ -19,9 +19,9 @@ from total_recall.tokens import estimate_tokens
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Record:
-    store = Record(tmp_path / "record.sqlite3")
-    assert sync(store, list(demo_roots()), roots=demo_roots()).errors == []
-    return store
+    record = Record(tmp_path / "record.sqlite3")
+    assert sync(record, list(demo_roots()), roots=demo_roots()).errors == []
+    return record
 
 
 @pytest.fixture

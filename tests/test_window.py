@@ -39,7 +39,7 @@ EXACT = WindowPolicy(headroom_share=0.0, headroom_min=0, keep_exchanges=0, marke
 class Shop:
     """A Claude Code session about a broken certificate, in a copy of the fixture stores."""
 
-    store: Record
+    record: Record
     stores: Stores
     session: int
     conf: Path
@@ -67,10 +67,10 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
         t.owner("Then try the DNS challenge instead.")
         t.agent("Switching to the DNS-01 challenge.")
         t.owner("Write the ticket summary now.")
-        store = Record(tmp_path / "record" / "record.sqlite3")
-        assert sync(store, ["claude-code"]).errors == []
-        number = next(s.number for s in store.sessions(["claude-code"]) if s.native_id == t.session_id)
-        entries = store.entries(Address(number))
+        record = Record(tmp_path / "record" / "record.sqlite3")
+        assert sync(record, ["claude-code"]).errors == []
+        number = next(s.number for s in record.sessions(["claude-code"]) if s.native_id == t.session_id)
+        entries = record.entries(Address(number))
         by_text = {
             "meta": next(e for e in entries if e.author == "harness").address,
             "rule": next(e for e in entries if RULE in e.text).address,
@@ -81,8 +81,8 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
             "dns": next(e for e in entries if e.text == "Then try the DNS challenge instead.").address,
             "task": next(e for e in entries if e.text == "Write the ticket summary now.").address,
         }
-        yield Shop(store, stores, number, conf, by_text)
-        store.close()
+        yield Shop(record, stores, number, conf, by_text)
+        record.close()
 
 
 def classes(window: Window) -> dict[str, EvictionClass]:
@@ -90,7 +90,7 @@ def classes(window: Window) -> dict[str, EvictionClass]:
 
 
 def test_every_item_gets_its_class_and_the_never_classes_are_never_offered(shop: Shop) -> None:
-    window = current_window(shop.store, shop.session)
+    window = current_window(shop.record, shop.session)
     got = classes(window)
     a = shop.addresses
     assert got[a["read_out"]] == EvictionClass.UNCHANGED_SOURCE
@@ -104,7 +104,7 @@ def test_every_item_gets_its_class_and_the_never_classes_are_never_offered(shop:
 
 
 def test_items_leave_by_class_and_oldest_first_within_a_class(shop: Shop) -> None:
-    order = eviction_order(current_window(shop.store, shop.session))
+    order = eviction_order(current_window(shop.record, shop.session))
     keys = [(i.eviction, i.first) for i in order]
     assert keys == sorted(keys)
     a = shop.addresses
@@ -116,14 +116,14 @@ def test_items_leave_by_class_and_oldest_first_within_a_class(shop: Shop) -> Non
 
 def test_a_read_whose_file_changes_on_disk_drops_from_class_1_to_class_2(shop: Shop) -> None:
     read_out = shop.addresses["read_out"]
-    assert classes(current_window(shop.store, shop.session))[read_out] == EvictionClass.UNCHANGED_SOURCE
+    assert classes(current_window(shop.record, shop.session))[read_out] == EvictionClass.UNCHANGED_SOURCE
     text = shop.conf.read_text(encoding="utf-8")
     shop.conf.write_text(text.replace("shop7.example.com", "shop7.example.org"), encoding="utf-8")
-    assert classes(current_window(shop.store, shop.session))[read_out] == EvictionClass.TOOL_OUTPUT
+    assert classes(current_window(shop.record, shop.session))[read_out] == EvictionClass.TOOL_OUTPUT
     shop.conf.write_text(text, encoding="utf-8")
-    assert classes(current_window(shop.store, shop.session))[read_out] == EvictionClass.UNCHANGED_SOURCE
+    assert classes(current_window(shop.record, shop.session))[read_out] == EvictionClass.UNCHANGED_SOURCE
     shop.conf.unlink()
-    assert classes(current_window(shop.store, shop.session))[read_out] == EvictionClass.TOOL_OUTPUT
+    assert classes(current_window(shop.record, shop.session))[read_out] == EvictionClass.TOOL_OUTPUT
 
 
 def test_a_real_numbered_read_matches_only_the_lines_it_showed_at_their_numbers() -> None:
@@ -152,18 +152,18 @@ def test_a_plain_read_matches_whole_lines_and_nothing_else() -> None:
 
 
 def test_a_forced_compaction_evicts_in_class_order_until_the_next_call_fits(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     order = eviction_order(before)
     read_out = next(i for i in order if i.address == shop.addresses["read_out"])
     limit = before.tokens + 500
-    window = next_window(shop.store, shop.session, limit=limit, next_call_tokens=500 + read_out.tokens // 2,
+    window = next_window(shop.record, shop.session, limit=limit, next_call_tokens=500 + read_out.tokens // 2,
                          policy=EXACT)
     assert window.tokens + 500 + read_out.tokens // 2 <= limit
     gone = {i.address for i in before.items} - {i.address for i in window.items}
     assert gone == {read_out.address}  # the cheapest item to recover was enough
     [marker] = window.markers
     assert Address.parse(marker.address) == Address.parse(read_out.address) and marker.marker_id is not None
-    [receipt] = list_receipts(shop.store, shop.session)
+    [receipt] = list_receipts(shop.record, shop.session)
     assert (receipt.controller, receipt.trigger, receipt.decision, receipt.knowledge) == (
         "runtime", "forced", "compacted", "known input")
     assert receipt.id == window.receipt_id and receipt.marker_id == marker.marker_id
@@ -171,12 +171,12 @@ def test_a_forced_compaction_evicts_in_class_order_until_the_next_call_fits(shop
 
 
 def test_a_bigger_squeeze_takes_whole_classes_first_and_the_marker_keeps_the_owner_s_rule(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     order = eviction_order(before)
     never = sum(i.tokens for i in before.items if i.eviction == EvictionClass.NEVER)
     # Room for the never-class items and one marker of at most the budget (300): everything else goes.
     limit = 2000
-    window = next_window(shop.store, shop.session, limit=limit, next_call_tokens=limit - never - 320,
+    window = next_window(shop.record, shop.session, limit=limit, next_call_tokens=limit - never - 320,
                          policy=EXACT)
     kept = {i.address for i in window.items if i.kind == "entry"}
     gone = [i for i in order if i.address not in kept]
@@ -184,16 +184,16 @@ def test_a_bigger_squeeze_takes_whole_classes_first_and_the_marker_keeps_the_own
     assert kept == {shop.addresses["meta"], shop.addresses["task"]}
     [marker] = window.markers
     assert RULE in marker.text and "3f9c2e1" in marker.text and "/etc/ssl/private/" in marker.text
-    assert {m.id for m in markers_for(shop.store, shop.session)} >= {marker.marker_id}
+    assert {m.id for m in markers_for(shop.record, shop.session)} >= {marker.marker_id}
 
 
 def test_markers_merge_into_one_built_from_the_record_when_nothing_else_can_leave(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     never = sum(i.tokens for i in before.items if i.eviction == EvictionClass.NEVER)
-    first = next_window(shop.store, shop.session, limit=2000, next_call_tokens=2000 - never - 700,
+    first = next_window(shop.record, shop.session, limit=2000, next_call_tokens=2000 - never - 700,
                         policy=EXACT)
     [old] = first.markers  # the tool traffic left: one marker between the agent's words
-    second = next_window(shop.store, shop.session, limit=2000, next_call_tokens=2000 - never - 320,
+    second = next_window(shop.record, shop.session, limit=2000, next_call_tokens=2000 - never - 320,
                          policy=EXACT)
     [merged] = second.markers
     span, old_span = Address.parse(merged.address), Address.parse(old.address)
@@ -201,8 +201,8 @@ def test_markers_merge_into_one_built_from_the_record_when_nothing_else_can_leav
     assert old_span.first is not None and old_span.last is not None
     assert span.first < old_span.first and old_span.last < span.last  # it covers the old one and more
     assert merged.marker_id != old.marker_id and RULE in merged.text
-    assert [i.address for i in current_window(shop.store, shop.session).markers] == [merged.address]
-    assert len(list_receipts(shop.store, shop.session)) == 2
+    assert [i.address for i in current_window(shop.record, shop.session).markers] == [merged.address]
+    assert len(list_receipts(shop.record, shop.session)) == 2
 
 
 def test_one_compaction_leaves_at_most_16_markers_and_the_closest_runs_merge(shop: Shop) -> None:
@@ -212,11 +212,11 @@ def test_one_compaction_leaves_at_most_16_markers_and_the_closest_runs_merge(sho
         t.agent(f"Step {n}: running it.")
         t.tool("Bash", {"command": f"make step{n}"}, f"step {n} ok\n" * 60)
     t.owner("Write the report.")
-    assert sync(shop.store, ["claude-code"]).errors == []
-    session = next(s.number for s in shop.store.sessions(["claude-code"]) if s.native_id == t.session_id)
-    before = current_window(shop.store, session)
+    assert sync(shop.record, ["claude-code"]).errors == []
+    session = next(s.number for s in shop.record.sessions(["claude-code"]) if s.native_id == t.session_id)
+    before = current_window(shop.record, session)
     tools = sum(i.tokens for i in before.items if i.eviction == EvictionClass.TOOL_OUTPUT)
-    window = next_window(shop.store, session, limit=before.tokens, next_call_tokens=tools // 2, policy=EXACT)
+    window = next_window(shop.record, session, limit=before.tokens, next_call_tokens=tools // 2, policy=EXACT)
     assert 1 <= len(window.markers) <= 16
     kept = {i.address for i in window.items if i.kind == "entry"}
     for item in before.items:  # whatever left is inside a marker's range
@@ -226,30 +226,30 @@ def test_one_compaction_leaves_at_most_16_markers_and_the_closest_runs_merge(sho
 
 
 def test_the_window_is_derived_again_from_the_stored_markers(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
-    window = next_window(shop.store, shop.session, limit=before.tokens, next_call_tokens=before.tokens // 3,
+    before = current_window(shop.record, shop.session)
+    window = next_window(shop.record, shop.session, limit=before.tokens, next_call_tokens=before.tokens // 3,
                          policy=EXACT)
-    again = current_window(shop.store, shop.session)
+    again = current_window(shop.record, shop.session)
     assert [(i.kind, i.address) for i in again.items] == [(i.kind, i.address) for i in window.items]
     assert again.tokens == window.tokens
 
 
 def test_a_call_that_cannot_fit_is_an_error_naming_what_must_stay(shop: Shop) -> None:
-    never = sum(i.tokens for i in current_window(shop.store, shop.session).items
+    never = sum(i.tokens for i in current_window(shop.record, shop.session).items
                 if i.eviction == EvictionClass.NEVER)
     with pytest.raises(WindowError, match="must stay in view"):
-        next_window(shop.store, shop.session, limit=never + 10, next_call_tokens=9, policy=EXACT)
+        next_window(shop.record, shop.session, limit=never + 10, next_call_tokens=9, policy=EXACT)
     with pytest.raises(WindowError, match="does not fit the limit"):
-        next_window(shop.store, shop.session, limit=100, next_call_tokens=100)
+        next_window(shop.record, shop.session, limit=100, next_call_tokens=100)
     with pytest.raises(WindowError, match="positive"):
-        next_window(shop.store, shop.session, limit=0, next_call_tokens=0)
-    assert markers_for(shop.store, shop.session) == []
+        next_window(shop.record, shop.session, limit=0, next_call_tokens=0)
+    assert markers_for(shop.record, shop.session) == []
 
 
 def test_the_verbatim_tail_never_leaves(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     policy = WindowPolicy(headroom_share=0.0, headroom_min=0, keep_exchanges=2, marker_budget=300)
-    window = next_window(shop.store, shop.session, limit=before.tokens, next_call_tokens=before.tokens // 2,
+    window = next_window(shop.record, shop.session, limit=before.tokens, next_call_tokens=before.tokens // 2,
                          policy=policy)
     tail_start = Address.parse(shop.addresses["dns"]).first
     assert tail_start is not None
@@ -259,13 +259,13 @@ def test_the_verbatim_tail_never_leaves(shop: Shop) -> None:
 
 
 def test_a_call_that_fits_near_the_limit_writes_a_receipt_that_nothing_left(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     limit = before.tokens * 2
-    quiet = next_window(shop.store, shop.session, limit=limit, next_call_tokens=0, policy=EXACT)
-    assert quiet.receipt_id is None and list_receipts(shop.store) == []
-    near = next_window(shop.store, shop.session, limit=limit, next_call_tokens=int(before.tokens * 0.7),
+    quiet = next_window(shop.record, shop.session, limit=limit, next_call_tokens=0, policy=EXACT)
+    assert quiet.receipt_id is None and list_receipts(shop.record) == []
+    near = next_window(shop.record, shop.session, limit=limit, next_call_tokens=int(before.tokens * 0.7),
                        policy=EXACT)
-    [receipt] = list_receipts(shop.store, shop.session)
+    [receipt] = list_receipts(shop.record, shop.session)
     assert receipt.id == near.receipt_id
     assert (receipt.decision, receipt.knowledge, receipt.marker_id) == ("kept", "known input", None)
     assert receipt.note is not None and "fits" in receipt.note
@@ -273,28 +273,28 @@ def test_a_call_that_fits_near_the_limit_writes_a_receipt_that_nothing_left(shop
 
 
 def test_elective_compaction_follows_the_cache_price_rule_and_receipts_both_outcomes(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
+    before = current_window(shop.record, shop.session)
     def rule(turns_ahead: float) -> ElectivePolicy:
         terms = PriceTerms(base_price=3.0e-6, cache_write_premium=0.25, cache_read_price=0.3e-6,
                            turns_ahead=turns_ahead)
         return ElectivePolicy(terms, min_span_tokens=100)
 
     declined = WindowPolicy(keep_exchanges=2, marker_budget=300, elective=rule(1))
-    kept = next_window(shop.store, shop.session, limit=before.tokens * 10, next_call_tokens=0,
+    kept = next_window(shop.record, shop.session, limit=before.tokens * 10, next_call_tokens=0,
                        policy=declined)
-    [receipt] = list_receipts(shop.store, shop.session)
+    [receipt] = list_receipts(shop.record, shop.session)
     assert (receipt.trigger, receipt.decision, receipt.id) == ("elective", "kept", kept.receipt_id)
     assert receipt.note is not None and "cache-price rule" in receipt.note
     assert kept.markers == ()
     accepted = WindowPolicy(keep_exchanges=2, marker_budget=300, elective=rule(10_000))
-    compacted = next_window(shop.store, shop.session, limit=before.tokens * 10, next_call_tokens=0,
+    compacted = next_window(shop.record, shop.session, limit=before.tokens * 10, next_call_tokens=0,
                             policy=accepted)
-    last = list_receipts(shop.store, shop.session)[-1]
+    last = list_receipts(shop.record, shop.session)[-1]
     assert (last.trigger, last.decision, last.id) == ("elective", "compacted", compacted.receipt_id)
     assert compacted.markers and compacted.tokens < before.tokens
 
 
 def test_elective_compaction_is_off_unless_the_policy_turns_it_on(shop: Shop) -> None:
-    before = current_window(shop.store, shop.session)
-    window = next_window(shop.store, shop.session, limit=before.tokens * 10, next_call_tokens=0)
-    assert window.markers == () and list_receipts(shop.store) == []
+    before = current_window(shop.record, shop.session)
+    window = next_window(shop.record, shop.session, limit=before.tokens * 10, next_call_tokens=0)
+    assert window.markers == () and list_receipts(shop.record) == []

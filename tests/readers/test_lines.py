@@ -58,8 +58,8 @@ def recorded_texts(tmp_path: Path) -> list[str]:
 
 
 def sync_claude(tmp_path: Path) -> tuple[int, list[str]]:
-    with Record(tmp_path / "record.sqlite3") as store:
-        report = sync(store, ["claude-code"], roots={"claude-code": tmp_path / "projects"})
+    with Record(tmp_path / "record.sqlite3") as record:
+        report = sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"})
     assert report.errors == []
     return report.entries_added, [str(w) for w in report.warnings]
 
