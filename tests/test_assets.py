@@ -484,3 +484,28 @@ def test_the_meaning_bar_keeps_an_unrelated_request_empty(owner: dict[str, Any])
     for asked in ("what is the capital of Australia?", "tell me a joke", "what time is it in Tokyo",
                   "how do I reverse a list in python"):
         assert push(owner["record"], asked, meaning=True).pointers == [], asked
+
+
+@needs_vectors
+def test_a_correction_synced_since_the_rebuild_counts_by_meaning_on_the_next_push(
+        owner: dict[str, Any]) -> None:
+    record = owner["record"]
+    asked = "list the month's integrated changes for the users' newsletter"  # no word of the correction's
+    assert push(record, asked, meaning=True).pointers == []
+    owner["later"].owner("summarise what we merged this month for the customer update email")
+    owner["later"].agent("I'd have to read every pull request by hand.")
+    owner["later"].owner("use the release-notes command")
+    sync(record, ["claude-code"], roots={"claude-code": owner["root"] / "projects"})
+    assert push(record, asked, meaning=False).pointers == []  # words alone cannot reach it
+    first = push(record, asked, meaning=True).pointers
+    assert [(p.name, p.why) for p in first] == [("release-notes", "meaning")]  # no rebuild in between
+    from total_recall.model import Address
+
+    n = owner["sessions"][owner["later"].id]
+    record.quarantine(Address(n), "not now")  # the overlay's request counts for nothing while held
+    assert push(record, asked, meaning=True).pointers == []
+    record.quarantine(Address(n), undo=True)
+    rebuild(record, {"claude-code": owner["root"]})
+    assert push(record, asked, meaning=True).pointers[0].name == "release-notes"
+    erase(record, f"s{n}", "the owner took it back")
+    assert push(record, asked, meaning=True).pointers == []

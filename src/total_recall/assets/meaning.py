@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from total_recall.assets.eligibility import Reader
@@ -61,17 +62,22 @@ def key_vectors(texts: Iterable[str], known: Mapping[str, bytes]) -> dict[str, b
     for text in fresh:
         # One at a time: in a batch the padding its neighbours bring moves the last digits, and a key's
         # vector must not depend on which other keys the record holds (a sub-agent's push equals a twin's).
-        out[text] = vectors.quantize(vectors.embed([_PATH.sub(" ", text)]))[0]
+        out[text] = embedded(_PATH.sub(" ", text))
     return out
 
 
-def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, own_only: bool = False
-            ) -> dict[int, float]:
-    """The best cosine of each of the nearest assets' keys with `words` (a reader sees only the keys of its
-    scopes; a key whose entry or correction is erased or quarantined counts for nothing). `own_only`: only
-    each asset's name and description (the bench's baseline)."""
+def embedded(words: str) -> bytes:
+    """The int8 vector of a message, to compare with the keys (`nearest`, `cosines`)."""
     from total_recall.indexes import vectors
 
+    return vectors.quantize(vectors.embed([words]))[0]
+
+
+def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, own_only: bool = False,
+            query: bytes | None = None) -> dict[int, float]:
+    """The best cosine of each of the nearest assets' keys with `words` (a reader sees only the keys of its
+    scopes; a key whose entry or correction is erased or quarantined counts for nothing). `own_only`: only
+    each asset's name and description (the bench's baseline). `query`: `words` already `embedded`."""
     matrix = _matrix(record, build)
     if not matrix.rows:
         return {}
@@ -79,8 +85,8 @@ def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, o
 
     # In integers, as stored: exact, so an asset's cosine does not depend on which other rows the matrix
     # holds (a sub-agent's push must equal a twin record's to the last digit).
-    query = np.frombuffer(vectors.quantize(vectors.embed([words]))[0], np.int8).astype(np.int32)
-    cosines = (matrix.vectors @ query) / (127.0 * 127.0)
+    asked = np.frombuffer(query if query is not None else embedded(words), np.int8).astype(np.int32)
+    cosines = (matrix.vectors @ asked) / (127.0 * 127.0)
     visible = np.ones(len(matrix.rows), bool) if not own_only else matrix.own.copy()
     if reader.scopes is not None:
         visible &= np.array([r.scope is None or r.scope in reader.scopes for r in matrix.rows], bool)
@@ -95,6 +101,21 @@ def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, o
             continue
         out[row.asset] = float(cosines[i])
     return out
+
+
+def cosines(query: bytes, texts: Sequence[str]) -> list[float]:
+    """The cosine of an `embedded` message with each of `texts` (keys not in the index yet: the overlay's),
+    each text embedded as a rebuild embeds a key, and kept for the process."""
+    import numpy as np
+
+    asked = np.frombuffer(query, np.int8).astype(np.int32)
+    keys = [np.frombuffer(_key_vector(t), np.int8).astype(np.int32) for t in texts]
+    return [float(key @ asked) / (127.0 * 127.0) for key in keys]
+
+
+@lru_cache(maxsize=512)
+def _key_vector(text: str) -> bytes:
+    return embedded(_PATH.sub(" ", text))
 
 
 def _held(record: Record, rows: Sequence[table.VectorRow], cosines: Any) -> set[int | None]:

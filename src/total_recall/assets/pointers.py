@@ -75,6 +75,7 @@ class _OverlayKey:
     entry: int
     via: int
     scope: str | None  # the project of the session that said it
+    text: str = ""  # what the owner asked: the push by meaning embeds it as a rebuild would
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,7 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
     named = _named(record, words, reader, overlay) if setup.has(Setup.NAMED_SLOT) else []
     wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
     if meaning or (meaning is None and setup is Setup.FULL and meant.usable(record)):
-        wanted = _fused(record, build, words, reader, scores, set(wanted), setup)
+        wanted = _fused(record, build, words, reader, scores, set(wanted), setup, overlay)
     wanted = sorted(wanted, key=lambda a: -scores[a].score)[: limit * 4]
     candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted])))
     shown = {a.id: a for a in eligible(record, candidates, reader, muted)}
@@ -142,10 +143,18 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
 
 
 def _fused(record: Record, build: table.Build, words: str, reader: Reader, scores: dict[int, _Scored],
-           cleared: set[int], setup: Setup) -> list[int]:
+           cleared: set[int], setup: Setup, overlay: _Overlay) -> list[int]:
     """The assets that clear either bar, each scored by its words and its meaning summed (an asset both
-    find ranks above one only one finds); the baseline compares with each asset's own text only."""
-    near = meant.nearest(record, build, words, reader, own_only=setup is Setup.BASELINE)
+    find ranks above one only one finds); the baseline compares with each asset's own text only. The
+    overlay's requests count by meaning too, before any rebuild embeds them."""
+    query = meant.embedded(words)
+    near = meant.nearest(record, build, words, reader, own_only=setup is Setup.BASELINE, query=query)
+    keys = [k for k in overlay.keys if k.text and (reader.scopes is None or k.scope in reader.scopes)]
+    if setup.has(Setup.OVERLAY) and keys:
+        held = table.held_back(record, {e for k in keys for e in (k.entry, k.via)})
+        keys = [k for k in keys if k.entry not in held and k.via not in held]
+        for k, cosine in zip(keys, meant.cosines(query, [k.text for k in keys]), strict=True):
+            near[k.asset] = max(near.get(k.asset, -1.0), cosine)
     for asset, cosine in near.items():
         old = scores.get(asset)
         if asset in cleared and old is not None:
@@ -384,7 +393,7 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
 
     def key(asset: int, said_by: tuple[int, int, str], via: int, session: int) -> None:
         cwd = record.session(session).cwd
-        keys.append(_OverlayKey(asset, tuple(terms(said_by[2])), said_by[0], via, cwd))
+        keys.append(_OverlayKey(asset, tuple(terms(said_by[2])), said_by[0], via, cwd, said_by[2]))
 
     def call(asset: int, names: Iterable[str], entry: int, session: int) -> None:
         cwd = record.session(session).cwd
