@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -358,23 +357,13 @@ def test_a_correction_counts_on_the_next_push_without_a_rebuild_and_survives_one
 
 def test_bad_input_is_answered_or_refused_clearly(owner: dict[str, Any]) -> None:
     record = owner["record"]
-    huge = "please check the supplier portal " + "x" * 1_000_000
-    started = time.perf_counter()
-    push(record, huge)
-    assert time.perf_counter() - started < 2
+    # only the message's head is read: a name a megabyte further on is not (its cost: bench/ownership.py)
+    huge = "what is the capital of Australia? " + "x " * 500_000 + "use the portal-relay skill"
+    assert push(record, huge).pointers == []
+    assert push(record, huge[-200:]).pointers[0].name == "portal-relay"
     with pytest.raises(AddressError, match="s999"):
         push(record, "anything", session=999)
     assert push(record, "   ").pointers == []
-
-
-def test_a_push_stays_fast(owner: dict[str, Any]) -> None:
-    record = owner["record"]
-    times = []
-    for _ in range(50):
-        started = time.perf_counter()
-        push(record, "grab the invoice off the supplier portal")
-        times.append(time.perf_counter() - started)
-    assert sorted(times)[-3] < 0.05
 
 
 @pytest.mark.parametrize("said", ["leave the ticket-tracker out of it from now on",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -650,18 +649,14 @@ def test_the_observer_never_reads_the_observations_it_handed_back(tmp_path: Path
 
 # -- cost --
 
-def test_the_mechanical_observer_reads_a_heavy_day_quickly(tmp_path: Path, record: Record) -> None:
+def test_the_mechanical_observer_reads_a_heavy_day_whole(tmp_path: Path, record: Record) -> None:
     s = Claude(tmp_path / "claude", "heavy")
     for k in range(1_000):
         s.owner(f"Step {k}: check the handler in src/app/h{k}.py and never log tokens {k}.")
         s.agent(f"I'll use the cache for handler {k}; decided to keep the retry at {k % 5}.")
     synced(record, tmp_path / "claude")
-    started = time.perf_counter()
-    report = observe(record)
-    took = time.perf_counter() - started
+    report = observe(record)  # its cost is measured by bench/observing.py ("one heavy day")
     assert report.entries == 2_000 and report.added >= 1_000
-    print(f"mechanical observer: {report.entries} entries, {report.added} added in {took:.2f} s")
-    assert took < 10  # < 2 s on an idle machine (the figure the report gives); slack for shared CI
 
 
 def table_address(text: str) -> Any:
