@@ -20,7 +20,8 @@ syncs the late corrections after the build, then measures on the same cases:
   eligibility       erased, quarantined, muted (by the API and by the owner's words), superseded and
                     sub-agent scope: pushes that must not show an asset, each before and after a rebuild where
                     that applies; a sub-agent's reply compared whole with a twin record's that never
-                    held the out-of-scope assets (no count may leak): 0 leaks, ≥ 1,000 cases a route
+                    held the out-of-scope assets (no count may leak): 0 leaks, ≥ 1,000 cases a route;
+                    each case asked of FULL and, with the vectors extra, of FULL+MEANING
   speed             push p50/p99 at 10,000 assets, warm and in a fresh process (target 5 ms, seed bar 50 ms)
 The owner phrasings (corrections, mutes, request frames) are split by a fixed shuffle: the figures use the
 `report` half; `--half fit` generates with the other half, for tuning. Exits 2, saying why, while
@@ -41,6 +42,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -64,6 +66,9 @@ from total_recall.record.database import Record
 
 SETUPS = api.SETUPS + (api.MEANING_SETUPS if api.meaning_available() else ())
 STEPS = api.SETUPS[:7]
+# The eligibility routes ask both pushes that ship: words (the hook without a server) and meaning (the CLI,
+# the MCP server, the runtime, the hook through a running server).
+ROUTE_SETUPS = ("FULL", "FULL+MEANING") if api.meaning_available() else ("FULL",)
 HARD = ("correction", "late")
 
 
@@ -203,8 +208,8 @@ def probe(
     """Ask every probe about `names`; a pointer to a hidden asset, an address in a hidden session or a stale
     word is a leak."""
     for name in names:
-        for p in built.owner.probes[name]:
-            reply = api.push(built.record, built.home, p.request, "FULL", cwd=built.cwd(PROJECTS[0]))
+        for p, setup in product(built.owner.probes[name], ROUTE_SETUPS):
+            reply = api.push(built.record, built.home, p.request, setup, cwd=built.cwd(PROJECTS[0]))
             leak = None
             for ptr in reply.pointers:
                 text = f"{ptr.line} {ptr.source}"
@@ -280,16 +285,16 @@ def route_scope(owner: Owner, out: Path, tallies: dict[str, Tally], side: list[s
 
     for group in (outside, inside):
         for a in group:
-            for p in owner.probes[a.name]:
+            for p, setup in product(owner.probes[a.name], ROUTE_SETUPS):
                 got = api.push(
-                    full.record, full.home, p.request, "FULL",
+                    full.record, full.home, p.request, setup,
                     session=full.numbers[child.id], cwd=full.cwd(PROJECTS[0]),
                 )
                 ref = api.push(
                     twin.record,
                     twin.home,
                     p.request,
-                    "FULL",
+                    setup,
                     session=twin.numbers[child.id],
                     cwd=twin.cwd(PROJECTS[0]),
                 )
@@ -418,13 +423,12 @@ def report(
             f"{line['ms_p50']:>8.2f}{line['ms_p99']:>8.2f}"
         )
     print(f"   hard cases (reached only through a correction): {len(hard)} of {n}")
-    print("\n   per category, hit@5 (FULL / BASELINE)")
+    shown = [s for s in ("FULL", "BASELINE", "FULL+MEANING", "BASELINE+MEANING") if rows.get(s)]
+    print(f"\n   per category, hit@5 ({' / '.join(shown)})")
     for cat in ("correction", "late", "helped", "co-access"):
         idx = [i for i, r in enumerate(rows["FULL"]) if r["category"] == cat]
-        print(
-            f"   {cat:<11}{len(idx):>5}  {_mean(rows['FULL'][i]['hit5'] for i in idx):.3f} / "
-            f"{_mean(rows['BASELINE'][i]['hit5'] for i in idx):.3f}"
-        )
+        print(f"   {cat:<11}{len(idx):>5}  " + " / ".join(
+            f"{_mean(rows[s][i]['hit5'] for i in idx):.3f}" for s in shown))
     print("\n   paired hit@5 (McNemar, exact): each step against the one before, FULL against BASELINE")
     out["mcnemar"] = {}
     meaning = [("FULL+MEANING", "FULL"), ("FULL+MEANING", "BASELINE+MEANING")]

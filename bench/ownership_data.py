@@ -103,6 +103,9 @@ class Plan:
     late: bool = False
     parent: str | None = None  # a sub-agent's parent session id
     assets: set[str] = field(default_factory=set)
+    # The day it happened; None: one drawn from its number (sessions out of order in time, as syncs see
+    # them). A document's versions and a decision's reversals are dated in the order they were made.
+    day: str | None = None
 
 
 @dataclass
@@ -338,6 +341,7 @@ def make_owner(index: int, seed: int, half: str, per_owner: int) -> Owner:
                     ),
                 ]
             plan = add(f"superseded/{s.key}/{n}", PROJECTS[0], events, [])
+            plan.day = f"2026-{10 + n}-01"  # after every other session: versions in order
             if n < len(s.versions) - 1:
                 older.setdefault(s.key, []).append(plan.id)
     probes: dict[str, list[Probe]] = {}
@@ -442,7 +446,7 @@ def write_session(home: Path, plan: Plan, number: int) -> Path:
     def put(kind: str, message: dict[str, Any], i: int) -> None:
         nonlocal parent
         node = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{plan.id}/{len(lines)}"))
-        day = f"2026-{1 + number % 9:02d}-{1 + number % 27:02d}"
+        day = plan.day or f"2026-{1 + number % 9:02d}-{1 + number % 27:02d}"
         stamp = f"{day}T{8 + len(lines) // 60:02d}:{len(lines) % 60:02d}:00.000Z"
         line = {
             "parentUuid": parent,

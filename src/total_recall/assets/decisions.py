@@ -48,7 +48,8 @@ def decisions(turns: list[Turn], spans: dict[int, list[Span]]) -> list[Draft]:
                           updated=row.ts, sources={row.id})
             draft.key("topic", line, address=address, entry=row.id)
             found.append((draft, subject))
-    found.sort(key=lambda f: f[0].entry or 0)
+    # In the order they were taken: by time (a history's sessions sync in any order), else by entry.
+    found.sort(key=lambda f: (f[0].updated or "", f[0].entry or 0))
     for i, (older, words) in enumerate(found):
         for newer, other in found[i + 1:]:
             shared = len(words & other)

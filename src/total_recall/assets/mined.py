@@ -170,6 +170,9 @@ def _tools_and_documents(mined: Mined, writes: dict[str, list[tuple[Turn, MinedR
     joined = "\0".join(c for _, _, c, _ in runs)
     starts = list(itertools.accumulate((len(c) + 1 for _, _, c, _ in runs[:-1]), initial=0))
     for path, wrote in writes.items():
+        # In the order they were written: the newest version is the last by time, whatever order the
+        # sessions were synced in (an old session found later would otherwise pass for the newest).
+        wrote = sorted(wrote, key=lambda w: (w[1].ts or "", w[1].id))
         suffix = PurePosixPath(path).suffix.lower()
         first = wrote[0][1]
         later = []

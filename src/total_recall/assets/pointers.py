@@ -125,12 +125,19 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
         _co_access(record, scores, reader, setup)
     named = _named(record, words, reader, overlay) if setup.has(Setup.NAMED_SLOT) else []
     wanted = [a for a, s in scores.items() if s.score >= BAR and s.evidence >= EVIDENCE]
+    companions: list[int] = []
     if meaning or (meaning is None and setup is Setup.FULL and meant.usable(record)):
-        wanted = _fused(record, build, words, reader, scores, set(wanted), setup, overlay)
+        wanted, companions = _fused(record, build, words, reader, scores, set(wanted), setup, overlay)
     wanted = sorted(wanted, key=lambda a: -scores[a].score)[: limit * 4]
-    candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted])))
+    companions = sorted(companions, key=lambda a: -scores[a].score)[: limit * 4]
+    candidates = table.stored_assets(record, ids=list(dict.fromkeys([*named, *wanted, *companions])))
     shown = {a.id: a for a in eligible(record, candidates, reader, muted)}
-    order = [a for a in named if a in shown] + [a for a in wanted if a in shown and a not in named]
+    # Companions join only a push an eligible asset opened (one the reader may not see must not bring
+    # them: a twin record that never held it would push nothing), and after every asset that cleared.
+    cleared = [a for a in wanted if a in shown]
+    if cleared:
+        cleared += [a for a in companions if a in shown]
+    order = [a for a in named if a in shown] + [a for a in cleared if a not in named]
     pointers = []
     for n in order[:limit]:
         a = shown[n]
@@ -143,10 +150,11 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
 
 
 def _fused(record: Record, build: table.Build, words: str, reader: Reader, scores: dict[int, _Scored],
-           cleared: set[int], setup: Setup, overlay: _Overlay) -> list[int]:
+           cleared: set[int], setup: Setup, overlay: _Overlay) -> tuple[list[int], list[int]]:
     """The assets that clear either bar, each scored by its words and its meaning summed (an asset both
-    find ranks above one only one finds); the baseline compares with each asset's own text only. The
-    overlay's requests count by meaning too, before any rebuild embeds them."""
+    find ranks above one only one finds), and the companions: those whose meaning reaches only
+    `meaning.COMPANION_BAR`, pushed beside a cleared one. The baseline compares with each asset's own
+    text only. The overlay's requests count by meaning too, before any rebuild embeds them."""
     query = meant.embedded(words)
     near = meant.nearest(record, build, words, reader, own_only=setup is Setup.BASELINE, query=query)
     keys = [k for k in overlay.keys if k.text and (reader.scopes is None or k.scope in reader.scopes)]
@@ -155,14 +163,18 @@ def _fused(record: Record, build: table.Build, words: str, reader: Reader, score
         keys = [k for k in keys if k.entry not in held and k.via not in held]
         for k, cosine in zip(keys, meant.cosines(query, [k.text for k in keys]), strict=True):
             near[k.asset] = max(near.get(k.asset, -1.0), cosine)
+    companions = []
     for asset, cosine in near.items():
         old = scores.get(asset)
         if asset in cleared and old is not None:
             old.score += cosine
-        elif cosine >= meant.MEANING_BAR:
+        elif cosine >= meant.COMPANION_BAR:
             scores[asset] = _Scored(cosine + (old.score if old else 0.0), "meaning", EVIDENCE)
-            cleared.add(asset)
-    return sorted(cleared)
+            if cosine >= meant.MEANING_BAR:
+                cleared.add(asset)
+            else:
+                companions.append(asset)
+    return sorted(cleared), sorted(companions)
 
 
 def _line(a: table.StoredAsset) -> str:
