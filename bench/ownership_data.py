@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -103,9 +104,6 @@ class Plan:
     late: bool = False
     parent: str | None = None  # a sub-agent's parent session id
     assets: set[str] = field(default_factory=set)
-    # The day it happened; None: one drawn from its number (sessions out of order in time, as syncs see
-    # them). A document's versions and a decision's reversals are dated in the order they were made.
-    day: str | None = None
 
 
 @dataclass
@@ -242,11 +240,22 @@ def evidence(
     return [*events, Event("agent", "Done.")]
 
 
-def make_owner(index: int, seed: int, half: str, per_owner: int) -> Owner:
+def catalogue_of(name: str) -> tuple[tuple[Cap, ...], tuple[str, ...]]:
+    """The things owners may own and the requests none serves: `main` (bench/ownership_catalog.py) or
+    `blind` (bench/ownership_blind.py, written by a hand that read neither the push nor `main`)."""
+    if name == "blind":
+        from ownership_blind import BLIND_CAPS, BLIND_UNSERVED
+
+        return BLIND_CAPS, BLIND_UNSERVED
+    return CAPS, UNSERVED
+
+
+def make_owner(index: int, seed: int, half: str, per_owner: int, catalogue: str = "main") -> Owner:
     """One owner: assets drawn from the catalogue, the sessions behind them, the cases and the probes."""
     rng = Random(seed * 1_000_003 + index)
+    all_caps, unserved_tasks = catalogue_of(catalogue)
     frames = split(FRAMES, half)
-    caps = list(CAPS)
+    caps = list(all_caps)
     rng.shuffle(caps)
     caps = caps[:per_owner]
     assets: list[Asset] = []
@@ -324,8 +333,8 @@ def make_owner(index: int, seed: int, half: str, per_owner: int) -> Owner:
                 )
             )
     owned = {c.key for c in caps}
-    unserved = [rng.choice(frames).format(t=t) for t in UNSERVED]
-    unserved += [rng.choice(frames).format(t=t) for c in CAPS if c.key not in owned for t in c.tasks[:2]]
+    unserved = [rng.choice(frames).format(t=t) for t in unserved_tasks]
+    unserved += [rng.choice(frames).format(t=t) for c in all_caps if c.key not in owned for t in c.tasks[:2]]
     superseded = list(SUPERSEDED)
     older: dict[str, list[str]] = {}
     for s in superseded:
@@ -341,7 +350,6 @@ def make_owner(index: int, seed: int, half: str, per_owner: int) -> Owner:
                     ),
                 ]
             plan = add(f"superseded/{s.key}/{n}", PROJECTS[0], events, [])
-            plan.day = f"2026-{10 + n}-01"  # after every other session: versions in order
             if n < len(s.versions) - 1:
                 older.setdefault(s.key, []).append(plan.id)
     probes: dict[str, list[Probe]] = {}
@@ -446,7 +454,9 @@ def write_session(home: Path, plan: Plan, number: int) -> Path:
     def put(kind: str, message: dict[str, Any], i: int) -> None:
         nonlocal parent
         node = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{plan.id}/{len(lines)}"))
-        day = plan.day or f"2026-{1 + number % 9:02d}-{1 + number % 27:02d}"
+        # A day per session in the order the history happened (a script is written before it is run, a
+        # document's versions follow each other); the sync still meets the files in another order.
+        day = (date(2026, 1, 1) + timedelta(days=number)).isoformat()
         stamp = f"{day}T{8 + len(lines) // 60:02d}:{len(lines) % 60:02d}:00.000Z"
         line = {
             "parentUuid": parent,

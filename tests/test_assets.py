@@ -305,6 +305,26 @@ def test_the_later_decision_by_time_is_current_whatever_order_its_sessions_sync_
     assert taken == {"Switching to R": True, "Let's go with ": False}
 
 
+def test_the_owner_s_own_decisions_are_assets_and_the_later_one_on_a_subject_is_current(
+        owner: dict[str, Any]) -> None:
+    record, root, project = owner["record"], owner["root"], owner["other"]
+    Session(root, "staging-first", project, day=5).owner(
+        "ok, final call. Decided: staging deploys use blue-green with two colour pools.").agent("Noted.")
+    Session(root, "staging-later", project, day=9).owner(
+        "Decided: staging deploys switch to canary rollouts at five percent of traffic.").agent("Noted.")
+    Session(root, "not-decisions", project, day=10).owner(
+        "have we decided how the preview apps get their database?").agent("Not yet.").owner(
+        "we haven't decided on the cache eviction either; let's use the portal-relay for the invoices")
+    sync(record, ["claude-code"], roots={"claude-code": root / "projects"})
+    rebuild(record, {"claude-code": root})
+    taken = {" ".join(d.description.split()[:4]): d.current for d in assets(record, "decision")
+             if d.scope == project}
+    assert taken == {"Decided: staging deploys use": False, "Decided: staging deploys switch": True}
+    found = search_assets(record, "staging deploys", cwd=project)
+    assert [p.name for p in found if p.kind == "decision"] \
+        == ["Decided: staging deploys switch to canary rollouts at five…"]
+
+
 def test_a_run_the_owner_points_back_to_becomes_an_approach(owner: dict[str, Any]) -> None:
     approach = next(a for a in assets(owner["record"], "approach"))
     assert "train.py --epochs 40" in approach.description
@@ -490,6 +510,20 @@ def test_a_rebuild_embeds_each_use_key_and_asset_and_erase_takes_the_vectors_out
     assert orphans.fetchone()[0] == 0
     rebuild(record, {"claude-code": owner["root"]})  # and a rebuild replaces them, the erased words gone
     assert all(said not in f.read_bytes() for f in sorted(record.path.parent.glob("record.sqlite3*")))
+
+
+@needs_vectors
+def test_assets_out_of_a_sub_agent_s_scope_take_no_place_among_its_nearest(owner: dict[str, Any]) -> None:
+    record, other = owner["record"], owner["other"]
+    asked = "download the monthly invoice and review the changes"
+    for n in range(25):  # more near the request than a push by meaning looks at, all in the other project
+        write(Path(other) / ".claude" / "skills" / f"invoice-{n}" / "SKILL.md",
+              f"---\nname: invoice-{n}\ndescription: Downloads monthly invoice number {n} and reviews its "
+              "changes\n---\n")
+    rebuild(record, {"claude-code": owner["root"]})
+    assert sum(p.name.startswith("invoice-") for p in push(record, asked, meaning=True).pointers) == 5
+    sub = push(record, asked, session=owner["sub"], meaning=True).pointers
+    assert [(p.name, p.why) for p in sub] == [("portal-relay", "meaning"), ("plan.md", "meaning")]
 
 
 @needs_vectors

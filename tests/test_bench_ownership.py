@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
 from ownership_data import content_words, make_owner, shares_word, subagent_plan, write_owner  # noqa: E402
+from total_recall.model import Address  # noqa: E402
 from total_recall.readers import Cursor, reader_for  # noqa: E402
 from total_recall.record.database import Record  # noqa: E402
 from total_recall.syncing import sync  # noqa: E402
@@ -47,14 +50,26 @@ def test_the_config_root_holds_skills_commands_agents_and_mcp_servers(tmp_path: 
     assert "mcpServers" in (tmp_path / ".claude.json").read_text()
 
 
-def test_every_kept_request_shares_no_content_word_with_its_asset() -> None:
+@pytest.mark.parametrize("catalogue", ["main", "blind"])
+def test_every_kept_request_shares_no_content_word_with_its_asset(catalogue: str) -> None:
     for index in range(4):
-        owner = make_owner(index, seed=11, half="report", per_owner=24)
+        owner = make_owner(index, seed=11, half="report", per_owner=24, catalogue=catalogue)
         assert owner.cases
         for case in owner.cases:
             assert not shares_word(case.request, owner.asset(case.target).stored), case
         for request, _, shared in owner.dropped:
             assert shared and shared <= content_words(request)
+
+
+def test_a_history_is_dated_in_the_order_it_happened(tmp_path: Path) -> None:
+    owner = make_owner(3, seed=7, half="report", per_owner=24)
+    projects = write_owner(tmp_path, owner, late=False)
+    record = Record(tmp_path / "record.sqlite3")
+    sync(record, ["claude-code"], roots={"claude-code": projects})
+    started = {s.native_id: min(e.timestamp or "" for e in record.entries(Address(s.number)))
+               for s in record.sessions()}
+    order = [p.id for p in owner.plans if not p.late]
+    assert [started[i] for i in order] == sorted(started[i] for i in order)  # a script written, then run
 
 
 def test_the_generator_is_reproducible_from_its_seed() -> None:

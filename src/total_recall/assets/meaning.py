@@ -95,7 +95,12 @@ def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, o
     cosines = (matrix.vectors @ asked) / (127.0 * 127.0)
     visible = np.ones(len(matrix.rows), bool) if not own_only else matrix.own.copy()
     if reader.scopes is not None:
-        visible &= np.array([r.scope is None or r.scope in reader.scopes for r in matrix.rows], bool)
+        # A row counts only where the reader may see both its key and its asset: an asset out of scope must
+        # not even take one of the NEAREST places (a twin record that never held it would give it to another).
+        scopes = reader.scopes
+        visible &= np.array([(r.scope is None or r.scope in scopes) and (r.asset_scope is None or
+                                                                          r.asset_scope in scopes)
+                             for r in matrix.rows], bool)
     cosines = np.where(visible, cosines, -1.0)
     out: dict[int, float] = {}
     held = _held(record, matrix.rows, cosines)

@@ -192,13 +192,14 @@ class VectorRow(NamedTuple):
     entry: int | None
     via: int | None
     vec: bytes
+    asset_scope: str | None = None  # the asset's project (None: global)
 
 
 def asset_vectors(record: Record) -> list[VectorRow]:
-    """Every meaning vector, with what eligibility needs of its key, in id order."""
+    """Every meaning vector, with what eligibility needs of its key and its asset, in id order."""
     return [VectorRow(*r) for r in record.db.execute(
-        "SELECT v.asset, v.key, k.scope, k.entry, k.via, v.vec FROM asset_vectors v "
-        "LEFT JOIN asset_keys k ON k.id = v.key ORDER BY v.id")]
+        "SELECT v.asset, v.key, k.scope, k.entry, k.via, v.vec, a.scope FROM asset_vectors v "
+        "LEFT JOIN asset_keys k ON k.id = v.key JOIN assets a ON a.id = v.asset ORDER BY v.id")]
 
 
 def vector_count(record: Record) -> int:
