@@ -98,8 +98,7 @@ def nearest(record: Record, build: table.Build, words: str, reader: Reader, *, o
         # A row counts only where the reader may see both its key and its asset: an asset out of scope must
         # not even take one of the NEAREST places (a twin record that never held it would give it to another).
         scopes = reader.scopes
-        visible &= np.array([(r.scope is None or r.scope in scopes) and (r.asset_scope is None or
-                                                                          r.asset_scope in scopes)
+        visible &= np.array([all(s is None or s in scopes for s in (r.scope, r.asset_scope))
                              for r in matrix.rows], bool)
     cosines = np.where(visible, cosines, -1.0)
     out: dict[int, float] = {}

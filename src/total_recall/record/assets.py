@@ -192,7 +192,7 @@ class VectorRow(NamedTuple):
     entry: int | None
     via: int | None
     vec: bytes
-    asset_scope: str | None = None  # the asset's project (None: global)
+    asset_scope: str | None  # the asset's project (None: global)
 
 
 def asset_vectors(record: Record) -> list[VectorRow]:
