@@ -321,8 +321,11 @@ def test_the_owner_s_own_decisions_are_assets_and_the_later_one_on_a_subject_is_
              if d.scope == project}
     assert taken == {"Decided: staging deploys use": False, "Decided: staging deploys switch": True}
     found = search_assets(record, "staging deploys", cwd=project)
-    assert [p.name for p in found if p.kind == "decision"] \
-        == ["Decided: staging deploys switch to canary rollouts at five…"]
+    decided = [p for p in found if p.kind == "decision"]
+    assert [p.name for p in decided] == ["Decided: staging deploys switch to canary rollouts at five…"]
+    # its pointer says what was decided once, then where: the name is the index's cut of the same text
+    assert decided[0].line == "Decided: staging deploys switch to canary rollouts at five percent of " \
+                              f"traffic. — {decided[0].source}"
 
 
 def test_a_run_the_owner_points_back_to_becomes_an_approach(owner: dict[str, Any]) -> None:

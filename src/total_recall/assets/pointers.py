@@ -178,10 +178,13 @@ def _fused(record: Record, build: table.Build, words: str, reader: Reader, score
 
 
 def _line(a: table.StoredAsset) -> str:
-    """`name — what it is for — address or path`, cut to about 40 tokens."""
+    """`name — what it is for — address or path`, cut to about 40 tokens. A decision's or an approach's
+    name is the index's cut of its own text: the text then says it once (`what it decided — address`)."""
     what = (use_clauses(a.description) or [a.description])[0]
+    said_once = a.kind in ("decision", "approach") and a.name.removesuffix("…") in what
     for limit in (160, 120, 90, 60, 40, 20):
-        line = f"{a.name} — {shorten(what, limit)} — {a.source}"
+        line = f"{shorten(what, limit)} — {a.source}" if said_once \
+            else f"{a.name} — {shorten(what, limit)} — {a.source}"
         if estimate_tokens(line) <= LINE_TOKENS:
             return line
     return f"{shorten(a.name, 40)} — {a.source}"
