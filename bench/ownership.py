@@ -2,7 +2,7 @@
 agent what the owner already owns, and nothing it may not see?
 
     python bench/ownership.py [--seed N] [--owners 8] [--json PATH] [--quick] [--half report|fit]
-                              [--catalogue main|blind]
+                              [--catalogue main|blind] [--history 1-4]
 
 Generates owners in the native formats (bench/ownership_data.py; the words in bench/ownership_catalog.py),
 syncs each into a record of its own with the real sync, builds the asset index (`assets.rebuild`),
@@ -28,6 +28,8 @@ The owner phrasings (corrections, mutes, request frames) are split by a fixed sh
 `report` half; `--half fit` generates with the other half, for tuning. `--catalogue blind` draws what the
 owners own and the requests no asset serves from bench/ownership_blind.py, written by a helper session that
 read neither the push nor the main catalogue: a measure of the push on things and words nobody tuned it on.
+`--history K` ties each asset to K earlier requests (each in a session of its own) instead of one: how the
+push grows as an owner's history does (the bars stay the ones fitted with one).
 Exits 2, saying why, while `total_recall.assets` is missing, after printing what the generator made.
 """
 
@@ -499,6 +501,8 @@ def main() -> None:
     ap.add_argument("--speed-assets", type=int, default=10_000)
     ap.add_argument("--catalogue", choices=("main", "blind"), default="main",
                     help="what owners own; `blind`: written by a hand that read neither the push nor `main`")
+    ap.add_argument("--history", type=int, choices=range(1, 5), default=1,
+                    help="earlier requests tying each asset to its uses (each in a session of its own)")
     ap.add_argument("--quick", action="store_true", help="2 owners, 1,000 assets for speed: seconds, for CI")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out" / "ownership")
     ap.add_argument("--json", type=Path, default=None)
@@ -512,8 +516,10 @@ def main() -> None:
         + " ".join(a for a in sys.argv[1:] if a != f"--seed={seed}")
         + ("" if args.seed is not None else f" --seed {seed}")
     )
-    print(f"seed {seed}, phrasing half '{args.half}', catalogue '{args.catalogue}'")
-    owners = [make_owner(i, seed, args.half, args.per_owner, args.catalogue) for i in range(args.owners)]
+    print(f"seed {seed}, phrasing half '{args.half}', catalogue '{args.catalogue}', "
+          f"{args.history} earlier request(s) an asset")
+    owners = [make_owner(i, seed, args.half, args.per_owner, args.catalogue, args.history)
+              for i in range(args.owners)]
     cases = sum(len(o.cases) for o in owners)
     dropped = sum(len(o.dropped) for o in owners)
     print(
@@ -561,6 +567,7 @@ def main() -> None:
             seed=seed,
             half=args.half,
             catalogue=args.catalogue,
+            history=args.history,
             cases=rows["FULL"],
             dropped=[(r, a, sorted(w)) for o in owners for r, a, w in o.dropped],
         )

@@ -250,8 +250,13 @@ def catalogue_of(name: str) -> tuple[tuple[Cap, ...], tuple[str, ...]]:
     return CAPS, UNSERVED
 
 
-def make_owner(index: int, seed: int, half: str, per_owner: int, catalogue: str = "main") -> Owner:
-    """One owner: assets drawn from the catalogue, the sessions behind them, the cases and the probes."""
+def make_owner(index: int, seed: int, half: str, per_owner: int, catalogue: str = "main", history: int = 1
+               ) -> Owner:
+    """One owner: assets drawn from the catalogue, the sessions behind them, the cases and the probes.
+    `history`: how many earlier requests tie each asset to its uses, each in a session of its own (1 to 4 of
+    its six tasks; two others are the new requests). With 1 the owners are the bench's usual ones."""
+    if not 1 <= history <= 4:
+        raise ValueError(f"history must be 1 to 4 earlier requests, not {history}")
     rng = Random(seed * 1_000_003 + index)
     all_caps, unserved_tasks = catalogue_of(catalogue)
     frames = split(FRAMES, half)
@@ -291,25 +296,27 @@ def make_owner(index: int, seed: int, half: str, per_owner: int, catalogue: str 
         project = a.project or PROJECTS[i % 2]
         tasks = list(a.cap.tasks)
         rng.shuffle(tasks)
-        past, new = tasks[0], tasks[1:3]
+        pasts, new = tasks[:history], tasks[history : history + 2]
         partner = None
         if category == "co-access":
             # The correction names another asset; the target is used beside it, and the new request
             # is about the other asset's task: only the link between them reaches the target.
             partner = a
             a = next(b for b in assets[i + 1 :] + assets[:i] if b.project in (None, project) and b is not a)
-            past = rng.choice(a.cap.tasks)
-            new = [t for t in a.cap.tasks if t != past][:2]
+            pasts = [rng.choice(a.cap.tasks)]
+            pasts += [t for t in a.cap.tasks if t not in pasts][: history - 1]
+            new = [t for t in a.cap.tasks if t not in pasts][:2]
             target = partner
         else:
             target = a
-        add(
-            f"evidence/{target.name}",
-            project,
-            evidence(a, rng.choice(frames).format(t=past), category, rng, half, f"@{project}", partner),
-            [a] + ([partner] if partner else []),
-            late=category == "late",
-        )
+        for n, past in enumerate(pasts):
+            add(
+                f"evidence/{target.name}" + (f"/{n}" if n else ""),
+                project,
+                evidence(a, rng.choice(frames).format(t=past), category, rng, half, f"@{project}", partner),
+                [a] + ([partner] if partner else []),
+                late=category == "late",
+            )
         for task in new:
             request = rng.choice(frames).format(t=task)
             shared = shares_word(request, target.stored)

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from total_recall.assets import Setup, assets, mute, pointers, push, rebuild, search_assets, unmute
 from total_recall.assets.corrections import called_names
@@ -18,11 +23,13 @@ from total_recall.erasure import erase
 from total_recall.errors import AddressError
 from total_recall.indexes import vectors
 from total_recall.record.database import Record
+from total_recall.surfaces.cli import cli
 from total_recall.syncing import sync
 
 SECRET_PASSWORD = "hunter2-Secret-pw-77"
 SECRET_TOKEN = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
 SECRET_BEARER = "bearerValue0123456789abcdef"
+EXE = Path(sys.executable).parent / "total-recall"
 
 
 class Session:
@@ -444,6 +451,7 @@ def test_a_sub_agents_push_equals_a_twin_records_that_never_held_the_other_proje
     twin_home = tmp.with_name(tmp.name[:-1] + ("8" if tmp.name.endswith("9") else "9"))
     twin_root = twin_home / ".claude"
     shutil.copytree(owner["root"], twin_root, ignore=shutil.ignore_patterns("*other*"))
+    shutil.copy(tmp / ".claude.json", twin_home / ".claude.json")  # the global MCP server, held by both
     assert not list(twin_root.glob("projects/*other*"))
     twin = Record(twin_home / "home" / "record.sqlite3")
     sync(twin, ["claude-code"], roots={"claude-code": twin_root / "projects"})
@@ -582,3 +590,98 @@ def test_a_correction_synced_since_the_rebuild_counts_by_meaning_on_the_next_pus
     assert push(record, asked, meaning=True).pointers[0].name == "release-notes"
     erase(record, f"s{n}", "the owner took it back")
     assert push(record, asked, meaning=True).pointers == []
+
+
+@dataclass
+class _Surfaces:
+    """The CLI and the installed prompt hook over one record, as an owner meets them."""
+
+    home: Path
+    env: dict[str, str]
+    session: Session
+
+    def cli(self, *args: str) -> str:
+        got = CliRunner().invoke(cli, ["--home", str(self.home), *args], env=self.env)
+        assert got.exit_code == 0, (args, got.stdout, got.stderr)
+        return got.stdout
+
+    def hook(self, asked: str) -> str:
+        """The prompt hook's answer (its additionalContext; "" when nothing is pushed), by words."""
+        payload = {"hook_event_name": "UserPromptSubmit", "session_id": self.session.sid,
+                   "transcript_path": "/dev/null", "cwd": self.session.cwd, "prompt": asked}
+        done = subprocess.run([str(EXE), "--home", str(self.home), "hook", "claude-code"],
+                              input=json.dumps(payload), capture_output=True, text=True, env=self.env,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def shown(self, asked: str) -> str:
+        """All an owner can be shown of `asked`: `push --json`, `assets --json` and the prompt hook's."""
+        return "\n".join([self.cli("push", asked, "--json"), self.cli("assets", "--json"), self.hook(asked)])
+
+    def index_text(self) -> str:
+        """Every word of the record's asset tables, read as another process would (read-only)."""
+        db = sqlite3.connect(f"file:{self.home / 'record.sqlite3'}?mode=ro", uri=True)
+        try:
+            return json.dumps([list(r) for t in ("assets", "asset_keys", "asset_terms")
+                               for r in db.execute(f"SELECT * FROM {t}")])
+        finally:
+            db.close()
+
+
+def _surfaces(tmp_path: Path, session: Session) -> _Surfaces:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "HOME", "TOTAL_RECALL_SANDBOX",
+                                                         "TOTAL_RECALL_VECTOR_BUDGET")}
+    env |= {"TOTAL_RECALL_CLAUDE_ROOT": str(tmp_path / ".claude" / "projects"),
+            "TOTAL_RECALL_HOME": str(tmp_path / "home")}
+    got = _Surfaces(tmp_path / "home", env, session)
+    got.cli("sync", "--harness", "claude-code")
+    got.cli("assets", "--rebuild")
+    return got
+
+
+def test_quarantined_words_never_show_in_a_push_the_hook_or_the_listing_nor_make_an_asset_match(
+        tmp_path: Path) -> None:
+    s = Session(tmp_path / ".claude", "lab", str(tmp_path / "lab"))
+    s.owner("make a script that trims the web logs")  # 1
+    s.call("Write", {"file_path": f"{s.cwd}/trim_web.sh",
+                     "content": "#!/bin/sh\n# Trim logs of the zqwebtier nightly\n"})  # 2, 3
+    s.bash(f"sh {s.cwd}/trim_web.sh")  # 4, 5
+    s.owner("the lab box is reached by ssh lab@10.0.0.5, login kept in 1Password")  # 6
+    s.bash("ssh lab@10.0.0.5 uptime", "up 3 days")  # 7, 8
+    owner = _surfaces(tmp_path, s)
+    machine, script = "ssh into the lab box 10.0.0.5", "trim the zqwebtier logs with trim_web.sh"
+    assert "1Password" in owner.shown(machine) and "zqwebtier" in owner.shown(script)  # what is at stake
+    n = json.loads(owner.cli("sessions", "--json"))["sessions"][0]["session"]
+    owner.cli("quarantine", f"{n}#6", "--reason", "private")
+    owner.cli("quarantine", f"{n}#2", "--reason", "private")
+    assert "1Password" not in owner.shown(machine) and "zqwebtier" not in owner.shown(script)
+    owner.cli("assets", "--rebuild")  # a rebuild reads the held entries again: they stay held
+    assert "1Password" not in owner.shown(machine) and "zqwebtier" not in owner.shown(script)
+    owner.cli("quarantine", f"{n}#6", "--undo")
+    assert "1Password" in owner.shown(machine)
+    owner.cli("erase", f"{n}#6", "--reason", "private")  # erase holds as quarantine does, and for good
+    assert "1Password" not in owner.shown(machine) + owner.index_text()
+
+
+def test_an_erased_request_leaves_no_word_in_an_approach_it_was_keyed_by(tmp_path: Path) -> None:
+    s = Session(tmp_path / ".claude", "deploy", str(tmp_path / "svc"))
+    s.owner("set up the zqtitle01 deployment pipeline for the zqprojx service")  # 1
+    s.bash("./deploy.sh --service zqprojx --stage prod", "deployed")  # 2, 3
+    later = Session(tmp_path / ".claude", "deploy-later", str(tmp_path / "svc"), day=3)
+    later.owner("ship zqprojx again, the same setup we used")
+    owner = _surfaces(tmp_path, later)
+    asked = "the zqtitle01 deployment pipeline"
+    assert "zqtitle01" in owner.shown(asked)  # the approach, keyed by the request before its run
+    assert "zqprojx" in owner.hook(asked)  # matched by the request's words alone
+    n = next(x["session"] for x in json.loads(owner.cli("sessions", "--json"))["sessions"]
+             if x["native_id"] == s.sid)
+    owner.cli("quarantine", f"{n}#1", "--reason", "private")
+    assert "zqtitle01" not in owner.shown(asked) and owner.hook(asked) == ""
+    owner.cli("quarantine", f"{n}#1", "--undo")
+    owner.cli("erase", f"{n}#1", "--reason", "private")  # no rebuild: the erase takes the words out itself
+    assert "zqtitle01" not in owner.shown(asked) + owner.index_text() and owner.hook(asked) == ""
+    approach = json.loads(owner.cli("assets", "--kind", "approach", "--json"))["assets"]
+    assert [a["name"] for a in approach] == ["./deploy.sh --service zqprojx --stage prod"]  # the run stays

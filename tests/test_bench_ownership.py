@@ -87,3 +87,16 @@ def test_the_quick_bench_runs_to_its_tables(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "== eligibility" in done.stdout
+
+
+def test_more_history_ties_each_asset_to_more_earlier_requests_and_keeps_them_out_of_the_new_ones() -> None:
+    one, three = make_owner(4, 7, "report", 24), make_owner(4, 7, "report", 24, history=3)
+    assert len(three.plans) - len(one.plans) == 2 * len(three.assets)  # two more sessions an asset
+    assert [c.request for c in one.cases] == [c.request for c in make_owner(4, 7, "report", 24).cases]
+    # A new request is never one of its asset's own earlier ones (a co-access case asks a neighbour's task).
+    for case in (c for c in three.cases if c.category != "co-access"):
+        own = [p for p in three.plans if p.assets == {case.target}]  # its evidence (and its creation)
+        assert len(own) >= 3
+        assert case.request not in {e.text for p in own for e in p.events}
+    with pytest.raises(ValueError, match="history must be 1 to 4"):
+        make_owner(4, 7, "report", 24, history=5)

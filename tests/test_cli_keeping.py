@@ -89,7 +89,7 @@ def test_cue_leaves_one_line_and_compact_keeps_it(runner: CliRunner) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (("compact", "s9", "--budget", "500"), "no session s9"),
     (("compact", "s1", "--range", "s3#1-5", "--budget", "500"), "not inside s1"),
-    (("compact", "s1", "--range", "s1#80-200", "--budget", "500"), "outside s1"),
+    (("compact", "s1", "--range", "s1#80-200", "--budget", "500"), "runs past the end of s1"),
     (("compact", "s1", "--range", "s1#x", "--budget", "500"), "not an address"),
     (("compact", "s1", "--budget", "12"), "too small"),
     (("compact", "s1", "--budget", "500", "--bo", "900"), "`--bo` must be between 0 and the budget"),

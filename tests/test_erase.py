@@ -231,3 +231,98 @@ def test_a_session_title_taken_from_erased_words_goes_with_them(
         assert found() == {}
     finally:
         db.close()
+
+
+def _copy_as(session: ClaudeSession, new_id: str, folder: Path | None = None, name: str | None = None
+             ) -> Path:
+    """The session's lines again in a file of a new session, as Claude Code's --resume and --fork-session
+    start theirs: the same messages (their uuids) under the new session id."""
+    lines = [json.loads(x) for x in session.path.read_text(encoding="utf-8").splitlines()]
+    path = (folder or session.path.parent) / f"{name or new_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({**x, "sessionId": new_id}) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_erasing_a_later_generation_s_copy_erases_the_earlier_one_too(claude: ClaudeSession) -> None:
+    first = secret_address()
+    data = claude.path.read_bytes()
+    claude.path.write_bytes(data.replace(b"deploy for staging.", b"deploy for testing."))
+    assert run("sync", "--json")["generations"] == 1
+    later = f"s2#{first.split('#')[1]}"
+    assert TOKEN in entries(later)[0]["text"]
+    assert sorted(run("erase", later, "--reason", "a deploy token", "--json")["erased"]) == [first, later]
+    assert hits(TOKEN) == []
+    assert found() == {}
+    assert "Set up the deploy for staging." in entries("s1#1")[0]["text"]  # the rest of s1 stays
+
+
+@pytest.mark.parametrize("when", ["copied before the erase", "copied after the erase"])
+def test_a_resumed_session_s_copy_of_an_erased_message_is_erased_too(claude: ClaudeSession, when: str
+                                                                     ) -> None:
+    resumed = "9d1c6e2a-3b4f-4c5d-8e7f-0a1b2c3d4e5f"
+    if when == "copied before the erase":
+        _copy_as(claude, resumed)
+        run("sync")
+        copy = [e["address"] for e in entries("s2") if TOKEN in e["text"]]
+        assert copy, "the resumed session must hold the message again"
+        address = secret_address()
+        erased = run("erase", address, "--reason", "a deploy token", "--json")["erased"]
+        assert sorted(erased) == sorted([address, *copy])
+    else:
+        run("erase", secret_address(), "--reason", "a deploy token")
+        _copy_as(claude, resumed)
+        run("sync")
+    assert [e for e in entries("s2") if e["erased"]], "the copy is recorded erased"
+    assert all(TOKEN not in e["text"] for e in entries("s2"))
+    assert hits(TOKEN) == []
+    assert found() == {}
+    # The same words said anew in a message of its own are the owner's to keep.
+    assert [e["text"] for e in entries("s2") if not e["erased"]][-1] == "Running the test suite now."
+
+
+def test_a_message_that_only_shares_the_erased_words_is_kept(claude: ClaudeSession) -> None:
+    other = ClaudeSession(claude.root, name="other")
+    other.owner(SECRET).agent("Noted.")
+    run("sync")
+    run("erase", secret_address(), "--reason", "a deploy token")
+    # Another session's own message (its own uuid), not a copy: erasing one address does not reach it.
+    assert entries("s2")[0]["text"] == SECRET
+
+
+def _sub_agent(claude: ClaudeSession, tmp_path: Path, description: str) -> Path:
+    """A sub-agent of `claude`'s session in Claude Code's layout, with the sidecar naming its task."""
+    folder = claude.path.parent / claude.id / "subagents"
+    child = ClaudeSession(tmp_path / "scratch", name="child").owner("look into zq7 quietly")
+    path = _copy_as(child, claude.id, folder, "agent-a1b2c3d4")
+    (folder / "agent-a1b2c3d4.meta.json").write_text(
+        json.dumps({"agentType": "general-purpose", "description": description}), encoding="utf-8")
+    return path
+
+
+def test_erasing_a_whole_sub_agent_session_takes_the_title_its_sidecar_gave(
+    claude: ClaudeSession, tmp_path: Path
+) -> None:
+    path = _sub_agent(claude, tmp_path, "zqtaskdesc01 research")
+    run("sync")
+    [child] = [s for s in listed() if s["title"] == "zqtaskdesc01 research"]
+    run("erase", child["session"], "--reason", "private")
+    assert all("zqtaskdesc01" not in json.dumps(s) for s in listed())
+    assert found("zqtaskdesc01") == {}
+    with path.open("a", encoding="utf-8") as fh:  # the sub-agent goes on: its source is read again
+        fh.write(path.read_text(encoding="utf-8").splitlines()[0].replace("look into", "then look at") + "\n")
+    run("sync")
+    assert all("zqtaskdesc01" not in json.dumps(s) for s in listed())
+
+
+def test_erasing_the_call_that_started_a_sub_agent_takes_the_description_it_gave(
+    claude: ClaudeSession, tmp_path: Path
+) -> None:
+    claude.tool("zqtaskdesc02 research: dig through the audit logs", "started")
+    _sub_agent(claude, tmp_path, "zqtaskdesc02 research")
+    run("sync")
+    [call] = [e["address"] for e in entries("s1") if "zqtaskdesc02" in e["text"] and e["kind"] == "tool_call"]
+    assert any(s["title"] == "zqtaskdesc02 research" for s in listed())
+    run("erase", call, "--reason", "private")
+    assert all("zqtaskdesc02" not in json.dumps(s) for s in listed())
+    assert found("zqtaskdesc02") == {}

@@ -151,8 +151,12 @@ def test_malformed_stdin_is_named_on_stderr_and_never_breaks_the_harness(
 
 
 def test_a_session_the_record_does_not_hold_is_receipted_and_says_so(harnesses: Harnesses) -> None:
+    # Its transcript is a file the store sync does not read: the compaction is real, its session unknown.
+    transcript = harnesses.home.parent / "elsewhere" / "00000000.jsonl"
+    transcript.parent.mkdir()
+    transcript.write_text("{}\n", encoding="utf-8")
     stdin = json.dumps({"session_id": "00000000-0000-4000-8000-000000000000", "hook_event_name": "PreCompact",
-                        "transcript_path": "/nowhere/00000000.jsonl", "cwd": "/nowhere", "trigger": "auto",
+                        "transcript_path": str(transcript), "cwd": "/nowhere", "trigger": "auto",
                         "custom_instructions": ""})
     result = harnesses.hook("claude-code", stdin)
     assert result.exit_code == 0 and result.stdout == ""
@@ -277,3 +281,155 @@ def test_a_precompact_hook_whose_record_stays_locked_exits_0_within_its_bound_sa
     assert "no marker or receipt written" in done.stderr
     with harnesses.record() as opened_record:
         assert list_receipts(opened_record) == []
+
+
+# -- bad hook input: named on stderr, nothing written (the record is append-only) --
+
+EXE = Path(sys.executable).parent / "total-recall"
+NEW_ID = "00000000-0000-4000-8000-000000000000"
+FOLDER = object()  # stands for a folder as transcript_path (the fixture's store root)
+
+
+def synced(harnesses: Harnesses) -> dict[str, bytes]:
+    """Sync the record as a surface does (Codex compactions receipted, the sync logged); its files."""
+    from total_recall.syncing import sync as surface_sync
+
+    with harnesses.record() as record:
+        surface_sync(record, ["claude-code", "codex"])
+    return home_files(harnesses.home)
+
+
+def home_files(home: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(home.iterdir())
+            if p.is_file() and not p.name.endswith("-shm")}
+
+
+def receipts_now(harnesses: Harnesses) -> list[tuple[int | None, str | None]]:
+    with harnesses.record() as record:
+        return [(r.id, r.note) for r in list_receipts(record)]
+
+
+def refused_once(result: Result | subprocess.CompletedProcess[str], named: str) -> None:
+    """Exit 0, nothing on stdout, one short line on stderr naming the field, control characters escaped."""
+    code = result.exit_code if isinstance(result, Result) else result.returncode
+    assert (code, result.stdout) == (0, "")
+    assert result.stderr.count("\n") == 1 and len(result.stderr) < 600, result.stderr[:600]
+    assert named in result.stderr and "nothing done" in result.stderr
+    assert "\x00" not in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("event", "field", "value"), [
+    ("PreCompact", "session_id", "%"),
+    ("PreCompact", "session_id", "a b"),
+    ("PreCompact", "session_id", "x" * 201),
+    ("PreCompact", "session_id", SESSION_ID + "\x00"),
+    ("PreCompact", "transcript_path", 5),
+    ("PreCompact", "transcript_path", ["/work/shop/a.jsonl"]),
+    ("PreCompact", "transcript_path", FOLDER),
+    ("PreCompact", "transcript_path", "/work/\x00shop.jsonl"),
+    ("PreCompact", "trigger", {"a": 1}),
+    ("PreCompact", "trigger", "sometimes"),
+    ("PreCompact", "trigger", None),
+    ("PreCompact", "custom_instructions", 5),
+    ("PreCompact", "custom_instructions", ["keep the certs"]),
+    ("SessionStart", "session_id", "%"),
+    ("PreCompact", "hook_event_name", "PreCompact\x00"),
+])
+def test_a_hook_payload_with_a_malformed_field_is_refused_naming_it_and_writes_nothing(
+        harnesses: Harnesses, event: str, field: str, value: object) -> None:
+    before = synced(harnesses)
+    payload = json.loads(hook_json(event, harnesses.transcript, trigger="auto", custom_instructions="",
+                                   source="compact"))
+    payload[field] = str(harnesses.stores.roots["claude-code"]) if value is FOLDER else value
+    result = harnesses.hook("claude-code", json.dumps(payload))
+    refused_once(result, field)
+    assert home_files(harnesses.home) == before
+
+
+def test_a_five_megabyte_session_id_is_refused_in_one_short_line_and_stores_nothing(
+        harnesses: Harnesses) -> None:
+    before = synced(harnesses)
+    stdin = json.dumps({"hook_event_name": "PreCompact", "session_id": "x" * 5_000_000, "trigger": "auto"})
+    done = subprocess.run([str(EXE), "--home", str(harnesses.home), "hook", "claude-code"], input=stdin,
+                          capture_output=True, text=True, timeout=60)
+    refused_once(done, "session_id")
+    assert home_files(harnesses.home) == before
+
+
+def test_a_refused_payload_on_a_new_home_creates_no_record(harnesses: Harnesses) -> None:
+    stdin = hook_json("PreCompact", harnesses.transcript, trigger={"a": 1})
+    refused_once(harnesses.hook("claude-code", stdin), "trigger")
+    assert not (harnesses.home / "record.sqlite3").exists()
+
+
+@pytest.mark.parametrize("session_id", ["s1", SESSION_ID[:4], NEW_ID])
+@pytest.mark.parametrize("transcript", [None, "/nowhere/00000000.jsonl"])
+def test_a_precompact_for_a_session_neither_the_record_nor_a_transcript_file_shows_writes_no_receipt(
+        harnesses: Harnesses, session_id: str, transcript: str | None) -> None:
+    synced(harnesses)
+    before = receipts_now(harnesses)
+    payload = {"hook_event_name": "PreCompact", "session_id": session_id, "trigger": "auto", "cwd": "/work"}
+    if transcript is not None:
+        payload["transcript_path"] = transcript
+    result = harnesses.hook("claude-code", json.dumps(payload))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert f"session {session_id} is not in the record" in result.stderr
+    assert "no marker or receipt written" in result.stderr
+    assert receipts_now(harnesses) == before
+
+
+def test_a_brand_new_session_whose_sync_is_skipped_is_still_receipted_by_its_transcript_file(
+        harnesses: Harnesses) -> None:
+    synced(harnesses)
+    fresh = Transcript(harnesses.stores.roots["claude-code"] / "-work-shop" / f"{NEW_ID}.jsonl", "/work/shop")
+    fresh.owner("A session begun after the last sync.")
+    fresh.agent("Noted.")
+    with held(harnesses.home / "record.sqlite3", HOLD_SYNC_LOCK):
+        done, seconds = timed_hook(harnesses, hook_json("PreCompact", fresh, trigger="auto"))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert seconds < WAIT_BOUND and "sync skipped" in done.stderr
+    with harnesses.record() as record:
+        [receipt] = [r for r in list_receipts(record) if r.controller == "claude-code"]
+    assert receipt.session is None and receipt.trigger == "auto"
+    assert receipt.note is not None and NEW_ID in receipt.note and str(fresh.path) in receipt.note
+
+
+def test_a_long_custom_instruction_is_cut_in_the_receipt(harnesses: Harnesses) -> None:
+    words = "Keep the certbot error lines. " + "and more " * 200_000
+    result = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="manual",
+                                                     custom_instructions=words))
+    assert (result.exit_code, result.stdout) == (0, "")
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
+    assert receipt.note is not None and "Keep the certbot error lines." in receipt.note
+    assert len(receipt.note) < 6_000 and "cut" in receipt.note
+
+
+@pytest.mark.parametrize(("event", "field", "value"), [
+    ("SessionStart", "cwd", 5),
+    ("SessionStart", "cwd", ["/"]),
+    ("SessionStart", "source", ["compact"]),
+    ("SessionStart", "transcript_path", 7),
+    ("UserPromptSubmit", "prompt", 5),
+    ("UserPromptSubmit", "prompt", ["where?"]),
+    ("UserPromptSubmit", "prompt", None),
+    ("UserPromptSubmit", "cwd", {"a": "\x00"}),
+])
+def test_a_mistyped_field_the_hook_can_do_without_is_named_as_ignored(
+        harnesses: Harnesses, event: str, field: str, value: object) -> None:
+    payload = json.loads(hook_json(event, harnesses.transcript, source="compact",
+                                   prompt="Where are the certs?"))
+    payload[field] = value
+    result = harnesses.hook("claude-code", json.dumps(payload))
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    [line] = [x for x in result.stderr.splitlines() if f" {field} " in x]
+    assert "ignored" in line and "\x00" not in line
+
+
+def test_a_user_prompt_without_a_prompt_says_so_on_the_full_path_and_makes_no_record(
+        harnesses: Harnesses) -> None:
+    payload = json.loads(hook_json("UserPromptSubmit", harnesses.transcript))
+    result = harnesses.hook("claude-code", json.dumps(payload))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert "prompt None is not text" in result.stderr and "nothing pushed" in result.stderr
+    assert not (harnesses.home / "record.sqlite3").exists()

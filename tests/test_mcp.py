@@ -241,7 +241,8 @@ def test_erase_and_quarantine_over_mcp_change_what_read_and_search_show(served: 
         ("quarantine", {"address": other, "reason": "wrong project"}),
         ("quarantine", {"address": other, "undo": True}),
         ("read", {"address": other})])
-    assert payload(erased) == {"erased": [hit.address], "reason": "pasted a key", "overflow_files_removed": 0}
+    assert payload(erased) == {"erased": [hit.address], "reason": "pasted a key", "overflow_files_removed": 0,
+                               "exports_rewritten": 0}
     [entry] = payload(after)["entries"]
     assert entry["erased"] is not None and entry["text"].startswith("[erased ")
     assert hit.address not in [h["address"] for h in payload(found)["hits"]]
@@ -538,3 +539,24 @@ def test_sigterm_during_the_start_up_sync_ends_the_server_with_0_quietly(tmp_pat
     assert code == 0, stderr
     assert "Traceback" not in stderr and "terminate" not in stderr
     assert_record_whole(server, 4000)
+
+
+def test_a_tool_that_fails_unexpectedly_names_what_failed_and_logs_it(
+    served: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An operation's defect (here a read that breaks inside): the agent gets the tool and the cause, not
+    # the SDK's bare "Error executing tool read", and the server's log keeps the traceback.
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from total_recall.ops import record as record_ops
+    from total_recall.surfaces.mcp import Binding, build_server
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the page cache went away")
+
+    monkeypatch.setattr(record_ops, "read_entries", broken)
+    server = build_server(Binding(served.record))
+    with pytest.raises(ToolError) as refused:
+        anyio.run(server.call_tool, "read", {"address": "s1#1"})
+    assert str(refused.value).startswith("read: failed unexpectedly (RuntimeError: the page cache went away)")
+    assert any("read failed unexpectedly" in r.getMessage() and r.exc_info for r in caplog.records)

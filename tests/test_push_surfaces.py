@@ -106,6 +106,25 @@ def test_the_prompt_hook_survives_bad_input_and_hands_other_events_to_the_full_p
     assert "Traceback" not in huge.stderr
 
 
+def test_the_prompt_hook_imports_nothing_of_the_write_side_or_the_full_cli(owner: Owner) -> None:
+    # What a process imports is most of the hook's time, before every prompt: the push reads, so the
+    # indexes, the compressor, hashing, logging and the CLI's own libraries stay out.
+    run = ("import io, sys\n"
+           f"sys.argv = ['total-recall', '--home', {str(owner.home)!r}, 'hook', 'claude-code']\n"
+           f"sys.stdin = io.StringIO({json.dumps(prompt(ASK))!r})\n"
+           "from total_recall.surfaces.entry import main\n"
+           "main()\n"
+           "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, env=owner.env,
+                          timeout=60)
+    assert "portal-relay" in done.stdout, done.stderr
+    loaded = set(done.stderr.split())
+    assert "total_recall.assets.pointers" in loaded
+    heavy = {"click", "pydantic", "mcp", "rich", "numpy", "onnxruntime", "zstandard", "hashlib", "logging",
+             "total_recall.indexes", "total_recall.surfaces.cli", "total_recall.ops"}
+    assert not heavy & loaded
+
+
 def test_the_prompt_hook_makes_no_record_where_there_is_none(tmp_path: Path, owner: Owner) -> None:
     elsewhere = Owner(tmp_path / "nothing-here", owner.env)
     assert elsewhere.hook(prompt(ASK)).stdout == ""

@@ -4,6 +4,9 @@ line_histogram asked for any file but an overflow file — on the CLI (exit 2) a
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,7 +130,7 @@ def test_over_mcp_a_refusal_echoing_a_huge_session_id_stays_within_max_bytes(cli
         if max_bytes:
             args["max_bytes"] = max_bytes
         message = refused(client.call("profile_session", args))
-        assert "session_id 'xxxx" in message and "(1000000 bytes)" in message
+        assert "session_id" in message and "'xxxx" in message and "(1000000 bytes)" in message
         assert len(message.encode()) <= (max_bytes or REPORT_MAX_BYTES)
     unknown = refused(client.call("list_sessions", {huge: 1, "max_bytes": 1024}))
     assert unknown.startswith("list_sessions: unrecognised field") and len(unknown.encode()) <= 1024
@@ -155,3 +158,76 @@ def test_a_since_filter_takes_iso_times_and_the_times_a_person_names(home: Path,
 
 def test_a_query_naming_a_date_that_does_not_exist_is_searched_as_words(home: Path) -> None:
     run(home, "search", "what did we release on 2026-13-01 or 9999-12-31", code=0)
+
+
+# -- addresses past a session's end, blank and long session names, a damaged or emptied record --
+
+
+def test_reading_past_a_sessions_end_is_refused_naming_its_size(home: Path, client: Client) -> None:
+    assert "s1#3: no such entry (s1 has 2 entries)" in run(home, "read", "s1#3").stderr
+    assert "no such entry (s1 has 2 entries)" in refused(client.call("read", {"address": "s1#3-9"}))
+    # A range that starts inside is read up to the end, as a page of what there is.
+    assert "We release from main" in run(home, "read", "s1#2-9", code=0).stdout
+
+
+def test_reading_from_an_offset_past_the_end_says_so_instead_of_printing_nothing(home: Path) -> None:
+    result = run(home, "read", "s1", "--offset", "50", code=0)
+    assert result.stdout == "" and "offset 50 is past the end" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["erase", "quarantine"])
+def test_a_destructive_range_running_past_the_end_is_refused_and_does_nothing(home: Path, command: str
+                                                                              ) -> None:
+    assert "runs past the end of s1 (its last entry is s1#2)" in run(home, command, "s1#2-9", "--reason",
+                                                                     "x").stderr
+    assert "We release from main" in run(home, "read", "s1#2", code=0).stdout
+    assert "quarantined" not in run(home, "read", "s1#2", code=0).stdout
+
+
+def test_a_blank_session_means_what_an_empty_one_does_and_a_long_one_is_refused_unechoed(home: Path) -> None:
+    assert run(home, "qa-pairs", "--session", "   ", "--json", code=0).stdout == run(
+        home, "qa-pairs", "--json", code=0).stdout
+    long = "z" * 600
+    for args in (["extract", long], ["markers", long], ["cue", long, "note"],
+                 ["dream", "x", "--session", long]):
+        result = run(home, *args)
+        assert "at most 500 characters" in result.stderr and long not in result.stderr
+
+
+def test_compact_over_mcp_takes_the_session_its_range_names(client: Client) -> None:
+    said = refused(client.call("compact", {"budget": 2000, "range": "s1#1-99"}))
+    assert "runs past the end of s1" in said and "not inside" not in said
+
+
+def _damaged(tmp_path: Path) -> Path:
+    """A record whose schema is whole but one entry's row is damaged inside the file."""
+    turns = [("user", "first message " * 20, "2026-05-01T10:00:00Z"),
+             ("user", "ZQMARK " + "the payload of a long line " * 400, "2026-05-01T10:01:00Z")]
+    home = tmp_path / "damaged"
+    synced_transcript(home, turns).close()
+    path = home / "record.sqlite3"
+    data = bytearray(path.read_bytes())
+    at = data.find(b"ZQMARK")
+    data[at - 40:at] = b"\xff" * 40  # the cell's header, just before its text
+    path.write_bytes(bytes(data))
+    return home
+
+
+@pytest.mark.parametrize("args", [["read", "s1"], ["search", "payload"], ["sessions"],
+                                  ["erase", "s1#2", "--reason", "x"]], ids=lambda a: a[0])
+def test_a_record_damaged_inside_is_refused_by_name_never_a_traceback(tmp_path: Path, args: list[str]
+                                                                       ) -> None:
+    result = run(_damaged(tmp_path), *args)
+    assert "not a usable record" in result.stderr and "Traceback" not in result.output
+
+
+def test_an_emptied_record_file_is_said_before_a_new_record_is_made_in_it(tmp_path: Path) -> None:
+    home = tmp_path / "emptied"
+    synced_transcript(home, TURNS).close()
+    (home / "record.sqlite3").write_bytes(b"")
+    (home / "record.sqlite3-wal").unlink(missing_ok=True)
+    exe = Path(sys.executable).parent / "total-recall"
+    done = subprocess.run([str(exe), "--home", str(home), "sessions"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "TOTAL_RECALL_SANDBOX": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "record.sqlite3 was an empty file" in done.stderr and "truncated or replaced" in done.stderr

@@ -7,6 +7,7 @@ nothing usable is an error naming the path, never a silent fall-back to the live
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -43,6 +44,15 @@ def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
     return os.environ if env is None else env
 
 
+def _expanded(value: str, var: str) -> Path:
+    """`value` as a path, `~` expanded; a `~user` that names no user is an error naming `var` (expanduser
+    raises a bare RuntimeError)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise ConfigError(f"{var} names {value}, but there is no home folder for that ~user") from None
+
+
 def _home(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or Path.home())
 
@@ -75,7 +85,7 @@ def record_home(env: Mapping[str, str] | None = None) -> Path:
         return _home_in_use
     e = _env(env)
     if value := e.get("TOTAL_RECALL_HOME", "").strip():
-        return Path(value).expanduser()
+        return _expanded(value, "TOTAL_RECALL_HOME")
     if xdg := e.get("XDG_DATA_HOME", "").strip():
         return Path(xdg) / "total-recall"
     return _home(e) / ".local" / "share" / "total-recall"
@@ -100,12 +110,17 @@ def private_home(home: Path) -> str | None:
     what others keep there are left alone, and only our entries (`OWN_NAMES`) are tightened. Only the
     home's own entries are looked at on a private home (a few stats per open); paths owned by someone else
     are left alone (chmod would fail), as are symbolic links.
+
+    Raises:
+        ConfigError: the home does not exist and cannot be created (under a file, in /sys or /proc, …).
     """
     try:
         home.mkdir(parents=True, mode=PRIVATE_DIR)
         return None  # created by us: mkdir's mode under any umask that leaves the owner's bits is 0700
     except FileExistsError:
         pass
+    except OSError as exc:
+        raise ConfigError(f"cannot create the record's home {home}: {exc.strerror or exc}") from None
     uid = os.geteuid()
     try:
         entries = list(os.scandir(home))
@@ -158,8 +173,8 @@ def _tighten(top: Path, uid: int, deep: bool = True) -> int:
     return count
 
 
-def _split_paths(value: str) -> list[Path]:
-    return [Path(p.strip()).expanduser() for p in value.split(",") if p.strip()]
+def _split_paths(value: str, var: str) -> list[Path]:
+    return [_expanded(p.strip(), var) for p in value.split(",") if p.strip()]
 
 
 def default_roots(harness: str, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -168,21 +183,21 @@ def default_roots(harness: str, env: Mapping[str, str] | None = None) -> list[Pa
     home = _home(e)
     xdg_data = Path(e["XDG_DATA_HOME"]) if e.get("XDG_DATA_HOME") else home / ".local" / "share"
     if harness == "claude-code":
-        if dirs := _split_paths(e.get("CLAUDE_CONFIG_DIR", "")):
+        if dirs := _split_paths(e.get("CLAUDE_CONFIG_DIR", ""), "CLAUDE_CONFIG_DIR"):
             return [d / "projects" for d in dirs]
         xdg_config = Path(e["XDG_CONFIG_HOME"]) if e.get("XDG_CONFIG_HOME") else home / ".config"
         return [home / ".claude" / "projects", xdg_config / "claude" / "projects"]
     if harness == "codex":
-        homes = _split_paths(e.get("CODEX_HOME", "")) or [home / ".codex"]
+        homes = _split_paths(e.get("CODEX_HOME", ""), "CODEX_HOME") or [home / ".codex"]
         return [h / sub for h in homes for sub in ("sessions", "archived_sessions")]
     if harness == "opencode":
         return [xdg_data / "opencode"]
     if harness == "vibe":
-        vibe = Path(e["VIBE_HOME"]).expanduser() if e.get("VIBE_HOME") else home / ".vibe"
+        vibe = _expanded(e["VIBE_HOME"], "VIBE_HOME") if e.get("VIBE_HOME") else home / ".vibe"
         return [vibe / "logs" / "session"]
     if harness == "openclaw":
         if e.get("OPENCLAW_DIR"):
-            return [Path(e["OPENCLAW_DIR"]).expanduser() / "agents"]
+            return [_expanded(e["OPENCLAW_DIR"], "OPENCLAW_DIR") / "agents"]
         names = [".openclaw", ".clawdbot", ".moltbot", ".moldbot"]
         return [home / n / "agents" for n in names] + [home / ".pi" / "agent" / "sessions"]
     raise ConfigError(f"unknown harness {harness!r}")
@@ -196,7 +211,8 @@ def resolve_roots(
     """The roots to scan for one harness.
 
     Raises:
-        ConfigError: the override names a folder that does not exist or holds nothing.
+        ConfigError: the override names nothing, a folder that holds nothing or cannot be read, or (the
+            variable only) a file rather than a folder.
         SandboxError: the sandbox is armed and no override (or explicit root) was given.
     """
     e = _env(env)
@@ -206,7 +222,12 @@ def resolve_roots(
     if explicit is not None:
         return [_checked_override(harness, explicit, "the explicit root")]
     if value := e.get(var, "").strip():
-        return [_checked_override(harness, Path(value).expanduser(), var)]
+        path = _expanded(value, var)
+        # A file (or /dev/null) is no store: read as one, it would add a junk session to the append-only
+        # record. An explicit root may be one file (a test's single transcript); a variable may not.
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"{var} names {path}, which is a file, not a store folder")
+        return [_checked_override(harness, path, var)]
     if sandbox_armed(e):
         raise SandboxError(
             f"TOTAL_RECALL_SANDBOX is set but {var} is not: refusing to read the live store. "
@@ -218,8 +239,13 @@ def resolve_roots(
 def _checked_override(harness: str, path: Path, origin: str) -> Root:
     if not path.exists():
         raise ConfigError(f"{origin} names {path}, which does not exist")
-    if path.is_dir() and not any(path.iterdir()):
-        raise ConfigError(f"{origin} names {path}, which is empty")
+    if path.is_dir():
+        try:
+            empty = not any(path.iterdir())
+        except OSError as exc:
+            raise ConfigError(f"{origin} names {path}, which cannot be read: {exc.strerror or exc}") from None
+        if empty:
+            raise ConfigError(f"{origin} names {path}, which is empty")
     return Root(harness, path, True)
 
 
@@ -260,3 +286,22 @@ def store_roots(env: Mapping[str, str] | None = None) -> list[Path]:
         except (ConfigError, SandboxError):
             continue  # the sync's own report names these
     return found
+
+
+def env_seconds(env: Mapping[str, str], var: str, default: float, most: float) -> float:
+    """A number of seconds from `var`, 0 to `most`; `default` when it is unset or blank.
+
+    Raises:
+        ConfigError: it is not a number, or negative, NaN, infinite or above `most`.
+    """
+    raw = env.get(var, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= most:  # NaN fails every comparison
+        shown = repr(raw) if len(raw) <= 40 else repr(raw[:40]) + "…"
+        raise ConfigError(f"{var} must be a number of seconds from 0 to {most:g}, not {shown}")
+    return value

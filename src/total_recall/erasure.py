@@ -4,14 +4,16 @@ A target is an entry address (`s3#12`, a range, a session; the session may be na
 unique prefix of it, `ef958aa1#12`), a recall cue (`cue:N`) or a receipt's note
 (`receipt:N`): text a harness wrote, or a caller. Each becomes a tombstone in the record (its indexes,
 markers and summaries follow in the same transaction, see `Record.erase`, `erase_cue`, `erase_note`),
-then every overflow file of a capped reply that held the text is deleted. The text is read before the
-erase: afterwards the record holds only the tombstones.
+then every overflow file of a capped reply that held the text (or a name taken from it) is deleted, and
+an entry's erase rewrites every `observations.md` the record's exports wrote, so the observations it
+withdrew leave those copies too. The text is read before the erase: afterwards the record holds only the
+tombstones.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from total_recall.errors import AddressError
@@ -19,6 +21,7 @@ from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
 from total_recall.mining.flood import purge
 from total_recall.model import echoed
+from total_recall.observing.export import refresh_exports
 from total_recall.record.database import Record
 from total_recall.record.sessions import resolve_address
 
@@ -28,11 +31,12 @@ _KEPT_TEXT = re.compile(r"(cue|receipt):(\d{1,18})")
 
 @dataclass(frozen=True, slots=True)
 class Erasure:
-    """What an erase did: what it tombstoned (addresses, `cue:N`, `receipt:N`) and the overflow files
-    that held the text."""
+    """What an erase did: what it tombstoned (addresses, `cue:N`, `receipt:N`), the overflow files that
+    held the text, and the exported observations files rewritten (or removed) without what it withdrew."""
 
     erased: list[str]
     purged: list[Path]
+    exports: list[Path] = field(default_factory=list)
 
 
 def erase(record: Record, target: str, reason: str) -> Erasure:
@@ -46,7 +50,9 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if not target.startswith(("cue:", "receipt:")):
         address = resolve_address(record, target)
         texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
-        return Erasure(record.erase(address, reason), purge(texts))
+        done = record.erase(address, reason)
+        # Observations cite entries only: a cue's or a note's erase withdraws none.
+        return Erasure(done, purge(texts), refresh_exports(record))
     m = _KEPT_TEXT.fullmatch(target)
     if m is None:
         raise AddressError(f"not a cue or receipt: {echoed(target)} (expected cue:3 or receipt:3)")

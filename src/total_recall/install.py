@@ -159,10 +159,13 @@ def apply(changes: Sequence[ConfigChange], now: datetime | None = None) -> list[
     them untouched; nothing but these files and their backups is ever written.
 
     Raises:
-        InstallError: a file cannot be read or parsed (the message names it).
+        InstallError: a file cannot be read, parsed or written, or a file stands where its folder must be
+            (the message names it).
     """
     planned = [(change, _read(change.path)) for change in changes]
     texts = [change.merged(current) for change, current in planned]
+    for change in changes:
+        _check_folder(change.path)
     stamp = now or datetime.now(UTC)
     return [_write(change.path, current, text, stamp) for (change, current), text in zip(planned, texts,
                                                                                           strict=True)]
@@ -175,6 +178,17 @@ def _read(path: Path) -> str | None:
         raise InstallError(f"{path}: cannot read it ({exc}); nothing written") from exc
 
 
+def _check_folder(path: Path) -> None:
+    """Refuse a path whose folder cannot be made because a file stands where a folder must, before any
+    file is written (mkdir would fail there, after other changes were written)."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise InstallError(f"{path}: cannot write it: {folder} is a file, not a folder; nothing "
+                                   "written")
+            return
+
+
 def _write(path: Path, current: str | None, text: str, now: datetime) -> Written:
     if text == current:
         return Written(path, False, None)
@@ -182,9 +196,12 @@ def _write(path: Path, current: str | None, text: str, now: datetime) -> Written
     if current is not None:
         backup = _backup_path(path, now)
         shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside and renamed over, so a crash never leaves a half-written config.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written beside and renamed over, so a crash never leaves a half-written config.
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:  # a folder that cannot be made or written to (permissions, a read-only disk)
+        raise InstallError(f"{path}: cannot write it ({exc.strerror or exc})") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

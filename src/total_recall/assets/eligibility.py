@@ -1,10 +1,12 @@
 """The one eligibility check every route passes (push, asset search, the listing): what a reader may be
 shown, whatever brought it.
 
-- Erased or quarantined: an asset whose every source entry is erased or quarantined never counts; a
-  decision or document counts only while the entry its address names does (an older version is never
-  shown in its place); a key whose words (or whose correction) come from such an entry never counts.
-  Erase goes further and deletes them (the m018 trigger).
+- Erased or quarantined: an asset counts only while every one of its source entries (those its name and
+  description were made from) and the entry its address names are neither erased nor quarantined: its
+  shown text is one string made of several entries' words, so a held-back one takes the whole asset out
+  (an older version of a decision or document is never shown in its place); a key whose words (or whose
+  correction) come from such an entry never counts, nor matches by words, by name or by meaning. Erase
+  goes further and deletes them (the m018 trigger: any erased source takes the asset, as here).
 - Muted: "please don't mention X" / "stop suggesting X" from the owner, or `mute(record, "X")`, hides
   every asset named X from then on, until "you can mention X again" or `unmute`.
 - Current: a decision a later one on the same subject superseded is not pushed.
@@ -24,8 +26,6 @@ from total_recall.assets.corrections import Mute
 from total_recall.assets.words import normal_name
 from total_recall.record import assets as table
 from total_recall.record.database import Record
-
-ADDRESSED_KINDS = frozenset({"decision", "document"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +89,6 @@ def eligible(record: Record, assets: Sequence[table.StoredAsset], reader: Reader
     entries = {e for a in kept for e in sources.get(a.id, ())}
     entries |= {a.entry for a in kept if a.entry is not None}
     held = table.held_back(record, entries) if entries else set()
-    out = []
-    for a in kept:
-        mined_from = sources.get(a.id, [])
-        if mined_from and all(e in held for e in mined_from):
-            continue
-        if a.kind in ADDRESSED_KINDS and a.entry is not None and a.entry in held:
-            continue
-        out.append(a)
-    return out
+    # Any held-back source, not only all of them: the name and description cannot be shown without the
+    # words that entry gave them, and erase (the m018 trigger) takes the asset on any erased source too.
+    return [a for a in kept if a.entry not in held and not any(e in held for e in sources.get(a.id, ()))]

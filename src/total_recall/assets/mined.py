@@ -189,24 +189,27 @@ def _tools_and_documents(mined: Mined, writes: dict[str, list[tuple[Turn, MinedR
         else:
             continue
         name = PurePosixPath(path).name
-        asked = _asked_before(turn, newest) or ""
-        purpose = _purpose(next((c for _, _, c in reversed(wrote) if c), "")) or asked
+        request = _request_row(turn, newest)
+        asked = "" if request is None else turn.words[request.id]
+        # What it does: the newest content's own comment, else the owner's request, filed under the entry
+        # it came from (holding that entry back holds back the words).
+        said = next(((r, c) for _, r, c in reversed(wrote) if c), None)
+        purpose, told = (_purpose(said[1]), said[0]) if said else ("", newest)
+        if not purpose and request is not None:
+            purpose, told = asked, request
         what = "script" if kind == "tool" else f"document written {len(wrote)} times; this is the newest"
         description = redact(f"{purpose} ({what}: {path})" if purpose else f"{what}: {path}")
         draft = Draft(kind, name, shorten(description, 300), _address(newest), f"{kind}:{path}",  # type: ignore[arg-type]
                       entry=newest.id, scope=turn.cwd, updated=newest.ts,
-                      sources={r.id for _, r, _ in wrote})
+                      sources={r.id for _, r, _ in wrote} | {told.id})
         draft.key("name", name, address=_address(newest), entry=newest.id)
         stem = PurePosixPath(path).stem
         if stem != name and len(stem) >= 4:
             draft.key("name", stem, address=_address(newest), entry=newest.id)
-        draft.key("topic", redact(f"{purpose} {path}"), address=_address(newest), entry=newest.id)
-        if asked:
-            request = _request_row(turn, newest)
-            if request is not None:
-                draft.key("use", redact(shorten(asked, 200)), address=_address(request), entry=request.id,
-                          origin="request")
-                draft.sources.add(request.id)
+        draft.key("topic", redact(f"{purpose} {path}"), address=_address(told), entry=told.id)
+        if request is not None:
+            draft.key("use", redact(shorten(asked, 200)), address=_address(request), entry=request.id,
+                      origin="request")
         mined.drafts.append(draft)
         for run_turn, run, failed in later:
             mined.uses.append(Use(draft.identity, run.id, run_turn.session, run.seq, failed))
@@ -236,11 +239,6 @@ def _request_row(turn: Turn, row: MinedRow) -> MinedRow | None:
         if r.seq < row.seq and r.author == "owner" and r.kind == "message" and turn.words.get(r.id):
             return r
     return None
-
-
-def _asked_before(turn: Turn, row: MinedRow) -> str | None:
-    request = _request_row(turn, row)
-    return None if request is None else turn.words[request.id]
 
 
 def _hosts(command: str) -> Iterator[tuple[str, str, str | None, str | None]]:
@@ -308,7 +306,8 @@ def _login_places(command: str) -> list[str]:
 
 def _machines(mined: Mined, runs: list[tuple[Turn, MinedRow, str, bool]], turns: list[Turn]) -> None:
     machines: dict[str, Draft] = {}
-    how: dict[str, set[str]] = {}
+    # each way a machine is reached, with the entry (id, address) that said it
+    how: dict[str, dict[str, tuple[int, str]]] = {}
     for turn, row, command, failed in runs:
         for host, reach, user, login in _hosts(command):
             draft = machines.get(host)
@@ -318,12 +317,12 @@ def _machines(mined: Mined, runs: list[tuple[Turn, MinedRow, str, bool]], turns:
                 draft.key("name", host, address=_address(row), entry=row.id)
             draft.source, draft.entry, draft.updated = _address(row), row.id, row.ts
             draft.sources.add(row.id)
-            places = how.setdefault(host, set())
-            places.add(f"{reach} as {user}" if user else reach)
+            places = how.setdefault(host, {})
+            places[f"{reach} as {user}" if user else reach] = (row.id, _address(row))
             if user:
                 draft.key("name", f"{user}@{host}", address=_address(row), entry=row.id)
             for place in ([login] if login else []) + _login_places(command):
-                places.add(f"login: {place}")
+                places[f"login: {place}"] = (row.id, _address(row))
             draft.key("topic", shorten(scrubbed(command), 200), address=_address(row), entry=row.id)
             mined.uses.append(Use(draft.identity, row.id, turn.session, row.seq, failed))
     for turn in turns:
@@ -332,19 +331,24 @@ def _machines(mined: Mined, runs: list[tuple[Turn, MinedRow, str, bool]], turns:
             for label, host in _MACHINE_LABEL.findall(low):
                 draft = machines.get(host)
                 if draft is not None:
+                    # Only these keys hold the label's words, so its entry is no source of the asset:
+                    # holding it back drops the keys, not the machine.
                     draft.key("name", f"{label} machine", address=f"s{turn.session}#{_seq(turn, entry)}",
                               entry=entry, origin="owner")
                     draft.key("name", label, address=f"s{turn.session}#{_seq(turn, entry)}", entry=entry,
                               origin="owner")
-                    draft.sources.add(entry)
             for host, draft in machines.items():
                 if host.lower() in low:
                     for place in _LOGIN_SAID.findall(words):
-                        how.setdefault(host, set()).add(f"login: {redact(place.strip())}")
+                        said = f"login: {redact(place.strip())}"
+                        how[host].setdefault(said, (entry, f"s{turn.session}#{_seq(turn, entry)}"))
                         draft.sources.add(entry)
     for host, draft in machines.items():
         draft.description = shorten(redact(f"machine {host}, reached by {'; '.join(sorted(how[host]))}"), 300)
-        draft.key("topic", draft.description, address=draft.source, entry=draft.entry)
+        # One topic key a way of reaching it, filed under the entry that said it (the description mixes
+        # several entries' words: one key of it all would outlive any of them being held back).
+        for way, (entry, address) in sorted(how[host].items()):
+            draft.key("topic", redact(f"machine {host}, reached by {way}"), address=address, entry=entry)
         mined.drafts.append(draft)
 
 
@@ -382,8 +386,10 @@ def _approaches(mined: Mined, turns: list[Turn], runs: list[tuple[Turn, MinedRow
                     "approach", shorten(shown, 60), f"the run later called back to: {shown}", _address(row),
                     f"approach:{row.id}", entry=row.id, scope=run_turn.cwd, updated=row.ts, sources={row.id})
                 draft.key("topic", shown, address=_address(row), entry=row.id)
-                if asked := _asked_before(run_turn, row):
-                    draft.key("topic", redact(shorten(asked, 200)), address=_address(row), entry=row.id)
+                if (request := _request_row(run_turn, row)) is not None:
+                    # the request's words, filed under the request: erasing it takes this key too
+                    draft.key("topic", redact(shorten(run_turn.words[request.id], 200)),
+                              address=_address(request), entry=request.id)
             draft.key("use", redact(shorten(words, 200)), address=f"s{turn.session}#{_seq(turn, entry)}",
                       entry=entry, origin="correction")
     mined.drafts.extend(found.values())

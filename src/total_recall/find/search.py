@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from total_recall.errors import SearchError
+from total_recall.errors import RecordError, SearchError
 from total_recall.find import fact_cache as facts
 from total_recall.find import verbatim
 from total_recall.find.hits import snippet
@@ -643,7 +643,11 @@ def _hits(record: Record, ids: list[int], fused: dict[int, float], fts: str | No
     exact = [p.text for p in wanted]
     hits = []
     for entry_id in ids:
-        r = rows[entry_id]
+        r = rows.get(entry_id)
+        if r is None:  # the index names an entry the record no longer returns: a damaged page
+            raise RecordError(f"{record.path}: not a usable record: entry {entry_id} is in the word index "
+                              "but cannot be read (damaged? `index --rebuild` rebuilds the index from the "
+                              "record)")
         hits.append(Hit(
             address=f"s{r.session}#{r.seq}", session=r.session, seq=r.seq, harness=r.harness, author=r.author,
             kind=r.kind, timestamp=r.timestamp, score=round(fused[entry_id], 6),

@@ -76,10 +76,16 @@ def _model() -> tuple[Any, Any, Any]:
     return np, tokenizer, session
 
 
+MAX_THREADS = 1024  # beyond any machine's cores; onnxruntime refuses a count past 64 bits with a TypeError
+
+
 def _threads() -> int:
     raw = os.environ.get(THREADS_ENV, "").strip()
-    if raw and not raw.isdigit():
-        raise ConfigError(f"{THREADS_ENV} must be a whole number of threads (0 = every core); got {raw!r}")
+    # isascii: "²" is a digit to isdigit but not to int(); the length check spares int() a huge string.
+    if raw and not (raw.isascii() and raw.isdigit() and len(raw) <= 8 and int(raw) <= MAX_THREADS):
+        shown = repr(raw) if len(raw) <= 40 else repr(raw[:40]) + "…"
+        raise ConfigError(f"{THREADS_ENV} must be a whole number of threads from 0 (every core) to "
+                          f"{MAX_THREADS}; got {shown}")
     return int(raw) if raw else 0
 
 

@@ -53,7 +53,9 @@ def compact(
     record.session(session)  # an unknown session is an error naming it
     if span is not None and span.session != session:
         raise MarkerError(f"the range {span} is not inside s{session} (it names s{span.session})")
-    if span is None:
+    if span is not None:
+        record.span(span, whole=True)  # a range running past the session's end is refused, naming its end
+    else:
         span = evictable_range(record, session, keep_exchanges)
         if span is None:
             raise MarkerError(f"nothing to compact in s{session}: it holds no more than its last "

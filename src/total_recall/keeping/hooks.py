@@ -14,7 +14,9 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
   verifies and saves a marker for the range before the verbatim tail and writes a receipt (trigger = the
   hook's `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note).
   Nothing on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose
-  stdout looks like JSON but is not its schema.
+  stdout looks like JSON but is not its schema. A receipt is permanent, so a payload with a malformed
+  field is refused before the record is opened (`check_payload`), and a session that neither the record
+  (after the sync) nor an existing transcript file shows gets no receipt.
 - **SessionStart** — sync the harness's store when the record already holds its sessions (a first sync
   of a whole store is `total-recall sync`'s), recover the previous session of the same project (`cwd`)
   active within `RECOVERY_HOURS` when the observer has not read it to its end, then hand back as context
@@ -48,9 +50,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -65,7 +68,7 @@ from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.keeping.window import in_force
 from total_recall.llm.provider import Completion, Message, Provider
 from total_recall.llm.settings import LLMSettings, load_settings
-from total_recall.model import Address
+from total_recall.model import Address, echoed
 from total_recall.observing import for_session_start, observe
 from total_recall.observing.observation import parse_time
 from total_recall.record import observations as observation_table
@@ -86,6 +89,13 @@ OBSERVATIONS_CAP = 1_500
 RECOVERY_HOURS = 4.0  # the seed's lookback: a previous session active longer ago is not recovered
 OBSERVE_MOST = 2_000  # entries a hook observes at most (~2 s mechanically); more is `total-recall observe`'s
 MODEL_LEAST = 1.0  # seconds a model call needs at least: with less left the hook does not call it
+# What a payload may hold before the hook reads it: a receipt is permanent (the record is append-only), so
+# nothing of any size, or of characters no harness sends, gets that far.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")  # UUIDs (both harnesses), `agent-…` ids
+EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,99}")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+PATH_CHARS = 4_096
+CUSTOM_CHARS = 2_000  # a manual /compact's instructions kept in the receipt; longer ones are cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +109,10 @@ class HookReply:
 
 
 def parse_payload(text: str) -> dict[str, Any]:
-    """The hook JSON read from stdin.
+    """The hook JSON read from stdin, its fields checked (`check_payload`) before the record is opened.
 
     Raises:
-        HookInputError: it is not a JSON object with a string `hook_event_name` and `session_id`.
+        HookInputError: it is not a JSON object, or a field the hook acts on is malformed.
     """
     if not text.strip():
         raise HookInputError("stdin is empty: expected the hook's JSON object")
@@ -112,25 +122,103 @@ def parse_payload(text: str) -> dict[str, Any]:
         raise HookInputError(f"stdin is not JSON ({exc}): expected the hook's JSON object") from exc
     if not isinstance(payload, dict):
         raise HookInputError(f"stdin holds a JSON {type(payload).__name__}, not the hook's JSON object")
+    check_payload(payload)
+    return payload
+
+
+def check_payload(payload: Mapping[str, Any]) -> None:
+    """Refuse a payload the hook cannot rightly act on: a session id or event name no harness sends, a
+    UserPromptSubmit without a `prompt` string, and for PreCompact (whose receipt is permanent) a mistyped
+    `transcript_path`, `trigger` or `custom_instructions`. Other events' optional fields are checked where
+    they are read: a mistyped one is ignored and named (`_optional`).
+
+    Raises:
+        HookInputError: naming the field; nothing has been done.
+    """
     for key in ("hook_event_name", "session_id"):
         if not isinstance(payload.get(key), str) or not payload[key]:
-            raise HookInputError(f"the hook JSON has no {key!r} string")
-    return payload
+            raise HookInputError(f"the hook JSON has no {key!r} string: nothing done")
+    event, native = payload["hook_event_name"], payload["session_id"]
+    if not EVENT_NAME.fullmatch(event):
+        raise HookInputError(f"the hook JSON's hook_event_name {echoed(event)} is not an event name: "
+                             "nothing done")
+    if not SESSION_ID.fullmatch(native):
+        raise HookInputError(f"the hook JSON's session_id {echoed(native)} is not a harness session id (1 to "
+                             "200 letters, digits, '.', '_', ':' or '-'): nothing done")
+    if event == "UserPromptSubmit" and not isinstance(payload.get("prompt"), str):
+        # Nothing to push without it: refused here, before the record is opened (or made).
+        raise HookInputError(f"UserPromptSubmit's prompt {echoed(payload.get('prompt'))} is not text: "
+                             "ignored, nothing pushed")
+    if event != "PreCompact":
+        return
+    transcript = payload.get("transcript_path")
+    if transcript is not None and _path_text(transcript) is None:
+        raise HookInputError(f"PreCompact's transcript_path {echoed(transcript)} is not a file path: "
+                             "nothing done")
+    if transcript is not None and _is(transcript, Path.is_dir):
+        raise HookInputError(f"PreCompact's transcript_path {echoed(transcript)} names a folder, not a "
+                             "transcript file: nothing done")
+    if payload.get("trigger") not in TRIGGERS:
+        raise HookInputError(f"PreCompact's trigger {echoed(payload.get('trigger'))} is not 'manual' or "
+                             "'auto': nothing done")
+    custom = payload.get("custom_instructions")
+    if custom is not None and not isinstance(custom, str):
+        raise HookInputError(f"PreCompact's custom_instructions {echoed(custom)} is not text: nothing done")
+
+
+def _path_text(value: object) -> str | None:
+    """`value` when it reads as a path a harness sends (bounded text, no control characters), else None."""
+    if not isinstance(value, str) or not value or len(value) > PATH_CHARS or CONTROL.search(value):
+        return None
+    return value
+
+
+def _is(path: str, test: Callable[[Path], bool]) -> bool:
+    """`test` (Path.is_file, Path.is_dir) of `path`, `~` expanded; False for a path that cannot be read."""
+    try:
+        return bool(test(Path(path).expanduser()))
+    except (OSError, RuntimeError, ValueError):  # `~nouser`, a name too long: it names nothing here
+        return False
+
+
+def _optional(payload: Mapping[str, Any], key: str, log: list[str], effect: str) -> str | None:
+    """An optional text field of a payload: None when absent; a mistyped one is ignored and named in
+    `log` (the hook goes on without it, as the contract allows)."""
+    value = payload.get(key)
+    if value is None:
+        return None
+    if _path_text(value) is None:
+        log.append(f"{payload['hook_event_name']}: {key} {echoed(value)} is not a non-empty string of at "
+                   f"most {PATH_CHARS:,} characters: ignored ({effect})")
+        return None
+    return str(value)
 
 
 def handle(record: Record, controller: HarnessController, payload: Mapping[str, Any],
            env: Mapping[str, str] | None = None) -> HookReply:
-    """Answer one hook call of `controller`'s harness (see the module docstring)."""
+    """Answer one hook call of `controller`'s harness (see the module docstring); a payload
+    `check_payload` refuses is named in the log and nothing is done."""
+    try:
+        check_payload(payload)
+    except HookInputError as exc:
+        return HookReply(log=(str(exc),))
     event = payload["hook_event_name"]
     if event == "PreCompact":
         return pre_compact(record, controller, payload, env)
     if event == "SessionStart":
         return session_start(record, controller, payload, env)
     if event == "UserPromptSubmit":
-        from total_recall.keeping.prompt import context
-
-        return HookReply(context=context(record, controller.name, payload))
+        return user_prompt(record, controller, payload)
     return HookReply(log=(f"{event}: not a hook Total Recall handles; nothing done",))
+
+
+def user_prompt(record: Record, controller: HarnessController, payload: Mapping[str, Any]) -> HookReply:
+    """The per-turn push (`keeping/prompt.py`) for a checked payload, naming a cwd it could not read."""
+    from total_recall.keeping.prompt import context
+
+    log: list[str] = []
+    cwd = _optional(payload, "cwd", log, "pushed for no project")
+    return HookReply(context=context(record, controller.name, {**payload, "cwd": cwd}), log=tuple(log))
 
 
 def pre_compact(record: Record, controller: HarnessController, payload: Mapping[str, Any],
@@ -144,19 +232,22 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
         notes.append(f"{skipped}, marker built from what the record held")
         log.append(notes[-1])
     native = str(payload["session_id"])
-    session = session_for(record, controller.name, native, payload.get("transcript_path"))
+    transcript = payload.get("transcript_path")
+    session = session_for(record, controller.name, native, transcript)
+    if session is None and not (isinstance(transcript, str) and _is(transcript, Path.is_file)):
+        # Nothing shows this compaction is real: a receipt for it would stay in the record for ever.
+        log.append(f"{controller.name} session {native} is not in the record and its transcript_path "
+                   f"{echoed(transcript)} names no file: no marker or receipt written")
+        return HookReply(None, tuple(log), None)
     if session is not None:  # the pre-compaction flush: what leaves the window is observed first
         log.extend(observe_within(record, session, deadline, env, "pre-compaction flush"))
-    raw_trigger = payload.get("trigger")
-    trigger = raw_trigger if raw_trigger in TRIGGERS else "harness"
-    if trigger == "harness":
-        notes.append(f"hook trigger {raw_trigger!r} is not manual or auto")
+    trigger = str(payload["trigger"])
     custom = payload.get("custom_instructions")
     if isinstance(custom, str) and custom.strip():
-        notes.append(f"custom instructions: {custom}")
-    if session is None:
-        notes.append(f"{controller.name} session {native} is not in the record "
-                     f"(transcript {payload.get('transcript_path')})")
+        cut = f"… (cut: {len(custom):,} characters in all)" if len(custom) > CUSTOM_CHARS else ""
+        notes.append(f"custom instructions: {custom[:CUSTOM_CHARS]}{cut}")
+    if session is None:  # a brand-new session the sync did not read (skipped, or its file is elsewhere)
+        notes.append(f"{controller.name} session {native} is not in the record yet (transcript {transcript})")
         log.append(notes[-1])
     note = "; ".join(notes) or None
     # The marker and the receipt are two transactions: each may wait half of what is left.
@@ -207,16 +298,20 @@ def session_start(record: Record, controller: HarnessController, payload: Mappin
     or a resume) and the observations, within CONTEXT_CAP characters (see the module docstring)."""
     deadline = time.monotonic() + WAIT_BOUND - OPEN_WAIT  # the open came first
     native = str(payload["session_id"])
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else None
     log: list[str] = []
+    cwd = _optional(payload, "cwd", log, "no previous session recovered; observations of every project")
+    source = payload.get("source")
+    if source is not None and not isinstance(source, str):
+        log.append(f"SessionStart: source {echoed(source)} is not text: ignored (no markers handed back)")
+    transcript = _optional(payload, "transcript_path", log, "the session is found by its id only")
     try:
         _recover(record, controller.name, native, cwd, deadline, env, log)
     except (TotalRecallError, sqlite3.Error, OSError) as exc:  # the markers are handed back all the same
         record.rollback()
         log.append(f"session recovery failed: {type(exc).__name__}: {exc}")
     parts: list[str] = []
-    if payload.get("source") in CONTEXT_SOURCES:
-        session = session_for(record, controller.name, native, payload.get("transcript_path"))
+    if source in CONTEXT_SOURCES:
+        session = session_for(record, controller.name, native, transcript)
         if session is None:
             log.append(f"{controller.name} session {native} is not in the record; no markers")
         elif (markers := markers_context(record, session)) is not None:
@@ -348,7 +443,10 @@ def session_for(record: Record, harness: str, native_id: str, transcript: object
     if same:
         return max(same)
     if isinstance(transcript, str) and transcript:
-        path = str(Path(transcript).expanduser())
+        try:
+            path = str(Path(transcript).expanduser())
+        except RuntimeError:  # `~nouser/…`: no such home, so no session's file
+            return None
         by_file = [s.number for s in found if s.source == path]
         if by_file:
             return max(by_file)

@@ -195,7 +195,7 @@ class Provider:
 
     def _attempt(self, client: httpx2.Client, payload: bytes, attempt: int) -> bytes:
         """One request: the answer's body, or `_Retryable` for what a retry may cure, or `LLMError`."""
-        endpoint = self.settings.endpoint
+        endpoint = self.settings.shown_endpoint
         try:
             status, reason, headers, body = self._post(client, payload)
         except httpx2.TimeoutException:
@@ -268,7 +268,7 @@ class Provider:
 
     def _parse(self, body: bytes, attempts: int, waited: float, elapsed: float,
                prompt_estimate: int) -> Completion:
-        endpoint = self.settings.endpoint
+        endpoint = self.settings.shown_endpoint
         try:
             data = json.loads(body)
         except ValueError:
@@ -350,14 +350,15 @@ class _Retries:
         failure = _failure(state)
         self.spent[failure.budget] += 1
         why = f"connection error ({failure.why})" if failure.budget == "connection errors" else failure.why
+        why = self.provider._safe(why)  # the transport's own words may quote the URL
         log.warning("LLM endpoint %s: %s on attempt %d; retry %d of %d in %.1f s",
-                    self.provider.settings.endpoint, why, state.attempt_number,
+                    self.provider.settings.shown_endpoint, why, state.attempt_number,
                     self.spent[failure.budget], _RETRIES[failure.budget], state.upcoming_sleep)
 
     def give_up(self, state: RetryCallState) -> NoReturn:
         failure = _failure(state)
         provider, attempts = self.provider, state.attempt_number
-        endpoint, budget = provider.settings.endpoint, _RETRIES[failure.budget]
+        endpoint, budget = provider.settings.shown_endpoint, _RETRIES[failure.budget]
         if failure.budget == "connection errors":
             message = (f"cannot reach {endpoint}: {failure.why} ({attempts} attempts, the {budget} retries "
                        "for connection errors used up)")

@@ -84,3 +84,21 @@ def scrub(text: str, secret: str | None) -> str:
     if secret and len(secret) >= 4:
         text = text.replace(secret, "[the API key]")
     return text
+
+
+def redact_url(url: str) -> str:
+    """`url` fit to show or log: a password in it (`http://user:pw@host`) becomes `[REDACTED:url-password]`
+    whatever its length (the `redact` pattern wants three characters), then `redact` runs on the rest
+    (a key in the query string). The request itself must still use the real URL.
+
+    Split by hand, not with urlsplit: that raises on a malformed host or port, and a URL that is wrong
+    in some other way must still lose its password."""
+    start = url.find("://")
+    if start >= 0:
+        start += 3
+        end = next((i for i in range(start, len(url)) if url[i] in "/?#"), len(url))
+        userinfo, at, host = url[start:end].rpartition("@")
+        if at and ":" in userinfo:
+            name = userinfo.partition(":")[0]
+            url = f"{url[:start]}{name}:[REDACTED:url-password]@{host}{url[end:]}"
+    return redact(url)

@@ -24,6 +24,7 @@ from typing import Any
 
 from total_recall.config import record_home
 from total_recall.errors import ConfigError
+from total_recall.llm.redaction import redact_url
 
 CONFIG_FILE = "llm.toml"
 
@@ -65,6 +66,10 @@ DEFAULT_PROMPT_BYTES = 200_000
 DEFAULT_MAX_OUTPUT_TOKENS = 4_096
 DEFAULT_MAX_CALL_TOKENS = 100_000
 DEFAULT_MAX_DAY_TOKENS = 2_000_000
+# The largest values a setting may take: a day of waiting for one answer, and a billion bytes or tokens
+# (no endpoint takes more; beyond 64 bits the JSON encoder fails).
+MAX_TIMEOUT = 86_400.0
+MAX_INTEGER = 1_000_000_000
 
 ENV = {
     "preset": "TOTAL_RECALL_LLM_PRESET",
@@ -103,7 +108,13 @@ class LLMSettings:
 
     @property
     def endpoint(self) -> str:
+        """The URL requests go to, password and all: never show or log it, show `shown_endpoint`."""
         return self.base_url.rstrip("/") + "/chat/completions"
+
+    @property
+    def shown_endpoint(self) -> str:
+        """`endpoint` without a password the URL carries, for messages, logs and `llm-status`."""
+        return redact_url(self.endpoint)
 
     def describe(self) -> dict[str, Any]:
         """What `llm-status` shows: everything but the key itself."""
@@ -111,8 +122,8 @@ class LLMSettings:
             "configured": self.problem is None,
             "problem": self.problem,
             "preset": self.preset,
-            "base_url": self.base_url,
-            "endpoint": self.endpoint,
+            "base_url": redact_url(self.base_url),
+            "endpoint": self.shown_endpoint,
             "model": self.model,
             "key_set": self.api_key is not None,
             "key_source": self.key_source,
@@ -162,14 +173,15 @@ def load_settings(env: Mapping[str, str] | None = None, home: Path | None = None
     api_key, key_source = _key(e, file, path, key_env)
 
     problem = None
+    shown_url = redact_url(base_url or "")
     if base_url is None:
         problem = "no LLM endpoint: set TOTAL_RECALL_LLM_BASE_URL (any OpenAI-compatible /v1 URL)"
     elif not base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"TOTAL_RECALL_LLM_BASE_URL must start with http:// or https://, not {base_url!r}")
+        raise ConfigError(f"TOTAL_RECALL_LLM_BASE_URL must start with http:// or https://, not {shown_url!r}")
     elif model is None:
-        problem = f"no LLM model for {base_url}: set TOTAL_RECALL_LLM_MODEL"
+        problem = f"no LLM model for {shown_url}: set TOTAL_RECALL_LLM_MODEL"
     elif api_key is None and key_env is not None:
-        problem = _no_key(preset_name, base_url, key_env)
+        problem = _no_key(preset_name, shown_url, key_env)
 
     return LLMSettings(
         preset=preset_name,
@@ -206,7 +218,7 @@ def _no_key(preset: str, base_url: str, key_env: str) -> str:
 def _read_file(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad TOML, an integer of 4,300+ digits
         raise ConfigError(f"{path}: not a readable TOML file: {exc}") from exc
     if unknown := sorted(set(data) - set(FILE_FIELDS)):
         raise ConfigError(f"{path}: unknown field {unknown[0]!r}; the fields are {', '.join(FILE_FIELDS)}")
@@ -256,8 +268,13 @@ def _number(e: Mapping[str, str], file: Mapping[str, Any], path: Path, name: str
             value = int(raw) if integer else float(raw)
         except ValueError:
             value = None
-    if value is None or value <= 0:
-        raise ConfigError(f"{origin} must be a positive {'integer' if integer else 'number'}, not {raw!r}")
+    # `not 0 < value <= top` also refuses NaN; the caps keep every number one an HTTP client, a socket
+    # timeout and the JSON encoder (64-bit integers) can take.
+    top, cap = (MAX_INTEGER, f"{MAX_INTEGER:,}") if integer else (MAX_TIMEOUT, f"{MAX_TIMEOUT:g}")
+    if value is None or not 0 < value <= top:
+        what = "integer" if integer else "finite number of seconds"
+        shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:40] + "…"
+        raise ConfigError(f"{origin} must be a positive {what}, at most {cap}, not {shown}")
     return value
 
 

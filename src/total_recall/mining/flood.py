@@ -128,10 +128,11 @@ def _slug(text: str) -> str:
 
 
 def spill(tool: str, scope: str, text: str) -> Overflow:
-    """Write `text` whole to a new private file; prunes old ones first."""
+    """Write `text` whole to a new private file; prunes old ones first. `scope` (a query, a session) stays
+    out of the name: a query's words in a name would outlive the erase of the entry they came from."""
     folder = overflow_dir()
     prune(folder)
-    name = f"{_slug(tool)}_{_slug(scope)}_{int(time.time() * 1000)}_{os.getpid()}_{next(_sequence)}.md"
+    name = f"{_slug(tool)}-{int(time.time() * 1000)}-{os.getpid()}-{next(_sequence)}.md"
     path = folder / name
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
@@ -323,14 +324,26 @@ class _Needles:
         return bool(lines) and any(raw.strip(_SEGMENT_TRIM) in lines for raw in _SEGMENTS.split(data))
 
 
+# A name `spill` gives (the tool's, then time, process and sequence): it holds no words of a reply.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9._-]+?-\d+-\d+-\d+\.md")
+_NAME_WORD = re.compile(r"[^\W_]{3,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _NAME_WORD.findall(text) if not w.isdigit()}
+
+
 def purge(texts: Iterable[str]) -> list[Path]:
     """Delete every overflow file holding any of `texts` (whole, a distinctive line, or a run of 47 bytes
-    or more) from this record's overflow folder and the temp-folder ones of earlier versions; returns
-    the files deleted. An overflow file is a copy of a reply, never the record: deleting one that merely
-    shares a line with an erased text loses nothing that cannot be asked for again."""
+    or more) from this record's overflow folder and the temp-folder ones of earlier versions, and every
+    file whose name earlier versions took from a query sharing a word with them; returns the files
+    deleted. An overflow file is a copy of a reply, never the record: deleting one that merely shares a
+    line (or a word of its name) with an erased text loses nothing that cannot be asked for again."""
+    texts = list(texts)
     needles = _Needles(texts)
     if not needles:
         return []
+    words = set().union(*map(_words, texts))
     removed: list[Path] = []
     for folder in (overflow_folder(), *_legacy_folders()):
         if not _private(folder):
@@ -338,8 +351,9 @@ def purge(texts: Iterable[str]) -> list[Path]:
         with os.scandir(folder) as entries:
             files = [Path(e.path) for e in entries if e.is_file(follow_symlinks=False)]
         for path in files:
+            named = not _PLAIN_NAME.fullmatch(path.name) and bool(_words(path.stem) & words)
             try:
-                found = needles.found_in(path.read_bytes())
+                found = named or needles.found_in(path.read_bytes())
             except FileNotFoundError:
                 continue  # pruned meanwhile
             except OSError:

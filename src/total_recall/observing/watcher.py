@@ -51,6 +51,10 @@ DEFAULT_LINES = 40  # seed 002: "after 40+ new JSONL writes"
 DEFAULT_COOLDOWN = 300.0  # seed 002: "5-min cooldown", per session here
 DEFAULT_WAIT = 60.0  # seconds a trigger waits for another sync of the record (a hook's, `total-recall sync`)
 RETRY_AFTER = 30.0  # seconds at least before a failed trigger is tried again, whatever the cooldown
+# Bounds of the times a caller gives: past a day a cooldown only stops a session being observed, and a
+# deadline past the platform's time_t crashes the wait (nan, never reached, never ends it).
+MAX_COOLDOWN = 86_400.0  # one day
+MAX_RUN = 366 * 86_400.0  # a year, leap day included
 HARNESSES: tuple[str, ...] = ("claude-code", "codex", "vibe", "openclaw")
 _READ = 1 << 20
 
@@ -162,8 +166,9 @@ class Watcher:
                  cooldown: float = DEFAULT_COOLDOWN, model: Provider | None = None,
                  env: Mapping[str, str] | None = None, wait: float = DEFAULT_WAIT,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if lines < 1 or cooldown < 0:
-            raise ObservingError(f"the watcher needs lines ≥ 1 and cooldown ≥ 0 (got {lines}, {cooldown:g})")
+        if lines < 1 or not 0 <= cooldown <= MAX_COOLDOWN:  # nan is in no range
+            raise ObservingError(f"the watcher needs lines ≥ 1 and a cooldown of a finite number of seconds "
+                                 f"from 0 to {MAX_COOLDOWN:.0f} (got {lines}, {cooldown:g})")
         self.record_path = record_path
         self.roots = {harness: [Path(p) for p in paths] for harness, paths in roots.items()}
         self.lines = lines
@@ -251,7 +256,14 @@ class Watcher:
     def run(self, emit: Callable[[Action], None], *, seconds: float | None = None,
             once: bool = False) -> None:
         """`step` until `stop` (or for `seconds` of the clock, or until the first sync when `once`),
-        handing each action to `emit`."""
+        handing each action to `emit`.
+
+        Raises:
+            ObservingError: `seconds` is not a finite number from 0 to MAX_RUN.
+        """
+        if seconds is not None and not 0 <= seconds <= MAX_RUN:  # nan is in no range
+            raise ObservingError(f"the watcher runs for a finite number of seconds from 0 to {MAX_RUN:.0f} "
+                                 f"(got {seconds:g})")
         deadline = None if seconds is None else self.clock() + seconds
         while not self._stopping.is_set():
             # Due sessions held by their cooldown (a failed sync's too) wake the loop when it ends.

@@ -50,8 +50,12 @@ def compact(call: Call, p: CompactParams) -> Reply:
     if p.bo is not None and p.bo > p.budget:  # checked before the record is touched
         raise MarkerError(f"compact: `bo` must be between 0 and the budget ({p.budget} tokens); got {p.bo}")
     with call.record() as record:
-        number = call.session(record, "compact", p.session_id).number
         span = resolve_address(record, p.range) if p.range.strip() else None
+        if span is not None and not p.session_id:
+            # The range names its session: the most recently active one is no default for it.
+            number = call.check(record, span).session
+        else:
+            number = call.session(record, "compact", p.session_id).number
         done = compact_range(record, number, budget=p.budget, span=span, bo=p.bo,
                              keep_exchanges=p.keep_exchanges, controller=call.surface)
     return compaction_json(done)

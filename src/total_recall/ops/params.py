@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from total_recall.mining.scope import (
     EXTRACT_MAX_BYTES,
@@ -24,10 +24,12 @@ from total_recall.mining.scope import (
 )
 from total_recall.model import NUMBER_MAX
 
-SessionName = Annotated[str, Field(description=(
+# Blank is empty (one meaning for "" and "  " in every operation), and no name is longer than the longest
+# session id by far: a longer one is refused before it is echoed back in a "matches no session".
+SessionName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Field(description=(
     "s7, the session's own id, or a unique prefix or piece of it; empty: the most recently active "
     "session."))]
-WindowSession = Annotated[str, Field(description=(
+WindowSession = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Field(description=(
     "One session (s7, its own id or a piece of it) instead of a window; not with hours_back or all."))]
 # The core refuses a window out of range itself, naming the cheap forms; the schema states the bounds.
 HoursBack = Annotated[float, Field(ge=0, le=HOURS_MAX, description=(

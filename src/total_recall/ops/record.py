@@ -202,10 +202,11 @@ def read(call: Call, p: ReadParams) -> Reply:
     why the page stopped and the `next_offset` to continue from)."""
     with call.record() as record:
         address = call.check(record, resolve_address(record, p.address))
-        session = record.session(address.session)
-        first = address.first or 1
-        last = min(address.last if address.last is not None else session.entries, session.entries)
-        entries = _AddressEntries(record, address.session, first, max(first - 1, last))
+        if address.first is None and address.last is None and not record.session(address.session).entries:
+            session, first, last = record.session(address.session), 1, 0  # a session with no entry yet
+        else:
+            session, first, last = record.span(address)
+        entries = _AddressEntries(record, address.session, first, last)
 
         def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
             return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
@@ -266,7 +267,8 @@ def erase(call: Call, p: EraseParams) -> Reply:
         if not p.address.strip().startswith(("cue:", "receipt:")):
             call.check(record, resolve_address(record, p.address))
         done = erase_target(record, p.address, p.reason)
-    return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged)}
+    return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged),
+            "exports_rewritten": len(done.exports)}
 
 
 class QuarantineParams(Params):

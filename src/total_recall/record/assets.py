@@ -252,6 +252,12 @@ def asset_count(record: Record) -> int:
     return int(record.db.execute("SELECT COUNT(*) FROM assets").fetchone()[0])
 
 
+_HELD = """(SELECT 1 FROM entries e WHERE e.id IN (k.entry, k.via) AND (e.erased_at IS NOT NULL OR
+            (SELECT q.action FROM quarantine q WHERE q.entry = e.id ORDER BY q.id DESC LIMIT 1)
+            = 'quarantine'))"""
+# A key counts only while the entries its words and its correction came from are neither erased nor
+# quarantined (a file's key has neither).
+_LIVE = f"((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD})"
 _KEY_COLUMNS = "k.id, k.asset, k.field, k.text, k.weight, k.address, k.path, k.entry, k.via, k.origin"
 
 
@@ -280,20 +286,22 @@ def _scoped(column: str, scopes: Scopes) -> tuple[str, list[str]]:
 
 
 def named_keys(record: Record, norms: Sequence[str], scopes: Scopes = None) -> list[StoredKey]:
-    """The name keys whose words are one of `norms` (of `scopes`' sessions and files only, when given)."""
+    """The name keys whose words are one of `norms` (of `scopes`' sessions and files only, when given); a
+    name whose entry or correction is erased or quarantined names nothing."""
     where, params = _scoped("k.scope", scopes)
     out: list[StoredKey] = []
     for chunk in _chunks(list(dict.fromkeys(norms))):
         out += [StoredKey(*r) for r in record.db.execute(
             f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.field = 'name' "
-            f"AND k.norm IN ({','.join('?' * len(chunk))}){where}", (*chunk, *params))]
+            f"AND k.norm IN ({','.join('?' * len(chunk))}){where} AND {_LIVE}", (*chunk, *params))]
     return out
 
 
 def names_of(record: Record, asset: int) -> list[StoredKey]:
-    """An asset's name keys."""
+    """An asset's name keys (not those whose entry or correction is erased or quarantined)."""
     return [StoredKey(*r) for r in record.db.execute(
-        f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.asset = ? AND k.field = 'name'", (asset,))]
+        f"SELECT {_KEY_COLUMNS} FROM asset_keys k WHERE k.asset = ? AND k.field = 'name' AND {_LIVE}",
+        (asset,))]
 
 
 def term_counts(record: Record, terms: Sequence[str], scopes: Scopes = None) -> dict[str, int]:
@@ -346,7 +354,7 @@ def scoped_keys(record: Record, terms: Sequence[str], fields: Sequence[str], sco
            "SELECT k.id, k.asset, k.field, k.origin, (SELECT group_concat(x.term, ' ') FROM asset_terms x "
            "WHERE x.key = k.id) FROM hit JOIN asset_keys k ON k.id = hit.key JOIN assets a ON a.id = k.asset "
            f"WHERE k.field IN ({','.join('?' * len(fields))}){key_where}{asset_where} "
-           f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD})")
+           f"AND {_LIVE}")
     rows = record.db.execute(sql, (*terms, *fields, *key_params, *asset_params))
     return [ScopedKey(r[0], r[1], r[2], r[3], tuple(sorted((r[4] or "").split()))) for r in rows]
 
@@ -357,11 +365,6 @@ class KeyScore(NamedTuple):
     origin: str
     evidence: float  # the summed idf of the request's terms the key holds
     weight: float  # the summed idf of all its terms
-
-
-_HELD = """(SELECT 1 FROM entries e WHERE e.id IN (k.entry, k.via) AND (e.erased_at IS NOT NULL OR
-            (SELECT q.action FROM quarantine q WHERE q.entry = e.id ORDER BY q.id DESC LIMIT 1)
-            = 'quarantine'))"""
 
 
 def scored_keys(record: Record, idf: dict[str, float], norm: float, fields: Sequence[str], floor: float
@@ -376,7 +379,7 @@ def scored_keys(record: Record, idf: dict[str, float], norm: float, fields: Sequ
            "SELECT k.asset, k.field, k.origin, SUM(q.idf) AS evidence, k.weight FROM q "
            "JOIN asset_terms t ON t.term = q.term JOIN asset_keys k ON k.id = t.key "
            f"WHERE k.field IN ({','.join('?' * len(fields))}) "
-           f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD}) "
+           f"AND {_LIVE} "
            "GROUP BY k.id HAVING SUM(q.idf) * SUM(q.idf) >= ? * k.weight * ?")
     params = [v for pair in idf.items() for v in pair]
     return [KeyScore(*r) for r in record.db.execute(sql, (*params, *fields, floor * floor, norm))]
@@ -400,20 +403,20 @@ def live_keys(record: Record, ids: Sequence[int], fields: Sequence[str]) -> list
         out += [(r[0], r[1], r[2], r[3]) for r in record.db.execute(
             f"SELECT k.id, k.asset, k.field, k.origin FROM asset_keys k WHERE k.id IN "
             f"({','.join('?' * len(chunk))}) AND k.field IN ({','.join('?' * len(fields))}) "
-            f"AND ((k.entry IS NULL AND k.via IS NULL) OR NOT EXISTS {_HELD})", (*chunk, *fields))]
+            f"AND {_LIVE}", (*chunk, *fields))]
     return sorted(out)
 
 
 def scored_documents(record: Record, idf: dict[str, float], norm: float, floor: float) -> list[KeyScore]:
     """The baseline: each asset's names and its own description (keys of origin `store`) as one document,
-    scored as `scored_keys` scores a key."""
+    scored as `scored_keys` scores a key (a held-back key's words match nothing)."""
     if not idf:
         return []
     values = ",".join("(?, ?)" for _ in idf)
     sql = (f"WITH q(term, idf) AS (VALUES {values}), "
            "hit(asset, term, idf) AS (SELECT DISTINCT k.asset, q.term, q.idf FROM q "
            "JOIN asset_terms t ON t.term = q.term JOIN asset_keys k ON k.id = t.key "
-           "WHERE k.field IN ('name', 'topic') AND k.origin = 'store'), "
+           f"WHERE k.field IN ('name', 'topic') AND k.origin = 'store' AND {_LIVE}), "
            "doc(asset, evidence) AS (SELECT asset, SUM(idf) FROM hit GROUP BY asset) "
            "SELECT d.asset, 'topic', 'store', d.evidence, (SELECT SUM(k.weight) FROM asset_keys k "
            "WHERE k.asset = d.asset AND k.field IN ('name', 'topic') AND k.origin = 'store') AS weight "

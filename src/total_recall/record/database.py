@@ -9,8 +9,6 @@ first.
 from __future__ import annotations
 
 import functools
-import hashlib
-import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -22,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import orjson
 
-from total_recall import indexes
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
@@ -30,9 +27,11 @@ from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
 if TYPE_CHECKING:
+    from total_recall.indexes import Derived
     from total_recall.readers.base import Cursor
 
-
+# The write side's modules (the indexes, hashlib, logging) are imported where they are used: the per-prompt
+# hook opens the record only to read, and their imports cost it more than its push.
 
 @functools.cache
 def _zstd() -> tuple[Any, Any]:
@@ -47,7 +46,12 @@ ERASED_KEY = "erased:"  # the start of an erased entry's key (Record.erased_key)
 # Beside the record: held while a process creates or migrates it.
 OPENING_LOCK = ".open-lock"
 
-log = logging.getLogger("total_recall.record")
+def _empty(path: Path) -> bool:
+    """Whether `path` is an empty file, or none."""
+    try:
+        return os.stat(path).st_size == 0
+    except FileNotFoundError:
+        return True
 
 
 def now() -> str:
@@ -126,15 +130,24 @@ class Record:
         self.path = path
         self.notices: list[str] = []
         if notice := private_home(path.parent):
-            log.warning("total-recall: note: %s", notice)
-            self.notices.append(notice)
+            self._notice(notice)
         try:
             # Created 0600 before SQLite opens it: SQLite gives its -wal and -shm the main file's mode.
-            os.close(os.open(path, os.O_RDONLY | os.O_CREAT, PRIVATE_FILE))
+            try:
+                os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+                made = True
+            except FileExistsError:
+                made = False
             # Processes opening a new record at once would each run its migrations: one at a time.
             with held(path.with_name(path.name + OPENING_LOCK), timeout, lambda: RecordError(
                     f"{path}: busy: another process has been creating or upgrading the record for more "
                     f"than {timeout:g} s")):
+                if not made and _empty(path) and _empty(path.with_name(path.name + "-wal")):
+                    # Under the lock a creator has written its schema: an empty file found here was cut
+                    # short or replaced, and whatever it held is gone. Said, then made anew.
+                    self._notice(f"{path} was an empty file: a new record is made in it; if it held "
+                                 "sessions it was truncated or replaced (sync reads them again from the "
+                                 "stores)")
                 # Autocommit mode: every transaction in this module is explicit.
                 self.db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
                 self.db.row_factory = sqlite3.Row
@@ -156,14 +169,29 @@ class Record:
         except OSError as exc:
             raise RecordError(f"{path}: cannot open the record: {exc.strerror or exc}") from exc
 
+    def _notice(self, notice: str) -> None:
+        import logging
+
+        logging.getLogger("total_recall.record").warning("total-recall: note: %s", notice)
+        self.notices.append(notice)
+
     def close(self) -> None:
         self.db.close()
 
     def __enter__(self) -> Record:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         self.close()
+        # A page damaged inside the file shows only when it is read, long after the open: the same refusal
+        # as at the open, not a traceback (a constraint's error is a defect of ours, and stays one).
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise RecordError(f"{self.path}: the record is locked by another process ({exc}): try again "
+                                  "once it is done") from exc
+            raise RecordError(f"{self.path}: not a usable record: {exc} (damaged? `sqlite3 {self.path} "
+                              "'PRAGMA integrity_check'` says where; the stores can be synced into a new "
+                              "record)") from exc
 
     # -- transactions --
 
@@ -179,19 +207,23 @@ class Record:
         analysed = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone()
         self.db.execute("PRAGMA optimize" if analysed else "ANALYZE")
 
-    def defer_string_indexes(self, incoming_bytes: int, least: int = indexes.strings.BULK_BYTES) -> bool:
+    def defer_string_indexes(self, incoming_bytes: int, least: int) -> bool:
         """Drop the indexes of the exact strings for a sync reading `least` bytes or more that brings in
         at least as many as the record holds (see indexes.strings.bulk); say whether it did.
         `build_string_indexes` puts them back."""
-        if not indexes.strings.bulk(self.db, incoming_bytes, least):
+        from total_recall.indexes import strings
+
+        if not strings.bulk(self.db, incoming_bytes, least):
             return False
-        indexes.strings.drop_indexes(self.db)
+        strings.drop_indexes(self.db)
         return True
 
     def build_string_indexes(self) -> None:
         """The indexes of the exact strings, if a sync dropped them (this one, or one killed before its
         end)."""
-        indexes.strings.build_indexes(self.db)
+        from total_recall.indexes import strings
+
+        strings.build_indexes(self.db)
 
     def vectors_waiting(self) -> bool:
         """Whether an entry waits for a meaning vector (vectors are made after the sync's commits)."""
@@ -295,6 +327,9 @@ class Record:
         """Set the given metadata fields; returns whether anything changed."""
         if not fields:
             return False
+        fields = self._unerased(number, fields)
+        if not fields:
+            return False
         names = list(fields)
         values = [orjson.dumps(v).decode() if n == "meta" else v for n, v in fields.items()]
         sets = ", ".join(f"{n} = ?" for n in names)
@@ -303,6 +338,46 @@ class Record:
             f"UPDATE sessions SET {sets} WHERE id = ? AND ({differs})", (*values, number, *values)
         )
         return cur.rowcount > 0
+
+    def _unerased(self, number: int, fields: dict[str, Any]) -> dict[str, Any]:
+        """`fields` without the names an erase cleared from the session (`forget_names`)."""
+        if "title" not in fields and "meta" not in fields:
+            return fields
+        gone = {bytes(r[0]) for r in self.db.execute("SELECT hash FROM erased_names WHERE session = ?",
+                                                     (number,))}
+        if not gone:
+            return fields
+        kept = dict(fields)
+        if isinstance(kept.get("title"), str) and self.text_hash(kept["title"]) in gone:
+            del kept["title"]
+        if isinstance(kept.get("meta"), dict):
+            meta = {k: v for k, v in kept["meta"].items()
+                    if not (isinstance(v, str) and self.text_hash(v) in gone)}
+            kept["meta"] = meta or None
+        return kept
+
+    def forget_names(self, session: int, text: str | None) -> None:
+        """Clear what names `session` and its sub-agents' sessions that came from `text` (erased; None: the
+        whole session, every name of it): a title, a string of the meta. Each keeps a keyed hash in
+        `erased_names`, so a later read of the source does not set it again."""
+        rows = self.db.execute(
+            "SELECT s.id, s.title, s.meta FROM sessions s WHERE s.id = ? UNION ALL "
+            "SELECT c.id, c.title, c.meta FROM sessions c JOIN sessions p ON c.harness = p.harness "
+            "AND c.parent_native = p.native_id WHERE p.id = ? AND c.id <> p.id",
+            (session, session),
+        ).fetchall()
+        for number, title, meta in rows:
+            names: dict[str, Any] = orjson.loads(meta) if meta else {}
+            gone = {v for v in (title, *names.values()) if isinstance(v, str) and v
+                    and (number == session if text is None else titled(v, text))}
+            if not gone:
+                continue
+            self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",
+                                [(number, self.text_hash(v)) for v in gone])
+            kept = {k: v for k, v in names.items() if not (isinstance(v, str) and v in gone)}
+            self.db.execute("UPDATE sessions SET title = ?, meta = ? WHERE id = ?",
+                            (None if title in gone else title,
+                             orjson.dumps(kept).decode() if kept else None, number))
 
     def set_counts(self, rows: Sequence[tuple[int, int]]) -> None:
         """Set sessions' entry counts, given as (count, session)."""
@@ -332,7 +407,7 @@ class Record:
         self.db.executemany("INSERT INTO raws(id, raw) VALUES (?, ?)", rows)
 
     def append_entries(
-        self, rows: Sequence[tuple[Any, ...]], derived: indexes.Derived | None = None, *,
+        self, rows: Sequence[tuple[Any, ...]], derived: Derived | None = None, *,
         key_order: bool = True,
     ) -> None:
         """Append entry rows, already numbered: (id, session, seq, author, kind, text, ts, key, source,
@@ -349,6 +424,8 @@ class Record:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        from total_recall import indexes
+
         indexes.on_append(self.db, rows, derived_later=derived is not None)
         if derived is not None:
             indexes.add_derived(self.db, derived, key_order=key_order)
@@ -379,13 +456,18 @@ class Record:
         with self.secure_delete():
             self.begin()
             try:
+                from total_recall.indexes import words
+
+                named = [entry_id for entry_id, _, erased_at in ids if erased_at is None]
                 shards: set[str] = set()
-                for entry_id, seq, erased_at in ids:
-                    if erased_at is not None:
-                        continue
+                for entry_id, session, seq in [*self._rows_of(named), *self._copies(named)]:
                     shards.add(self._erase_entry(entry_id, at, reason))
-                    erased.append(f"s{address.session}#{seq}")
-                indexes.words.purge(self.db, shards)
+                    erased.append(f"s{session}#{seq}")
+                if address.first is None and address.last is None:
+                    # The whole session: what names it goes too, though it came from a sidecar (a
+                    # sub-agent's description) and not from an entry.
+                    self.forget_names(address.session, None)
+                words.purge(self.db, shards)
                 self.commit()
             except sqlite3.IntegrityError as exc:
                 self.rollback()
@@ -396,6 +478,52 @@ class Record:
         if erased:
             self.checkpoint()
         return erased
+
+    def _rows_of(self, ids: Sequence[int]) -> list[tuple[int, int, int]]:
+        """(entry, session, seq) of each of `ids`, in their order."""
+        return [(i, *self.db.execute("SELECT session, seq FROM entries WHERE id = ?", (i,)).fetchone())
+                for i in ids]
+
+    def _copies(self, ids: Sequence[int]) -> list[tuple[int, int, int]]:
+        """(entry, session, seq) of the other copies of entries `ids` the record holds, not erased: the same
+        text in another generation of the same native session (a rewritten file), or the same message
+        (harness, native id, kind and text) in another session, which is how Claude Code's --resume and
+        --fork-session start theirs: a new file holding the earlier messages again."""
+        if not ids:
+            return []
+        chosen = set(ids)
+        wanted = self.db.execute(
+            "SELECT e.id, e.native_id, e.kind, e.text, e.session, s.harness, "
+            "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
+            "WHERE e.id IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(list(ids)).decode(),),
+        ).fetchall()
+        found: dict[int, tuple[int, int, int]] = {}
+        messages = {(w["harness"], w["native_id"], w["kind"], w["text"]) for w in wanted if w["native_id"]}
+        for harness in {m[0] for m in messages}:
+            natives = sorted({m[1] for m in messages if m[0] == harness})
+            # One pass over the entries (no index by native id: erase is rare, and one would cost every sync).
+            for r in self.db.execute(
+                "SELECT e.id, e.session, e.seq, e.native_id, e.kind, e.text FROM entries e "
+                "JOIN sessions s ON s.id = e.session WHERE s.harness = ? AND e.erased_at IS NULL "
+                "AND e.native_id IN (SELECT value FROM json_each(?))",
+                (harness, orjson.dumps(natives).decode()),
+            ):
+                if (harness, r["native_id"], r["kind"], r["text"]) in messages and r["id"] not in chosen:
+                    found[r["id"]] = (r["id"], r["session"], r["seq"])
+        # Other generations match by text alone, as a later one is recorded (`erased_marks`).
+        texts: dict[tuple[str, str, int], set[str]] = {}
+        for w in wanted:
+            texts.setdefault((w["harness"], w["native_session"], w["session"]), set()).add(w["text"])
+        for (harness, native_session, session), said in texts.items():
+            for r in self.db.execute(
+                "SELECT e.id, e.session, e.seq, e.text FROM entries e JOIN sessions s ON s.id = e.session "
+                "WHERE s.harness = ? AND s.native_id = ? AND s.id <> ? AND e.erased_at IS NULL",
+                (harness, native_session, session),
+            ):
+                if r["text"] in said and r["id"] not in chosen:
+                    found[r["id"]] = (r["id"], r["session"], r["seq"])
+        return sorted(found.values(), key=lambda f: (f[1], f[2]))
 
     def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
         """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
@@ -415,6 +543,8 @@ class Record:
             "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
             (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash),
         )
+        from total_recall import indexes
+
         shard = indexes.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
         self.db.execute(
             "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ?, key = ? WHERE id = ?",
@@ -425,9 +555,9 @@ class Record:
             "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
         )
         self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
-        # A title taken from the erased words (a harness's summary, a first message cut short) goes too.
-        if titled(row["title"], text):
-            self.db.execute("UPDATE sessions SET title = NULL WHERE id = ?", (row["session"],))
+        # A title taken from the erased words (a harness's summary, a first message cut short) goes too,
+        # and so does a sub-agent's, given by the erased call that started it.
+        self.forget_names(row["session"], text)
         # Summary blocks over it may quote it: read back they are withheld, and their text is blanked.
         self.db.execute(
             "UPDATE summary_blocks SET text = '' WHERE session = ? AND ? BETWEEN first_seq AND last_seq "
@@ -436,27 +566,36 @@ class Record:
         )
         return shard
 
-    def erased_marks(self, source_id: int, generation: int) -> tuple[Marks, Marks, Marks]:
+    def erased_marks(self, source_id: int, generation: int, harness: str
+                     ) -> tuple[Marks, Marks, Marks, Marks]:
         """What identifies the entries erased in generations of a source before `generation`, each with
         the (time, reason) of its erasure: the keyed hashes of their texts; (session's native id, native
         id, kind) of those that carry a native id of their own (a message's uuid), which names the same
         message again even when a rewrite edited its words (its key may hash them); and the keyed hashes
-        of the source records they were cut from, which name the line whatever a reader makes of it."""
+        of the source records they were cut from, which name the line whatever a reader makes of it.
+        Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
+        message, which a resumed or forked session's new file holds again (see `_copies`)."""
         by_text: Marks = {}
         by_id: Marks = {}
         by_line: Marks = {}
-        for digest, line, at, reason, session, native, kind in self.db.execute(
-            "SELECT t.hash, t.line_hash, x.at, x.reason, s.native_id, e.native_id, e.kind "
-            "FROM erased_texts t JOIN erasures x ON x.entry = t.entry JOIN entries e ON e.id = t.entry "
-            "JOIN sessions s ON s.id = e.session WHERE t.source = ? AND t.generation < ? ORDER BY x.id",
-            (source_id, generation),
+        by_copy: Marks = {}
+        for digest, line, at, reason, session, native, kind, source, erased_in in self.db.execute(
+            "SELECT t.hash, t.line_hash, x.at, x.reason, s.native_id, e.native_id, e.kind, t.source, "
+            "t.generation FROM erased_texts t JOIN erasures x ON x.entry = t.entry "
+            "JOIN entries e ON e.id = t.entry JOIN sessions s ON s.id = e.session "
+            "WHERE s.harness = ? ORDER BY x.id",
+            (harness,),
         ):
+            if native is not None:
+                by_copy[(native, kind, bytes(digest))] = (at, reason)
+            if source != source_id or erased_in >= generation:
+                continue
             by_text[bytes(digest)] = (at, reason)
             if native is not None:
                 by_id[(session, native, kind)] = (at, reason)
             if line is not None:
                 by_line[bytes(line)] = (at, reason)
-        return by_text, by_id, by_line
+        return by_text, by_id, by_line, by_copy
 
     def erased_key(self, key: str) -> str:
         """The key an erased entry keeps: a keyed hash of its own (which may hash the erased text), still
@@ -473,6 +612,8 @@ class Record:
         if self._salt is None:
             row = self.db.execute("SELECT salt FROM record_key WHERE id = 1").fetchone()
             self._salt = bytes(row[0])
+        import hashlib
+
         return hashlib.blake2b(data, key=self._salt, digest_size=16).digest()
 
     def append_erased(
@@ -495,12 +636,6 @@ class Record:
             "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
             [(r[0], r[8], generation, text, line) for r, (text, line) in zip(rows, hashes, strict=True)],
         )
-
-    def clear_title(self, session: int, text: str) -> None:
-        """Drop a session's title when it was taken from `text` (erased)."""
-        row = self.db.execute("SELECT title FROM sessions WHERE id = ?", (session,)).fetchone()
-        if row is not None and titled(row[0], text):
-            self.db.execute("UPDATE sessions SET title = NULL WHERE id = ?", (session,))
 
     def checkpoint(self) -> None:
         """Copy the WAL into the record and truncate it, so no old frame keeps erased words (it waits
@@ -565,16 +700,31 @@ class Record:
         ).fetchone()
         return row is not None and row[0] == "quarantine"
 
-    def _entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
+    def span(self, address: Address, *, whole: bool = False) -> tuple[Session, int, int]:
+        """The session `address` names and the first and last of its entries it covers (a range running
+        past the end is cut there, unless `whole`).
+
+        Raises:
+            AddressError: no such session; the address starts past the session's end; with `whole`, a range
+                running past it (an erase must name what it erases).
+        """
         session = self.session(address.session)
         first = address.first or 1
         last = address.last if address.last is not None else session.entries
+        held = session.entries
+        if first > held:
+            raise AddressError(f"{address}: no such entry (s{address.session} has {held} entries)")
+        if whole and last > held:
+            raise AddressError(f"{address}: runs past the end of s{address.session} (its last entry is "
+                               f"s{address.session}#{held}); nothing was done")
+        return session, first, min(last, held)
+
+    def _entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
+        _, first, last = self.span(address, whole=True)
         rows = self.db.execute(
             "SELECT id, seq, erased_at FROM entries WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",
             (address.session, first, last),
         ).fetchall()
-        if not rows:
-            raise AddressError(f"{address}: no such entry (s{address.session} has {session.entries} entries)")
         return [(r[0], r[1], r[2]) for r in rows]
 
     # -- reading --

@@ -35,6 +35,7 @@ from total_recall.record.record_schema import (
     M015_ERASED_LINES,
     M016_SYNC_LOG,
     M017_ERASED_KEYS,
+    M022_ERASED_COPIES,
 )
 
 # Each entry's tags gain the day of its time too (`d_2026_11_28`): a time the query names of up to a month
@@ -209,6 +210,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m019_observations", M019_OBSERVATIONS),
     ("m020_asset_scopes", M020_ASSET_SCOPES),
     ("m021_asset_vectors", M021_ASSET_VECTORS),
+    ("m022_erased_copies", M022_ERASED_COPIES),
 ]
 
 

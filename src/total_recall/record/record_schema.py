@@ -619,3 +619,36 @@ WHEN NOT (
     SELECT RAISE(ABORT, 'the record is append-only: entries change only through erase');
 END;
 """
+
+
+# Erase follows a message into other sessions of its harness: Claude Code's --resume and --fork-session
+# start a new file holding the earlier messages again (the same uuids under the new session id). An entry
+# of another source may now be recorded already erased too, when it is the same message (native id and
+# kind) as an erased entry. And a session's names an erase cleared (its title, a value of its meta: a
+# sub-agent's sidecar repeats the description its parent's erased call gave) keep a keyed hash in
+# `erased_names`, so a later read of the source does not set them again.
+M022_ERASED_COPIES = """
+CREATE TABLE erased_names(
+    session INTEGER NOT NULL REFERENCES sessions(id),
+    hash BLOB NOT NULL,
+    UNIQUE(session, hash)
+);
+CREATE TRIGGER erased_names_final_update BEFORE UPDATE ON erased_names BEGIN
+    SELECT RAISE(ABORT, 'erasures are final');
+END;
+CREATE TRIGGER erased_names_final_delete BEFORE DELETE ON erased_names BEGIN
+    SELECT RAISE(ABORT, 'erasures are final');
+END;
+DROP TRIGGER entries_born_erased_only_by_an_erasure;
+CREATE TRIGGER entries_born_erased_only_by_an_erasure BEFORE INSERT ON entries
+WHEN NEW.erased_at IS NOT NULL AND NOT (
+    NEW.raw_id IS NULL
+    AND NEW.text = '[erased ' || NEW.erased_at || ': ' || NEW.erased_reason || ']'
+    AND EXISTS (SELECT 1 FROM erased_texts t JOIN erasures x ON x.entry = t.entry
+                JOIN entries e ON e.id = t.entry
+                WHERE (t.source = NEW.source OR (e.native_id = NEW.native_id AND e.kind = NEW.kind))
+                AND x.at = NEW.erased_at AND x.reason = NEW.erased_reason)
+) BEGIN
+    SELECT RAISE(ABORT, 'the record is append-only: an entry is recorded erased only by an erasure');
+END;
+"""

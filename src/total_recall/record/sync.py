@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from total_recall.config import OVERRIDE_VARS, resolve_roots
+from total_recall.config import OVERRIDE_VARS, env_seconds, resolve_roots
 from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
@@ -42,9 +42,10 @@ class _Batch:
     Numbers (entry seq, entry and record ids) are assigned here: a sync holds the record's sync lock
     and its write transaction, so nobody else appends meanwhile.
 
-    An entry whose text was erased in an earlier generation of the source (same keyed hash) is recorded
-    erased from the start (`born_erased`): the tombstone, no source record for its line, no spans, in no
-    index. Its addresses follow the normal numbering.
+    An entry whose text was erased in an earlier generation of the source (same keyed hash), or a copy of
+    an erased message from another session (`scan`), is recorded erased from the start (`born_erased`):
+    the tombstone, no source record for its line, no spans, in no index. Its addresses follow the normal
+    numbering.
     """
 
     record: Record
@@ -66,8 +67,9 @@ class _Batch:
     next_entry: int = 0
     last_raw: int = -1
     last_raw_id: int = 0
-    # Erased in an earlier generation (Record.erased_marks): by text, by message; None until the first chunk.
-    marks: tuple[Marks, Marks, Marks] | None = None
+    # Erased in an earlier generation (Record.erased_marks): by text, by message, by line, and copies of
+    # erased messages from any source of the harness; None until the first chunk.
+    marks: tuple[Marks, Marks, Marks, Marks] | None = None
     # position -> (text hash, line hash), at, reason
     matched: dict[int, tuple[tuple[bytes, bytes], str, str]] = field(default_factory=dict)
     matched_raws: set[int] = field(default_factory=set)  # lines of this chunk holding a matched entry
@@ -81,13 +83,14 @@ class _Batch:
     def scan(self, chunk: Chunk) -> None:
         """Find the chunk's entries erased in an earlier generation of this source: the same text (keyed
         hash), the same message (its native id and kind in the same native session), or cut from the same
-        source record (keyed hash of the line: every entry of a line that held erased words)."""
+        source record (keyed hash of the line: every entry of a line that held erased words); and the
+        erased messages of any session of the harness copied here (the same native id, kind and text: a
+        resumed or forked session's file)."""
         if self.marks is None:
-            first = self.generation == 1
-            self.marks = ({}, {}, {}) if first else self.record.erased_marks(self.source_id, self.generation)
+            self.marks = self.record.erased_marks(self.source_id, self.generation, self.harness)
         self.matched, self.matched_raws = {}, set()
-        by_text, by_id, by_line = self.marks
-        if not by_text:
+        by_text, by_id, by_line, by_copy = self.marks
+        if not by_text and not by_copy:
             return
         lines: dict[int, bytes] = {}  # the line hash of each source record of the chunk
         for position, item in enumerate(chunk.items):
@@ -97,7 +100,7 @@ class _Batch:
                 if raw not in lines:
                     lines[raw] = self.record.keyed_hash(item.raw)
                 mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
-                        or by_line.get(lines[raw]))
+                        or by_line.get(lines[raw]) or by_copy.get((item.native_id, item.kind, digest)))
                 if mark is not None:
                     self.matched[position] = ((digest, lines[raw]), *mark)
                     self.matched_raws.add(raw)
@@ -186,7 +189,7 @@ class _Batch:
         if self.erased:
             self.record.append_erased(self.erased, self.erased_hashes, self.generation)
             for number, text in self.erased_now:
-                self.record.clear_title(number, text)
+                self.record.forget_names(number, text)
             self.born_erased += len(self.erased)
         if self.entries or self.erased:
             added = len(self.entries) + len(self.erased)
@@ -233,6 +236,7 @@ class Syncer:
 
     def run(self) -> SyncReport:
         env = self.env if self.env is not None else os.environ
+        vector_budget(env)  # a bad budget is refused before anything is written, not after the commit
         work = self._discover()
         with sync_lock(self.record.path, self.wait):
             self.record.begin()
@@ -398,8 +402,12 @@ def sync_lock(record: Path, wait: float | None = None) -> AbstractContextManager
 
 
 def vector_budget(env: Mapping[str, str]) -> float:
-    """Seconds a sync may spend embedding (`TOTAL_RECALL_VECTOR_BUDGET`, default 20); 0: none."""
-    return float(env.get(VECTOR_BUDGET_ENV, "") or DEFAULT_VECTOR_BUDGET)
+    """Seconds a sync may spend embedding (`TOTAL_RECALL_VECTOR_BUDGET`, default 20, at most a day); 0: none.
+
+    Raises:
+        ConfigError: the variable is not a number of seconds in that range.
+    """
+    return env_seconds(env, VECTOR_BUDGET_ENV, DEFAULT_VECTOR_BUDGET, 86_400.0)
 
 
 def processes_from(env: Mapping[str, str]) -> int:

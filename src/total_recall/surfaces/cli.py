@@ -117,7 +117,14 @@ class _Grouped(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
     """Total Recall: a memory for coding agents that keeps the exact words."""
-    ctx.obj = Settings(home or record_home(), demo, named_home=home is not None)
+    try:
+        where = home or record_home()
+    except TotalRecallError as exc:  # TOTAL_RECALL_HOME that names no usable folder ("~nouser/x")
+        if ctx.invoked_subcommand == "hook":  # a hook never breaks its harness: said, and nothing done
+            click.echo(f"total-recall hook: {exc}", err=True)
+            sys.exit(0)
+        _fail(str(exc))
+    ctx.obj = Settings(where, demo, named_home=home is not None)
     # Copies we make (overflow files, store snapshots) go under the record's home, the one --home names.
     ctx.with_resource(home_at(ctx.obj.home))
 

@@ -10,10 +10,11 @@ server's binding: only that harness's sessions.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import types
-from typing import Any, Literal, NoReturn, TextIO, Union, get_args, get_origin
+from typing import Any, BinaryIO, Literal, NoReturn, TextIO, Union, get_args, get_origin
 
 import click
 import orjson
@@ -102,7 +103,8 @@ def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] 
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print the reply as JSON."))
 
     if op.batch:
-        params.append(click.Option(["--batch"], type=click.File("r", encoding="utf-8"), default=None, help=(
+        # Bytes, decoded here whole: a file that is not UTF-8 is refused by name before any call runs.
+        params.append(click.Option(["--batch"], type=click.File("rb"), default=None, help=(
             f"One call per line of this file (- for stdin), its line as {op.flag(op.batch)}; one JSON line "
             "each.")))
 
@@ -110,7 +112,7 @@ def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] 
         settings = settings_of(click.get_current_context())
         as_json = given.pop("as_json")
         binding = given.pop("binding", None)
-        batch: TextIO | None = given.pop("batch", None)
+        batch: BinaryIO | None = given.pop("batch", None)
         if op.batch and (batch is None) == (given.get(op.batch) is None):
             fail(f"give {op.flag(op.batch)} or --batch FILE (not both)")
         values = {k: _value(v) for k, v in given.items() if v is not None and v != ()}
@@ -118,7 +120,7 @@ def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] 
         call = Call(settings.record_path, "cli", harness=binding, demo=settings.demo,
                     home=None if settings.demo else settings.home)
         if batch is not None:
-            _batch(op, call, values, batch)
+            _batch(op, call, values, _batch_lines(batch))
             return
         reply = _run(op, call, values, progress=not as_json)
         if fresh and not op.creates and settings.record_path.exists():
@@ -156,6 +158,18 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     finally:
         if bar:
             bar.stop()
+
+
+def _batch_lines(batch: BinaryIO) -> TextIO:
+    """The lines of a `--batch` file (any line ending, as a text file reads); exits 2 naming the file and
+    the line when it is not UTF-8 text."""
+    data = batch.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        fail(f"--batch {getattr(batch, 'name', '-')} is not UTF-8 text (line {line})")
+    return io.StringIO(text, newline=None)
 
 
 def _batch(op: Operation[Any], call: Call, values: dict[str, Any], lines: TextIO) -> None:

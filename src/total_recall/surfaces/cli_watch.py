@@ -7,6 +7,7 @@ cli_mcp.py) hands `watcher` to `install_watcher` here.
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from typing import Any
 
 import click
 import orjson
+from click.core import ParameterSource
 
 from total_recall.errors import TotalRecallError
 from total_recall.install import (
@@ -33,11 +35,37 @@ from total_recall.observing.watcher import (
     DEFAULT_COOLDOWN,
     DEFAULT_LINES,
     HARNESSES,
+    MAX_COOLDOWN,
+    MAX_RUN,
     Action,
     Watcher,
     watched_roots,
 )
 from total_recall.surfaces.cli import Settings, _dump, _fail, _note, cli
+
+
+class _Seconds(click.types.FloatParamType):
+    """A finite number of seconds from 0 to `most`: click's FloatRange lets nan through (it compares
+    false both ways) and inf up to any open bound."""
+
+    name = "seconds"
+
+    def __init__(self, most: float, words: str) -> None:
+        self.most, self.words = most, words
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if 0 <= seconds <= self.most:
+            return seconds
+        given = f"{value!r}"
+        if param is not None and ctx is not None and param.name is not None and param.envvar and \
+                ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT:
+            given = f"{value!r} (from {param.envvar})"  # the flag was not given: name where it came from
+        self.fail(f"{given}: give a finite number of seconds from 0 to {self.most:.0f} ({self.words})",
+                  param, ctx)
 
 
 @cli.command("watch")
@@ -47,11 +75,11 @@ from total_recall.surfaces.cli import Settings, _dump, _fail, _note, cli
 @click.option("--lines", type=click.IntRange(min=1), default=DEFAULT_LINES, show_default=True,
               envvar="TOTAL_RECALL_WATCH_LINES", show_envvar=True,
               help="Sync and observe a main session once it has grown by this many lines.")
-@click.option("--cooldown", type=click.FloatRange(min=0), default=DEFAULT_COOLDOWN, show_default=True,
+@click.option("--cooldown", type=_Seconds(MAX_COOLDOWN, "a day"), default=DEFAULT_COOLDOWN, show_default=True,
               envvar="TOTAL_RECALL_WATCH_COOLDOWN", show_envvar=True, metavar="SECONDS",
               help="At most one sync and observe of a session per this many seconds.")
 @click.option("--mechanical", is_flag=True, help="Observe mechanically even when a model is configured.")
-@click.option("--for", "seconds", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+@click.option("--for", "seconds", type=_Seconds(MAX_RUN, "366 days"), default=None, metavar="SECONDS",
               help="Stop after this many seconds (exit 0).")
 @click.option("--once", is_flag=True, help="Stop after the first sync and observe (exit 0).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line for each action.")

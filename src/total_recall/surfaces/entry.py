@@ -43,6 +43,8 @@ def _prompt_hook(harness: str, text: str, home: str | None) -> bool:
         return False
     if not isinstance(payload, dict) or payload.get("hook_event_name") != "UserPromptSubmit":
         return False
+    if not isinstance(payload.get("prompt"), str):
+        return False  # the full path names the mistyped field, and opens no record for it
     prefix = f"total-recall hook {harness}"
     try:
         from total_recall.config import RECORD_FILE, home_at, record_home

@@ -272,7 +272,9 @@ def _read(reply: Reply, settings: Any) -> str:
         lines.append(f"── {e['address']} · {e['author']} · {e['kind']} · {when}{extra} ──")
         lines.append(e["text"])
     bounds = reply["bounds"]
-    if bounds.get("next_offset") is not None:
+    if not lines:  # an offset past the end, a session with no entry yet: say so, never silence
+        click.echo(f"note: {bounds['notice']}", err=True)
+    elif bounds.get("next_offset") is not None:
         click.echo(f"note: {bounds['returned_records']} of {bounds['total_records']} entries shown; go on "
                    f"with --offset {bounds['next_offset']}", err=True)
     return "\n".join(lines)
@@ -332,6 +334,9 @@ def _erase(reply: Reply, settings: Any) -> str:
     text = f"erased {counted(len(done), 'entry')}: {', '.join(done) or 'none (already erased)'}"
     if reply["overflow_files_removed"]:
         text += f"\nremoved {counted(reply['overflow_files_removed'], 'overflow file')} that held their text"
+    if reply.get("exports_rewritten"):
+        text += (f"\nrewrote {counted(reply['exports_rewritten'], 'exported observations file')} without "
+                 "what the erase withdrew")
     return text
 
 

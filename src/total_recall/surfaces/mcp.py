@@ -213,7 +213,13 @@ class RecallServer(MCPServer[Any]):
                 message = str(exc.__cause__)  # the mining tools' errors already start with the tool's name
                 message = named(name, message)
                 raise ToolError(_within(message, bound)) from exc.__cause__
-            raise
+            # A defect of ours, not the caller's: still named, so the agent can say what failed (the SDK's
+            # own text is only "Error executing tool X"), and its traceback goes to the server's log.
+            cause = exc.__cause__ or exc
+            log.error("%s failed unexpectedly", name, exc_info=cause)
+            raise ToolError(_within(f"{name}: failed unexpectedly ({type(cause).__name__}: {cause}); a "
+                                    "Total Recall defect, the server's log holds its traceback", bound)
+                            ) from cause
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_within(explain(by_name(name), exc.__cause__), bound)) from exc.__cause__

@@ -1,0 +1,161 @@
+"""Erase reaches the copies the tool writes outside the record: exported `observations.md` files (at the
+record's home, at a folder the owner chose, and one an older version left at the home) and the names of
+overflow files, which once carried a query's words.
+
+Everything runs through the CLI with `--home`, as the owner does; the files are then read byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.keeping_helpers import Transcript
+from tests.stores import OVERRIDES
+from total_recall.llm.settings import ENV, PRESETS
+from total_recall.surfaces.cli import cli
+
+CANARY = "zq7canary"
+RULE = f"Never deploy the {CANARY} service on a Friday afternoon."
+KEPT = "Run the linter before every push."
+
+
+class Owner:
+    """A Claude Code store of the owner's sessions and the record home the CLI serves."""
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root = root
+        self.home = home
+
+    def run(self, *args: str) -> Result:
+        result = CliRunner().invoke(cli, ["--home", str(self.home), *args])
+        assert result.exit_code == 0, result.output + result.stderr
+        return result
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.run(*args, "--json").stdout)
+
+    def cited(self, text: str) -> str:
+        """The address of the (one) entry the observation holding `text` came from."""
+        [row] = [o for o in self.json("observations")["observations"] if text in o["text"]]
+        [address] = row["addresses"]
+        return str(address)
+
+
+@pytest.fixture
+def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Owner:
+    """Two sessions observed mechanically: one holds the canary rule, the other a rule that stays."""
+    for harness, var in OVERRIDES.items():
+        (tmp_path / harness).mkdir()
+        monkeypatch.setenv(var, str(tmp_path / harness))
+    for var in [*ENV.values(), *(p.key_env for p in PRESETS.values() if p.key_env)]:
+        monkeypatch.delenv(var, raising=False)  # the mechanical observer, no model
+    me = Owner(tmp_path / "claude-code", tmp_path / "record")
+    start = datetime.now(UTC) - timedelta(days=1)
+    for n, said in enumerate((RULE, KEPT), start=1):
+        t = Transcript(me.root / "-work-shop" / f"0000000{n}-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop",
+                       start + timedelta(hours=n))
+        t.owner(said)
+        t.agent("Noted.")
+    me.run("sync", "--harness", "claude-code")
+    me.run("observe")
+    return me
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def holding(folder: Path, needle: str) -> list[str]:
+    """The files under `folder` whose name or bytes hold `needle` (case-blind)."""
+    word = needle.lower().encode()
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if p.is_file() and (word in p.name.lower().encode() or word in p.read_bytes().lower()))
+
+
+def test_an_export_is_private_and_written_whole_without_a_temp_file_left(owner: Owner,
+                                                                        tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    old = os.umask(0o022)
+    try:
+        first = Path(owner.json("observations", "export", "--to", str(workspace))["path"])
+        first.chmod(0o644)  # as an older version left it
+        again = Path(owner.json("observations", "export", "--to", str(workspace))["path"])
+        home = Path(owner.json("observations", "export")["path"])
+    finally:
+        os.umask(old)
+    assert again == first and home == owner.home / "observations.md"
+    assert (mode(first), mode(home)) == (0o600, 0o600)
+    assert RULE in first.read_text(encoding="utf-8") and KEPT in home.read_text(encoding="utf-8")
+    assert sorted(p.name for p in workspace.iterdir()) == ["observations.md"]
+    assert not [p.name for p in owner.home.iterdir() if p.name.startswith(".observations")
+                or p.name.endswith(".tmp")]
+
+
+def test_erase_takes_a_withdrawn_observation_out_of_every_export_the_tool_wrote(
+        owner: Owner, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    chosen = tmp_path / "notes" / "rules.md"
+    chosen.parent.mkdir()
+    owner.run("observations", "export", "--to", str(workspace))
+    owner.run("observations", "export", "--to", str(chosen))
+    owner.run("observations", "export")
+    exports = [workspace / "observations.md", chosen, owner.home / "observations.md"]
+    assert all(RULE in p.read_text(encoding="utf-8") for p in exports)
+    owner.run("erase", owner.cited(RULE), "--reason", "the owner's erase")
+    for path in exports:
+        text = path.read_text(encoding="utf-8")
+        assert CANARY not in text and KEPT in text, path  # rewritten from the current observations
+        assert mode(path) == 0o600, path
+    assert holding(tmp_path, CANARY) == ["claude-code/-work-shop/00000001-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl"]
+
+
+def test_erase_reaches_an_export_an_older_version_left_at_the_home(owner: Owner) -> None:
+    # What an older version wrote: the default path, readable by others, no note of where it wrote, and
+    # the temp file of a write that died before its rename.
+    old = owner.home / "observations.md"
+    old.write_text(f"# Observations\n\n## High priority\n\n- {RULE} (s1#1)\n", encoding="utf-8")
+    old.chmod(0o644)
+    (owner.home / "observations.md.tmp").write_text(f"# Observations\n\n- {RULE}", encoding="utf-8")
+    # And one of this version's, from an export killed before its rename.
+    killed = owner.home / "observations.md.total-recall-k1ll3d00.tmp"
+    killed.write_text(f"# Observations\n\n- {RULE}", encoding="utf-8")
+    owner.run("erase", owner.cited(RULE), "--reason", "the owner's erase")
+    assert CANARY not in old.read_text(encoding="utf-8") and mode(old) == 0o600
+    assert not (owner.home / "observations.md.tmp").exists() and not killed.exists()
+    assert holding(owner.home, CANARY) == []
+
+
+def test_erase_leaves_a_file_at_an_export_path_alone_once_it_is_no_longer_an_export(
+        owner: Owner, tmp_path: Path) -> None:
+    chosen = tmp_path / "rules.md"
+    owner.run("observations", "export", "--to", str(chosen))
+    chosen.write_text(f"my own notes about {CANARY}\n", encoding="utf-8")  # the owner's file now
+    owner.run("erase", owner.cited(RULE), "--reason", "the owner's erase")
+    assert chosen.read_text(encoding="utf-8") == f"my own notes about {CANARY}\n"
+
+
+def test_no_overflow_file_keeps_an_erased_text_in_its_name(owner: Owner) -> None:
+    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    for n in range(40):
+        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
+    owner.run("sync", "--harness", "claude-code")
+    owner.run("search", f"{CANARY} service restarts", "--json", "--max-bytes", "1024")
+    overflow = owner.home / "overflow"
+    assert list(overflow.iterdir()) and not [p.name for p in overflow.iterdir() if CANARY in p.name]
+    # A file an older version named after the query, holding none of the session's text.
+    legacy = overflow / f"search_{CANARY}-service-friday_1700000000000_4242_1.md"
+    legacy.write_text("{}\n", encoding="utf-8")
+    legacy.chmod(0o600)
+    owner.run("erase", "s3", "--reason", "the owner's erase")
+    owner.run("erase", owner.cited(RULE), "--reason", "the owner's erase")
+    assert holding(owner.home, CANARY) == []
