@@ -2,7 +2,7 @@
 bench's `fit` half only, so the figures of `bench/ownership.py --half report` are measured on phrasings it
 never saw.
 
-    python bench/fit_push.py [--seed N] [--owners 8] [--target 0.85] [--precision 0.05]
+    python bench/fit_push.py [--seed N] [--owners 8] [--target 0.85] [--precision 0.05] [--history 1-4]
 
 Builds the owners as the bench does (same generator, `--half fit`), then:
 
@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--owners", type=int, default=8)
     ap.add_argument("--per-owner", type=int, default=24)
+    ap.add_argument("--history", type=int, choices=range(1, 5), default=1,
+                    help="earlier requests an asset (ownership.py --history): the limits as history grows")
     ap.add_argument("--target", type=float, default=0.85)
     ap.add_argument("--precision", type=float, default=0.05)
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out" / "fit_push")
@@ -63,7 +65,7 @@ def main() -> None:
     unserved: list[tuple[float, float, float]] = []
     bands: dict[int, list[bool]] = {}
     for i in range(args.owners):
-        owner = make_owner(i, args.seed, "fit", args.per_owner)
+        owner = make_owner(i, args.seed, "fit", args.per_owner, history=args.history)
         built = build(owner, args.out / f"owner-{i}")
         stored = table.stored_assets(built.record)
         build_ = table.last_build(built.record)
