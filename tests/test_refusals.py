@@ -147,7 +147,7 @@ def test_over_mcp_line_histogram_reads_only_overflow_files(client: Client, home:
 @pytest.mark.parametrize("since", ["garbage", "99999999999999999999", "999999999 days ago", "2026-13-01"])
 def test_a_since_filter_that_names_no_time_is_refused_by_name(home: Path, since: str) -> None:
     result = run(home, "search", "deploy", "--since", since)
-    assert "since:" in result.stderr and "is not a time" in result.stderr
+    assert "`--since`" in result.stderr and "is not a time" in result.stderr
 
 
 @pytest.mark.parametrize("since", ["2026-01-01", "2026-01-01T09:00", "2026-01-01T09:00+02:00", "2026-01",
@@ -231,3 +231,11 @@ def test_an_emptied_record_file_is_said_before_a_new_record_is_made_in_it(tmp_pa
                           timeout=60, env={**os.environ, "TOTAL_RECALL_SANDBOX": "1"})
     assert done.returncode == 0, done.stderr
     assert "record.sqlite3 was an empty file" in done.stderr and "truncated or replaced" in done.stderr
+
+
+def test_a_cli_refusal_names_flags_arguments_and_other_commands_as_the_cli_spells_them(home: Path) -> None:
+    assert "`--since` 'garbage' is not a time" in run(home, "search", "release", "--since", "garbage").stderr
+    said = run(home, "summarise-from", "zzz-no-such").stderr
+    assert "TARGET 'zzz-no-such' matches no session" in said and "session_id" not in said
+    rolled = run(home, "summarise-from", "s1#2").stderr
+    assert "cache-delete-latest" in rolled and "cache_delete_latest" not in rolled

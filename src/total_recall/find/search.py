@@ -21,8 +21,8 @@ from total_recall.find import verbatim
 from total_recall.find.hits import snippet
 from total_recall.find.meaning import ready as meaning_ready
 from total_recall.find.meaning import similarity
+from total_recall.find.when import SINCE_FORMS, window
 from total_recall.find.when import since as since_moment
-from total_recall.find.when import window
 from total_recall.indexes.entry_facts import Conditions, Scored
 from total_recall.indexes.strings import looks_exact
 from total_recall.indexes.words import Shard
@@ -202,8 +202,7 @@ def search(
     if since is not None:
         moment = since_moment(since)
         if moment is None:
-            raise SearchError(f"since: {echoed(since)} is not a time; give an ISO date or time (2026-11-01, "
-                              "2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week or May 2026")
+            raise SearchError(f"since: {echoed(since)} is not a time; give {SINCE_FORMS}")
         since = moment
     filters = Filters(harness, session, project, author, since)
     # One read snapshot for every statement: a sync committing meanwhile (a new shard, new entries) or

@@ -81,6 +81,12 @@ _UNIT = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": time
 _AGO_DIGITS = 12  # more is further back than any date: refused before int() reads it
 
 
+# What a refused `since` is told it may be, on every operation that takes one.
+SINCE_FORMS = ("an ISO date or time (2026-11-01, 2026-11-01T09:00), a month or a year (2026-10, 2026), "
+               "N minutes, hours, days, weeks or months ago, today, yesterday, this morning, this week, last "
+               "week, last month or May 2026")
+
+
 def since(text: str, now: datetime | None = None) -> str | None:
     """The moment a `since` filter names, as the record's times are written (ISO, UTC). The whole text
     (trimmed) must be one form: an ISO date or time (`2026-11-01`, `2026-11-01T09:00`, with or without an

@@ -293,17 +293,19 @@ def _empty_record(tool: str, harness: str | None) -> ScopeError:
     return ScopeError(f"{tool}: the record holds no sessions{which} — run `total-recall sync` first")
 
 
-def resolve_session(record: Record, tool: str, session_id: str | None, harness: str | None = None) -> Scoped:
+def resolve_session(record: Record, tool: str, session_id: str | None, harness: str | None = None, *,
+                    param: str = "session_id") -> Scoped:
     """The one session a session tool works on.
 
     `session_id` may be an address (`s7`, or `s7#12` for its session), a native id, a prefix of one, or a
-    piece of one (case-insensitive); omitted or empty, the most recently active session.
+    piece of one (case-insensitive); omitted or empty, the most recently active session. `param`: what the
+    caller calls it, for the refusals (an operation may take it as `target`).
 
     Raises:
         ScopeError: nothing matches (naming what was tried), or several sessions match (listing them).
     """
     if session_id is not None and not isinstance(session_id, str):
-        raise ScopeError(f"{tool}: `session_id` must be text (s7, or a native id), not {echoed(session_id)}")
+        raise ScopeError(f"{tool}: `{param}` must be text (s7, or a native id), not {echoed(session_id)}")
     harness = check_harness(tool, harness)
     candidates = sessions_by_activity(record, harness)
     query = (session_id or "").strip()
@@ -326,7 +328,7 @@ def resolve_session(record: Record, tool: str, session_id: str | None, harness: 
         shown = "; ".join(c.label() for c in found[:10])
         more = f"; and {len(found) - 10} more" if len(found) > 10 else ""
         raise ScopeError(
-            f"{tool}: session_id {echoed(query)} is ambiguous — it matches {len(found)} sessions: "
+            f"{tool}: {param} {echoed(query)} is ambiguous — it matches {len(found)} sessions: "
             f"{shown}{more}. Pass more of the id, or the address (s7)"
         )
     if not candidates:
@@ -334,7 +336,7 @@ def resolve_session(record: Record, tool: str, session_id: str | None, harness: 
     within = f" among the {harness} sessions" if harness else ""
     recent = "; ".join(c.label() for c in candidates[:5])
     raise ScopeError(
-        f"{tool}: session_id {echoed(query)} matches no session{within} — tried it as an address (s7), as "
+        f"{tool}: {param} {echoed(query)} matches no session{within} — tried it as an address (s7), as "
         f"{', as '.join(name for name, _ in TIERS)}. The most recent: {recent}"
     )
 

@@ -133,7 +133,7 @@ class Call:
                 raise ScopeError(f"{op}: `{param}` must name a session (s{address.session}), not entries "
                                  f"({echoed(text)})")
         try:
-            found = resolve_session(record, op, text, self.harness)
+            found = resolve_session(record, op, text, self.harness, param=param)
         except ScopeError as exc:
             self._refuse_outside(record, op, text, exc)
             raise

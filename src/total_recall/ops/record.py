@@ -138,6 +138,7 @@ class SessionsParams(Params):
 
 
 def sessions(call: Call, p: SessionsParams) -> Reply:
+    from total_recall.find.when import SINCE_FORMS
     from total_recall.find.when import since as since_moment
     from total_recall.mining.listing import sessions_newest_first
     from total_recall.mining.scope import iso, parse_time
@@ -146,9 +147,7 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
     if p.since:
         moment = parse_time(since_moment(p.since))
         if moment is None:
-            raise ScopeError(f"sessions: `since` {p.since!r} is not a time; give an ISO date or time "
-                             "(2026-11-01, 2026-11-01T09:00), N hours/days/weeks ago, yesterday, last week "
-                             "or May 2026")
+            raise ScopeError(f"sessions: `since` {p.since!r} is not a time; give {SINCE_FORMS}")
     with call.record() as record:
         found = sessions_newest_first(record, call.harnesses(p.harness), project=p.directory or None,
                                       since=moment, limit=p.limit)

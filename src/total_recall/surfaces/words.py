@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from total_recall.model import echoed
+from total_recall.ops import OPERATIONS
 from total_recall.ops.operation import Operation
 
 _BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at least"),
@@ -54,10 +55,14 @@ def named(name: str, message: str) -> str:
 
 
 def in_cli_words(op: Operation[Any], message: str) -> str:
-    """`message` with `op`'s parameter names as the CLI spells them, and its name as the command's."""
+    """`message` with `op`'s parameter names as the CLI spells them, and its name (and any other
+    operation's it points to: "roll back with cache_delete_latest") as the command's."""
     text = named(op.name, message)
     if text.startswith(f"{op.name}:") or text.startswith(f"{op.name} "):
         text = op.command + text[len(op.name):]
+    for other in OPERATIONS:
+        if other is not op and other.command != other.name:
+            text = re.sub(rf"(?<![\w`'-]){re.escape(other.name)}(?![\w'-])", other.command, text)
     for param in sorted(op.params.model_fields, key=len, reverse=True):
         flag = op.flag(param)
         positional = param in op.argument
@@ -70,6 +75,8 @@ def in_cli_words(op: Operation[Any], message: str) -> str:
 
         text = re.sub(rf"(?<![\w-]){re.escape(param)}=('[^']*'|\"[^\"]*\"|[^\s,;)]+)", spelled, text)
         text = re.sub(rf"`{re.escape(param)}`", f"`{flag}`", text)
+        # `since: 'x' is not a time` → `--since 'x' is not a time` (a refusal naming what it was given)
+        text = re.sub(rf"(?<=: ){re.escape(param)}: (?=['\"])", f"`{flag}` ", text)
         # `session_id 'x' matches no session` → `SESSION 'x' matches no session`
         text = re.sub(rf"(?<![\w`-]){re.escape(param)}(?= ['\"])", flag, text)
     return text
