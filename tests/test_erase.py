@@ -281,13 +281,26 @@ def test_a_resumed_session_s_copy_of_an_erased_message_is_erased_too(claude: Cla
     assert [e["text"] for e in entries("s2") if not e["erased"]][-1] == "Running the test suite now."
 
 
-def test_a_message_that_only_shares_the_erased_words_is_kept(claude: ClaudeSession) -> None:
+def test_a_short_message_said_again_elsewhere_is_kept_and_a_long_one_copied_without_ids_is_not(
+    claude: ClaudeSession,
+) -> None:
+    # A fork that gives its messages new ids (OpenCode) or none (Vibe, Codex rollouts): the same long text
+    # is the same words; a short one ("yes, go ahead") may well be said anew, and is followed only by id.
     other = ClaudeSession(claude.root, name="other")
-    other.owner(SECRET).agent("Noted.")
+    other.owner("yes, go ahead").agent("Noted.")
+    claude.owner("yes, go ahead").agent("Going ahead.")
+    fork = ClaudeSession(claude.root, name="fork")
+    fork.owner(SECRET).agent("Noted; I will not print it.")
     run("sync")
     run("erase", secret_address(), "--reason", "a deploy token")
-    # Another session's own message (its own uuid), not a copy: erasing one address does not reach it.
-    assert entries("s2")[0]["text"] == SECRET
+    [said] = [e for e in entries("s1") if e["text"] == "yes, go ahead"]
+    run("erase", said["address"], "--reason", "not needed")
+    numbers = {s["native_id"]: s["session"] for s in listed()}
+    # The other session's own short message stays; the fork's copy of the secret went with it.
+    assert entries(numbers[other.id])[0]["text"] == "yes, go ahead"
+    assert entries(numbers[fork.id])[0]["erased"] is not None
+    assert all(TOKEN not in e["text"] for s in numbers.values() for e in entries(s))
+    assert hits(TOKEN) == [] and found() == {}
 
 
 def _sub_agent(claude: ClaudeSession, tmp_path: Path, description: str) -> Path:
@@ -326,3 +339,35 @@ def test_erasing_the_call_that_started_a_sub_agent_takes_the_description_it_gave
     run("erase", call, "--reason", "private")
     assert all("zqtaskdesc02" not in json.dumps(s) for s in listed())
     assert found("zqtaskdesc02") == {}
+
+
+def test_erasing_a_codex_message_takes_the_event_the_harness_logged_it_again_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A real rollout (tests/fixtures): Codex logs a reasoning summary once as the response item and once
+    # more as an event of its own, which the reader keeps as a harness entry with the same text.
+    import shutil
+
+    from tests.conftest import SESSIONS
+
+    shutil.copytree(SESSIONS / "codex" / "sessions", tmp_path / "codex")
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
+    run("sync", "--harness", "codex")
+    said = entries("s1")
+    [thought] = [e for e in said if e["kind"] == "thinking"][:1]
+    echoes = [e["address"] for e in said
+              if e["text"] == thought["text"] and e["address"] != thought["address"]]
+    assert echoes, "the rollout logs the thought twice"
+    erased = run("erase", thought["address"], "--reason", "private", "--json")["erased"]
+    assert sorted(erased) == sorted([thought["address"], *echoes])
+    assert all(e["text"] != thought["text"] for e in entries("s1"))
+
+
+def test_a_copy_without_ids_read_after_the_erase_is_recorded_erased(claude: ClaudeSession) -> None:
+    run("erase", secret_address(), "--reason", "a deploy token")
+    fork = ClaudeSession(claude.root, name="fork-after")  # new uuids, as an OpenCode fork gives its copies
+    fork.owner(SECRET).agent("Noted; I will not print it.")
+    run("sync")
+    [copy] = [s["session"] for s in listed() if s["native_id"] == fork.id]
+    assert entries(copy)[0]["erased"] is not None and "a deploy token" in entries(copy)[0]["text"]
+    assert hits(TOKEN) == [] and found() == {}

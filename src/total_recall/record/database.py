@@ -72,6 +72,9 @@ def unpack_raw(blob: bytes | None) -> bytes | None:
 
 # Marks of erased entries (see Record.erased_marks): a text hash, or a message's identity -> (time, reason).
 Marks = dict[Any, tuple[str, str]]
+# A text this long is distinctive enough to be the same words wherever the harness holds it again (a fork's
+# copy without ids); a shorter one ("yes", "ok, go") is followed only by its message's id.
+COPY_CHARS = 40
 
 
 def titled(title: str | None, text: str) -> bool:
@@ -485,43 +488,51 @@ class Record:
                 for i in ids]
 
     def _copies(self, ids: Sequence[int]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of the other copies of entries `ids` the record holds, not erased: the same
-        text in another generation of the same native session (a rewritten file), or the same message
-        (harness, native id, kind and text) in another session, which is how Claude Code's --resume and
-        --fork-session start theirs: a new file holding the earlier messages again."""
+        """(entry, session, seq) of the other copies of entries `ids` the record holds, not erased, within
+        the same harness:
+        - the same message (native id, kind and text) in another session: Claude Code's --resume and
+          --fork-session start a new file holding the earlier messages again;
+        - the same text of `COPY_CHARS` or more anywhere: a fork, rewind or compaction of a harness that
+          gives its messages no id of their own (Vibe, Codex rollouts) or new ones (OpenCode);
+        - the same text in another generation of the same native session (a rewritten file), as a later
+          generation is recorded (`erased_marks`);
+        - the same text in the same session where one of the two is the harness's (Codex logs each message
+          again as an event); an owner saying "yes" twice keeps the other."""
         if not ids:
             return []
         chosen = set(ids)
         wanted = self.db.execute(
-            "SELECT e.id, e.native_id, e.kind, e.text, e.session, s.harness, "
+            "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, s.harness, "
             "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
             "WHERE e.id IN (SELECT value FROM json_each(?))",
             (orjson.dumps(list(ids)).decode(),),
         ).fetchall()
         found: dict[int, tuple[int, int, int]] = {}
-        messages = {(w["harness"], w["native_id"], w["kind"], w["text"]) for w in wanted if w["native_id"]}
-        for harness in {m[0] for m in messages}:
-            natives = sorted({m[1] for m in messages if m[0] == harness})
-            # One pass over the entries (no index by native id: erase is rare, and one would cost every sync).
+        for harness in {w["harness"] for w in wanted}:
+            mine = [w for w in wanted if w["harness"] == harness]
+            messages = {(w["native_id"], w["kind"], w["text"]) for w in mine if w["native_id"]}
+            natives = orjson.dumps(sorted({m[0] for m in messages})).decode()
+            long = orjson.dumps(sorted({w["text"] for w in mine if len(w["text"]) >= COPY_CHARS})).decode()
+            # One pass over the entries (no index by native id or text: erase is rare, and one would cost
+            # every sync).
             for r in self.db.execute(
                 "SELECT e.id, e.session, e.seq, e.native_id, e.kind, e.text FROM entries e "
                 "JOIN sessions s ON s.id = e.session WHERE s.harness = ? AND e.erased_at IS NULL "
-                "AND e.native_id IN (SELECT value FROM json_each(?))",
-                (harness, orjson.dumps(natives).decode()),
+                "AND (e.native_id IN (SELECT value FROM json_each(?)) "
+                "OR e.text IN (SELECT value FROM json_each(?)))",
+                (harness, natives, long),
             ):
-                if (harness, r["native_id"], r["kind"], r["text"]) in messages and r["id"] not in chosen:
+                if r["id"] not in chosen and ((r["native_id"], r["kind"], r["text"]) in messages
+                                              or len(r["text"]) >= COPY_CHARS):
                     found[r["id"]] = (r["id"], r["session"], r["seq"])
-        # Other generations match by text alone, as a later one is recorded (`erased_marks`).
-        texts: dict[tuple[str, str, int], set[str]] = {}
         for w in wanted:
-            texts.setdefault((w["harness"], w["native_session"], w["session"]), set()).add(w["text"])
-        for (harness, native_session, session), said in texts.items():
             for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.text FROM entries e JOIN sessions s ON s.id = e.session "
-                "WHERE s.harness = ? AND s.native_id = ? AND s.id <> ? AND e.erased_at IS NULL",
-                (harness, native_session, session),
+                "SELECT e.id, e.session, e.seq, e.author FROM entries e JOIN sessions s ON s.id = e.session "
+                "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL AND e.text = ?",
+                (w["harness"], w["native_session"], w["text"]),
             ):
-                if r["text"] in said and r["id"] not in chosen:
+                echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
+                if r["id"] not in chosen and (r["session"] != w["session"] or echo):
                     found[r["id"]] = (r["id"], r["session"], r["seq"])
         return sorted(found.values(), key=lambda f: (f[1], f[2]))
 
@@ -574,7 +585,8 @@ class Record:
         message again even when a rewrite edited its words (its key may hash them); and the keyed hashes
         of the source records they were cut from, which name the line whatever a reader makes of it.
         Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
-        message, which a resumed or forked session's new file holds again (see `_copies`)."""
+        message, which a resumed or forked session's new file holds again, and the keyed hash of each
+        erased text, for a copy without an id of its own (see `_copies`)."""
         by_text: Marks = {}
         by_id: Marks = {}
         by_line: Marks = {}
@@ -588,6 +600,7 @@ class Record:
         ):
             if native is not None:
                 by_copy[(native, kind, bytes(digest))] = (at, reason)
+            by_copy[bytes(digest)] = (at, reason)  # counted for a text of COPY_CHARS or more (`scan`)
             if source != source_id or erased_in >= generation:
                 continue
             by_text[bytes(digest)] = (at, reason)

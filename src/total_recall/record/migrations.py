@@ -36,6 +36,7 @@ from total_recall.record.record_schema import (
     M016_SYNC_LOG,
     M017_ERASED_KEYS,
     M022_ERASED_COPIES,
+    M023_ERASED_TEXT_COPIES,
 )
 
 # Each entry's tags gain the day of its time too (`d_2026_11_28`): a time the query names of up to a month
@@ -211,6 +212,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m020_asset_scopes", M020_ASSET_SCOPES),
     ("m021_asset_vectors", M021_ASSET_VECTORS),
     ("m022_erased_copies", M022_ERASED_COPIES),
+    ("m023_erased_text_copies", M023_ERASED_TEXT_COPIES),
 ]
 
 

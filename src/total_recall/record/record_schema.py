@@ -652,3 +652,19 @@ WHEN NEW.erased_at IS NOT NULL AND NOT (
     SELECT RAISE(ABORT, 'the record is append-only: an entry is recorded erased only by an erasure');
 END;
 """
+
+
+# A copy of an erased text may now be recorded erased in any source of the harness, though it carries no
+# id of its own (a fork of a Vibe or Codex session, an OpenCode fork's new ids; `Record._copies`): the
+# tombstone must still match an erasure's own time and reason.
+M023_ERASED_TEXT_COPIES = """
+DROP TRIGGER entries_born_erased_only_by_an_erasure;
+CREATE TRIGGER entries_born_erased_only_by_an_erasure BEFORE INSERT ON entries
+WHEN NEW.erased_at IS NOT NULL AND NOT (
+    NEW.raw_id IS NULL
+    AND NEW.text = '[erased ' || NEW.erased_at || ': ' || NEW.erased_reason || ']'
+    AND EXISTS (SELECT 1 FROM erasures x WHERE x.at = NEW.erased_at AND x.reason = NEW.erased_reason)
+) BEGIN
+    SELECT RAISE(ABORT, 'the record is append-only: an entry is recorded erased only by an erasure');
+END;
+"""

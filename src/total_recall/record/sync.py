@@ -19,7 +19,7 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.database import ERASED_KEY, TOMBSTONE, Marks, Record, pack, titled
+from total_recall.record.database import COPY_CHARS, ERASED_KEY, TOMBSTONE, Marks, Record, pack, titled
 from total_recall.record.locks import held
 from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 
@@ -85,7 +85,7 @@ class _Batch:
         hash), the same message (its native id and kind in the same native session), or cut from the same
         source record (keyed hash of the line: every entry of a line that held erased words); and the
         erased messages of any session of the harness copied here (the same native id, kind and text: a
-        resumed or forked session's file)."""
+        resumed or forked session's file; or, without an id, the same text of COPY_CHARS or more)."""
         if self.marks is None:
             self.marks = self.record.erased_marks(self.source_id, self.generation, self.harness)
         self.matched, self.matched_raws = {}, set()
@@ -100,7 +100,8 @@ class _Batch:
                 if raw not in lines:
                     lines[raw] = self.record.keyed_hash(item.raw)
                 mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
-                        or by_line.get(lines[raw]) or by_copy.get((item.native_id, item.kind, digest)))
+                        or by_line.get(lines[raw]) or by_copy.get((item.native_id, item.kind, digest))
+                        or (by_copy.get(digest) if len(item.text) >= COPY_CHARS else None))
                 if mark is not None:
                     self.matched[position] = ((digest, lines[raw]), *mark)
                     self.matched_raws.add(raw)
