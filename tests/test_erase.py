@@ -371,3 +371,35 @@ def test_a_copy_without_ids_read_after_the_erase_is_recorded_erased(claude: Clau
     [copy] = [s["session"] for s in listed() if s["native_id"] == fork.id]
     assert entries(copy)[0]["erased"] is not None and "a deploy token" in entries(copy)[0]["text"]
     assert hits(TOKEN) == [] and found() == {}
+
+
+def test_an_erased_codex_message_leaves_no_other_line_that_repeats_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recorded rollout (Codex 0.158): the agent's last message is written again inside the task_complete
+    # event's line; the entry cut from that line goes too, and so does the line itself.
+    import shutil
+
+    from tests.conftest import SESSIONS
+
+    shutil.copytree(SESSIONS / "codex" / "recorded_0.158.0" / "sessions", tmp_path / "codex")
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
+    run("sync", "--harness", "codex")
+    words = "The command printed fixture."
+    [said] = [e for e in entries("s1") if e["author"] == "agent" and e["text"].startswith(words)]
+    run("erase", said["address"], "--reason", "private")
+    raw = run("extract-by-type", "s1", "--type", "all", "--include-injected", "--raw", "--json")
+    assert words not in json.dumps(raw)
+    assert found("The command printed fixture") == {}
+
+
+def test_erasing_every_entry_of_a_session_one_by_one_takes_the_title_its_sidecar_gave(
+    claude: ClaudeSession, tmp_path: Path
+) -> None:
+    _sub_agent(claude, tmp_path, "zqtaskdesc03 research")
+    run("sync")
+    [child] = [s for s in listed() if s["title"] == "zqtaskdesc03 research"]
+    for e in entries(child["session"]):
+        if not e["erased"]:
+            run("erase", e["address"], "--reason", "gone")
+    assert all("zqtaskdesc03" not in json.dumps(s) for s in listed())

@@ -75,6 +75,8 @@ Marks = dict[Any, tuple[str, str]]
 # A text this long is distinctive enough to be the same words wherever the harness holds it again (a fork's
 # copy without ids); a shorter one ("yes", "ok, go") is followed only by its message's id.
 COPY_CHARS = 40
+# An erased text this long found inside another source line of its session marks that line as holding it.
+LINE_CHARS = 16
 
 
 def titled(title: str | None, text: str) -> bool:
@@ -466,10 +468,13 @@ class Record:
                 for entry_id, session, seq in [*self._rows_of(named), *self._copies(named)]:
                     shards.add(self._erase_entry(entry_id, at, reason))
                     erased.append(f"s{session}#{seq}")
-                if address.first is None and address.last is None:
-                    # The whole session: what names it goes too, though it came from a sidecar (a
-                    # sub-agent's description) and not from an entry.
-                    self.forget_names(address.session, None)
+                # A session left with no entry not erased (the address named it whole, or its last ones):
+                # what names it goes too, though it came from a sidecar (a sub-agent's description, Vibe's
+                # meta.json) and not from an entry.
+                for session in sorted({int(a[1:].split("#")[0]) for a in erased}):
+                    if not self.db.execute("SELECT 1 FROM entries WHERE session = ? AND erased_at IS NULL "
+                                           "LIMIT 1", (session,)).fetchone():
+                        self.forget_names(session, None)
                 words.purge(self.db, shards)
                 self.commit()
             except sqlite3.IntegrityError as exc:
@@ -502,7 +507,7 @@ class Record:
             return []
         chosen = set(ids)
         wanted = self.db.execute(
-            "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, s.harness, "
+            "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, e.raw_id, s.harness, "
             "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
             "WHERE e.id IN (SELECT value FROM json_each(?))",
             (orjson.dumps(list(ids)).decode(),),
@@ -534,7 +539,36 @@ class Record:
                 echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
                 if r["id"] not in chosen and (r["session"] != w["session"] or echo):
                     found[r["id"]] = (r["id"], r["session"], r["seq"])
+        for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
+            if r[0] not in chosen:
+                found[r[0]] = r
         return sorted(found.values(), key=lambda f: (f[1], f[2]))
+
+    def _lines_holding(self, wanted: Sequence[sqlite3.Row], more: set[int]) -> list[tuple[int, int, int]]:
+        """(entry, session, seq) of the entries cut from another source record of the sessions involved
+        that holds one of the erased texts (of `LINE_CHARS` or more), as it is or JSON-escaped: a harness
+        writes a message again inside other lines (Codex's task_complete and exec_command_end, a compacted
+        history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`)."""
+        needles = [n for w in wanted if len(w["text"]) >= LINE_CHARS
+                   for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1])]
+        if not needles:
+            return []
+        out: list[tuple[int, int, int]] = []
+        sessions = sorted({w["session"] for w in wanted} | more)
+        # Their own lines are not others': a sibling cut from the same line (the tool call beside an erased
+        # text block) loses the line, as it always did, but keeps its own words.
+        lines: dict[int, bool] = {w["raw_id"]: False for w in wanted if w["raw_id"] is not None}
+        for r in self.db.execute(
+            "SELECT e.id, e.session, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
+            "WHERE e.session IN (SELECT value FROM json_each(?)) AND e.erased_at IS NULL",
+            (orjson.dumps(sessions).decode(),),
+        ):
+            if r["raw_id"] not in lines:
+                line = _zstd()[1].decompress(r["raw"])
+                lines[r["raw_id"]] = any(n in line for n in needles)
+            if lines[r["raw_id"]]:
+                out.append((r["id"], r["session"], r["seq"]))
+        return out
 
     def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
         """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
