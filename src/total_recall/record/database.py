@@ -530,15 +530,21 @@ class Record:
                 if r["id"] not in chosen and ((r["native_id"], r["kind"], r["text"]) in messages
                                               or len(r["text"]) >= COPY_CHARS):
                     found[r["id"]] = (r["id"], r["session"], r["seq"])
+        # One read of each native session's entries (all its generations), however many entries are erased.
+        by_text: dict[tuple[str, str], dict[str, list[sqlite3.Row]]] = {}
         for w in wanted:
+            by_text.setdefault((w["harness"], w["native_session"]), {}).setdefault(w["text"], []).append(w)
+        for (harness, native_session), said in by_text.items():
             for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.author FROM entries e JOIN sessions s ON s.id = e.session "
-                "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL AND e.text = ?",
-                (w["harness"], w["native_session"], w["text"]),
+                "SELECT e.id, e.session, e.seq, e.author, e.text FROM entries e "
+                "JOIN sessions s ON s.id = e.session "
+                "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL",
+                (harness, native_session),
             ):
-                echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
-                if r["id"] not in chosen and (r["session"] != w["session"] or echo):
-                    found[r["id"]] = (r["id"], r["session"], r["seq"])
+                for w in said.get(r["text"], ()):
+                    echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
+                    if r["id"] not in chosen and (r["session"] != w["session"] or echo):
+                        found[r["id"]] = (r["id"], r["session"], r["seq"])
         for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
             if r[0] not in chosen:
                 found[r[0]] = r
