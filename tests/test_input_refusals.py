@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from tests.stores import synced_transcript
-from tests.test_mcp_mining import Client, refused, serving
+from tests.test_mcp_mining import Client, refused
+from tests.test_refusals import client
 from total_recall.surfaces.cli import cli
+
+__all__ = ["client"]  # the fixture: a server on this module's `home`
 
 TURNS = [("user", "which branch do we deploy from?", "2026-05-01T10:00:00Z"),
          ("assistant", "We deploy from main, tagged v1.2.", "2026-05-01T10:01:00Z")]
@@ -82,14 +84,6 @@ def test_a_since_before_the_session_keeps_it_and_one_after_it_leaves_it_out(home
                                    "deploy in December 9999"])
 def test_a_query_naming_a_time_no_date_can_hold_is_searched_as_words(home: Path, query: str) -> None:
     assert json.loads(run(home, "search", query, "--json", code=0).stdout)["query"] == query
-
-
-@pytest.fixture(scope="module")
-def client(home: Path) -> Iterator[Client]:
-    env = {"HOME": str(home.parent), "TOTAL_RECALL_HOME": str(home), "TOTAL_RECALL_SANDBOX": "1",
-           "TOTAL_RECALL_VECTOR_BUDGET": "0", "TMPDIR": str(home.parent)}
-    with serving(env, home.parent / "server.log") as c:
-        yield c
 
 
 @pytest.mark.parametrize(("tool", "extra"), [("sessions", {}), ("search", {"query": "deploy"})])

@@ -194,7 +194,7 @@ def test_a_blank_session_means_what_an_empty_one_does_and_a_long_one_is_refused_
         assert "at most 500 characters" in result.stderr and long not in result.stderr
 
 
-def test_compact_over_mcp_takes_the_session_its_range_names(client: Client) -> None:
+def test_compact_over_mcp_refuses_a_range_past_its_sessions_end_naming_it(client: Client) -> None:
     said = refused(client.call("compact", {"budget": 2000, "range": "s1#1-99"}))
     assert "runs past the end of s1" in said and "not inside" not in said
 
