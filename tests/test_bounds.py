@@ -14,6 +14,8 @@ from tests.mining_stores import RECENT, Mined, mine, mined_record
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump
 from total_recall.mining.scope import EXTRACT_MAX_BYTES
+from total_recall.record.database import Record
+from total_recall.record.sync import sync
 
 BIG = "ef958aa1"  # the real Claude Code session with 180 entries
 
@@ -143,18 +145,24 @@ def test_max_record_bytes_clamps_each_record_and_names_the_clamped_addresses(min
         assert f"read {m['address']} for the whole" in m["text"] and m["clamped"] > 400
 
 
-def test_a_clamp_too_small_for_a_records_fixed_fields_is_an_error(mined: Mined) -> None:
-    with pytest.raises(ScopeError, match="cannot be clamped to max_record_bytes=256"):
-        mine(
-            mined.record,
-            "extract_by_type",
-            session_id=BIG,
-            types=["tool"],
-            raw=True,
-            max_record_bytes=256,
-            limit=1000,
-            max_bytes=8388608,
-        )
+def test_a_clamp_too_small_for_a_records_fixed_fields_is_an_error(tmp_path: Path) -> None:
+    # An MCP tool's name stands in every record of its calls: a long one leaves no room under 256 bytes.
+    tool = "mcp__" + "warehouse_inventory_" * 6 + "__list_every_pallet_position_in_the_north_building"
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "clamped", "cwd": "/w",
+         "timestamp": "2026-11-16T10:00:00.000Z", "message": {"role": "user", "content": "List the pallets."}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "clamped", "cwd": "/w",
+         "timestamp": "2026-11-16T10:00:01.000Z", "message": {"id": "m1", "role": "assistant", "content": [
+             {"type": "tool_use", "id": "toolu_1", "name": tool, "input": {"building": "north" * 200}}]}},
+    ]
+    store = tmp_path / "projects" / "-w"
+    store.mkdir(parents=True)
+    (store / "clamped.jsonl").write_text("".join(orjson.dumps(x).decode() + "\n" for x in lines))
+    with Record(tmp_path / "record.sqlite3") as record:
+        assert sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+        with pytest.raises(ScopeError, match="cannot be clamped to max_record_bytes=256"):
+            mine(record, "extract_by_type", session_id="clamped", types=["tool"], raw=True,
+                 max_record_bytes=256, limit=1000, max_bytes=8388608)
 
 
 def test_extract_by_type_lines_are_type_timestamp_json_with_a_header_and_a_truncation_line(

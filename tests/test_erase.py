@@ -192,8 +192,6 @@ def test_a_receipt_note_holding_words_a_caller_wrote_can_be_erased(
 def test_a_summary_block_over_an_erased_entry_is_withheld_and_its_text_leaves_the_record(
     claude: ClaudeSession, reader: sqlite3.Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for var in ("INCEPTION_API_KEY", "TOTAL_RECALL_LLM_PRESET", "TOTAL_RECALL_LLM_MODEL"):
-        monkeypatch.delenv(var, raising=False)
     with running_stub() as stub, Record(home() / "record.sqlite3") as record:
         stub.script(Reply(body=completion(f"- The owner gave the deploy token {TOKEN} (s1#3).")))
         provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
@@ -403,3 +401,111 @@ def test_erasing_every_entry_of_a_session_one_by_one_takes_the_title_its_sidecar
         if not e["erased"]:
             run("erase", e["address"], "--reason", "gone")
     assert all("zqtaskdesc03" not in json.dumps(s) for s in listed())
+
+
+@pytest.mark.parametrize("when", ["synced before the erase", "synced after the erase"])
+def test_a_vibe_compaction_child_quoting_an_erased_message_loses_that_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    # The fixture's child (tests/fixtures/sessions/vibe) carries its parent's first message over word for
+    # word in a <previous_user_message> block of Vibe's injected compaction message.
+    import shutil
+
+    from tests.conftest import SESSIONS
+
+    asked = "Run the unit tests and tell me what fails."
+    root = tmp_path / "vibe"
+    shutil.copytree(SESSIONS / "vibe", root)
+    child = root / "logs" / "session" / "session_20260701_103012_d41f03b7"
+    kept = tmp_path / "child"
+    if when == "synced after the erase":
+        shutil.move(child, kept)
+    monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(root))
+    run("sync", "--harness", "vibe")
+    [parent] = [s["session"] for s in listed() if s["parent"] is None]
+    [message] = [e for e in entries(parent) if e["text"] == asked]
+    run("erase", message["address"], "--reason", "private")
+    if when == "synced after the erase":
+        shutil.move(kept, child)
+        run("sync", "--harness", "vibe")
+    [copy] = [s["session"] for s in listed() if s["parent"] is not None]
+    quoting = [e for e in entries(copy) if e["author"] == "harness" and e["kind"] != "compaction"]
+    assert quoting and all(e["erased"] for e in quoting)
+    assert [e["text"] for e in entries(copy) if e["author"] == "owner"] == ["Fix it."]
+    assert all("what fails" not in h["snippet"] for h in hits("run the unit tests and tell me what fails"))
+    assert found("tell me what fails") == {}
+
+
+def test_a_title_taken_from_a_quarantined_message_is_withheld_until_its_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Vibe titles a session with its first message (the fixture's meta.json): a quarantine hides those
+    # words from the session list and from the header of a summary's prompt (a read still shows the entry,
+    # labelled), and a release shows them again.
+    import shutil
+
+    from tests.conftest import SESSIONS
+
+    asked = "Run the unit tests and tell me what fails."
+    shutil.copytree(SESSIONS / "vibe", tmp_path / "vibe")
+    monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(tmp_path / "vibe"))
+    run("sync", "--harness", "vibe")
+    [parent] = [s for s in listed() if s["parent"] is None]
+    assert parent["title"] == asked
+    [message] = [e for e in entries(parent["session"]) if e["text"] == asked]
+    run("quarantine", message["address"], "--reason", "private")
+    assert all(s["title"] != asked for s in listed())
+    with running_stub() as stub, Record(home() / "record.sqlite3") as record:
+        stub.script(Reply(body=completion("- Ran the tests (s1#2).")))
+        provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
+        summarise_from(record, session=int(parent["session"][1:]), provider=provider)
+        assert "what fails" not in stub.prompt()
+    run("quarantine", message["address"], "--undo")
+    assert [s["title"] for s in listed() if s["parent"] is None] == [asked]
+
+
+def test_a_summary_written_after_an_erase_keeps_no_line_citing_it_and_no_quote_of_it(
+    claude: ClaudeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model may hold erased words from elsewhere (a copy, an earlier block): a line citing the erased
+    # entry is withheld, and so is a quote that is its whole text, wherever it stands.
+    run("erase", secret_address(), "--reason", "a deploy token")
+    answer = (f"- Instructions: \"{SECRET}\" (s1#3).\n- Then: the owner said “{SECRET}”.\n"
+              "- Ran the test suite (s1#5).")
+    with running_stub() as stub, Record(home() / "record.sqlite3") as record:
+        stub.script(Reply(body=completion(answer)))
+        provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
+        reply = summarise_from(record, session=1, provider=provider)
+        [block] = summary_cache(record, session=1, with_text=True)["blocks"]
+    assert TOKEN not in block["text"] and TOKEN not in reply["text"]
+    assert "Ran the test suite (s1#5)" in block["text"] and "[erased]" in block["text"]
+    assert {"address": "s1#3", "why": "erased: what the model says of it is withheld"} in block["unverified"]
+    assert found() == {}
+
+
+@pytest.mark.parametrize("when", ["synced before the erase", "synced after the erase"])
+def test_a_compaction_summary_listing_an_erased_message_loses_that_entry(claude: ClaudeSession, when: str
+                                                                         ) -> None:
+    # Claude Code's compaction summary lists "All user messages" word for word, one to a line.
+    def compact() -> None:
+        summary = ("This session is being continued from a previous conversation that ran out of context.\n"
+                   "Summary:\n6. All user messages:\n   - Set up the deploy for staging.\n"
+                   f"   - \"{SECRET}\"\n   - Now run the test suite.\n")
+        line = {"parentUuid": claude.parent, "isSidechain": False, "type": "user", "isCompactSummary": True,
+                "message": {"role": "user", "content": summary}, "uuid": "c0mpact-0000", "cwd": "/srv/app",
+                "timestamp": "2026-11-16T11:00:00.000Z", "sessionId": claude.id, "version": "2.1.0"}
+        with claude.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
+        run("sync")
+
+    secret = secret_address()
+    if when == "synced before the erase":
+        compact()
+    run("erase", secret, "--reason", "a deploy token")
+    if when == "synced after the erase":
+        compact()
+    [summary] = [e for e in entries("s1") if e["kind"] == "summary"]
+    assert summary["erased"] is not None
+    assert hits(TOKEN) == [] and found() == {}
+    assert [e["text"] for e in entries("s1") if e["author"] == "owner" and not e["erased"]] == [
+        "Set up the deploy for staging.", "Now run the test suite."]

@@ -81,7 +81,8 @@ def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(record: Rec
     owner = next(e for e in read(record, "s1") if e.author == "owner")
     assert owner.spans and record.raw(owner.session, owner.seq) is not None
     erased = record.erase(Address.parse(owner.address), "contains a password")
-    assert erased == [owner.address]
+    # The fixture's compaction child (s2) carries this message over word for word: its line goes too.
+    assert erased == [owner.address, "s2#1", "s2#2"]
     again = read(record, owner.address)[0]
     assert again.text.startswith("[erased ") and "contains a password" in again.text
     assert owner.text not in again.text
@@ -194,3 +195,34 @@ def test_an_erase_or_a_quarantine_without_a_reason_is_refused_and_changes_nothin
         record.quarantine(Address.parse("s1#2"), "")
     assert record.execute("SELECT COUNT(*) FROM erasures").fetchone()[0] == 0
     assert record.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0] == 0
+
+
+SPOTTER = SESSIONS / "claude_code" / "real_v2.1.39_spotter" / "-home-USER-projects-spotter"
+
+
+def _real_session(tmp_path: Path, name: str) -> list[tuple[str, str, str | None]]:
+    """(author, kind, branch) of each entry of one real Claude Code session (tests/fixtures), synced alone."""
+    root = tmp_path / "projects" / SPOTTER.name
+    root.mkdir(parents=True)
+    (root / name).write_bytes((SPOTTER / name).read_bytes())
+    with Record(tmp_path / "rec" / "record.sqlite3") as record:
+        assert sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"}).errors == []
+        return [(e.author, e.kind, e.branch) for e in read(record, "s1")]
+
+
+def test_every_result_of_parallel_tool_calls_in_a_real_session_is_on_the_active_branch(tmp_path: Path
+                                                                                       ) -> None:
+    # Claude Code parents each tool_result on its own tool_use line: the first call's result ends a chain
+    # of its own beside the second call, which is no rewind.
+    entries = _real_session(tmp_path, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+    assert len([e for e in entries if e[1] == "tool_result"]) == 2
+    assert {branch for _, _, branch in entries} - {None} == {"active"}  # None: a line with no uuid
+
+
+def test_a_compaction_whose_logical_parent_was_never_written_leaves_the_history_before_it_active(
+    tmp_path: Path,
+) -> None:
+    # The boundary's logicalParentUuid names no line of the file: the walk goes on from the line before.
+    entries = _real_session(tmp_path, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+    assert ("owner", "message", "active") in entries and ("harness", "compaction", "active") in entries
+    assert {branch for _, _, branch in entries} - {None} == {"active"}  # None: a line with no uuid

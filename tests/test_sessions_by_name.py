@@ -53,7 +53,10 @@ def test_a_claude_code_session_without_a_summary_is_titled_by_its_owner_s_first_
     assert sessions["real_v1.0.51_summaries_326189cf"]["title"] == (
         "Claude Code Log: Timestamp-Based Caching Implementation")
     assert sessions["synthetic_kitchen_sink_all_record_types"]["title"] == "Stage0 small fixture"
-    assert all(s["title"] for s in sessions.values())
+    assert sessions["8463c716-a2ea-4c14-9efa-87158ebd9f20"]["title"].startswith("Work on bead spotter-fum.")
+    # Only the harness speaks in the sub-agent Claude Code starts to compact a session: no owner words.
+    assert sessions["agent-acompact-e1f845"]["title"] is None
+    assert all(s["title"] for n, s in sessions.items() if n != "agent-acompact-e1f845")
 
 
 def test_a_later_ai_title_replaces_the_first_words_and_wrappers_are_not_the_title(tmp_path: Path) -> None:
@@ -108,9 +111,9 @@ def test_an_ambiguous_prefix_is_refused_listing_its_candidates_and_an_unknown_on
         assert f"'nosuch-session' {said}" in refused and "session_id" not in refused, command
     # More than five candidates: five are listed, and how many more.
     assert "; and " not in ambiguous
-    many = cli_run("read", "c", code=2).stderr  # no id starts with it; seven hold it
-    assert "'c' is ambiguous — it matches 7 sessions" in many
-    assert many.count(" (claude-code, ") == 5 and "; and 2 more" in many
+    many = cli_run("read", "c", code=2).stderr  # no id starts with it; nine hold it
+    assert "'c' is ambiguous — it matches 9 sessions" in many
+    assert many.count(" (claude-code, ") == 5 and "; and 4 more" in many
 
 
 def test_compact_markers_receipts_and_cue_take_the_session_s_own_id(cli_run: Any) -> None:

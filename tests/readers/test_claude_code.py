@@ -15,7 +15,7 @@ from tests.readers.helpers import Read, read_all
 from total_recall.model import EntryDraft, SessionDraft
 from total_recall.readers import Checkpoint, Cursor, Item, Source, base
 from total_recall.readers.claude_code import ClaudeCodeReader
-from total_recall.record.branches import active_branch
+from total_recall.record.branches import Link, active_branch
 
 CC = SESSIONS / "claude_code"
 WORKTREES = CC / "real_v2.1.114_worktrees"
@@ -284,24 +284,24 @@ def test_kitchen_sink_compactions_and_summaries_are_found() -> None:
 
 
 def test_active_branch_follows_the_latest_leaf_back_across_the_compaction() -> None:
-    nodes = [(e.native_id, e.native_parent, e.sidechain) for e in read(DAG).entries]
+    nodes = [Link(e.native_id, e.native_parent, e.sidechain) for e in read(DAG).entries]
     active = active_branch(nodes)
     assert active == {"u1", "a1", "b2u", "b2a", "b2u2", "b2a2", "cb", "cs", "p1u", "p1a"}
-    assert {n for n, _, _ in nodes if n} - active == {"b1u", "b1a"}
+    assert {n.native_id for n in nodes if n.native_id} - active == {"b1u", "b1a"}
 
 
 def test_active_branch_ignores_sidechain_leaves_and_stops_at_unknown_parents() -> None:
-    nodes: list[tuple[str | None, str | None, bool]] = [
-        ("r", "elsewhere", False),
-        ("m1", "r", False),
-        ("side", "m1", True),
-        (None, None, False),
-        ("m1", "r", False),
+    nodes = [
+        Link("r", "elsewhere", False),
+        Link("m1", "r", False),
+        Link("side", "m1", True),
+        Link(None, None, False),
+        Link("m1", "r", False),
     ]
     assert active_branch(nodes) == {"r", "m1"}
-    assert active_branch([("s1", None, True), ("s2", "s1", True)]) == {"s1", "s2"}
+    assert active_branch([Link("s1", None, True), Link("s2", "s1", True)]) == {"s1", "s2"}
     assert active_branch([]) == set()
-    assert active_branch([("a", "b", False), ("b", "a", False)]) == {"a", "b"}
+    assert active_branch([Link("a", "b", False), Link("b", "a", False)]) == {"a", "b"}
 
 
 # --- robustness, keys, resume ------------------------------------------------------------------
@@ -454,3 +454,42 @@ def test_a_subagent_fingerprint_covers_its_sidecar(tmp_path: Path) -> None:
     (agent.parent / "agent-x.meta.json").write_text('{"description":"late"}')
     assert reader.fingerprint(src(agent)) != before
     assert only_session(read(agent)).title == "late"
+
+
+SPOTTER = CC / "real_v2.1.39_spotter"
+
+def test_a_background_task_notification_with_the_harness_s_own_line_after_it_is_not_the_owner() -> None:
+    path = SPOTTER / "-home-USER-projects-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    entries = read(path).entries
+    [note] = [e for e in entries if e.text.startswith("<task-notification>")]
+    assert note.author == "harness"
+    owner = [e.text[:40] for e in entries if e.author == "owner"]
+    assert owner == ["Work on bead spotter-dov. Run bd show sp"]
+
+
+def test_a_user_line_whose_origin_is_not_a_human_is_the_harness_speaking(tmp_path: Path) -> None:
+    # Newer Claude Code names who wrote a user line; only origin.kind "human" is the owner typing.
+    path = write_lines(tmp_path / "p" / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "origin": {"kind": "human"},
+         "message": {"role": "user", "content": "List files"}},
+        {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+         "origin": {"kind": "task-notification"},
+         "message": {"role": "user", "content": "3 background agents were stopped"}},
+        {"type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": "s", "origin": {"kind": "peer"},
+         "message": {"role": "user", "content": "A message from another session"}},
+    ])
+    assert [(e.author, e.text) for e in read(path).entries] == [
+        ("owner", "List files"), ("harness", "3 background agents were stopped"),
+        ("harness", "A message from another session")]
+
+
+def test_the_sub_agent_claude_code_starts_to_compact_is_asked_by_the_harness_and_not_titled_by_it() -> None:
+    # A real compaction agent (tests/fixtures): its prompt is Claude Code's own summary request.
+    path = (SPOTTER / "-home-USER-projects-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569" / "subagents"
+            / "agent-acompact-e1f845.jsonl")
+    got = read(path)
+    [asked] = [e for e in got.entries if e.text.startswith("Your task is to create a detailed summary")]
+    assert asked.author == "harness"
+    assert not any(e.author in ("owner", "agent") and e.kind == "message" and e.text.startswith("Your task")
+                   for e in got.entries)
+    assert all(not (s.title or "").startswith("Your task") for s in got.sessions.values())

@@ -13,7 +13,7 @@ import zstandard
 from tests.conftest import PROMPT_CULT, SESSIONS
 from tests.readers.helpers import Read, read_all
 from total_recall.errors import SourceError
-from total_recall.model import EntryDraft, SessionDraft
+from total_recall.model import Address, EntryDraft, SessionDraft
 from total_recall.readers import Checkpoint, Cursor, Source, base
 from total_recall.readers.base import read_check
 from total_recall.readers.codex import CodexReader
@@ -465,3 +465,41 @@ def test_an_events_only_rollout_makes_each_event_the_conversation_in_order(
     assert [e.line for e in r.entries] == list(range(1, 38))
     assert r.sessions["e"].title == "question 0"
     assert_every_checkpoint_resumes_to_the_tail(tmp_path / "e.jsonl", monkeypatch)
+
+
+def test_a_spawned_or_review_agent_s_user_turns_are_its_parent_agent_s_words(tmp_path: Path) -> None:
+    # A sub-agent's "user" turn is what the parent agent asked of it (a spawn prompt, a generated review),
+    # never the owner typing; the owner's turns stay the owner's in the parent's own rollout.
+    child, parent = "aaaaaaaa-0000-4000-8000-000000000011", "bbbbbbbb-0000-4000-8000-000000000012"
+    for source in ({"subagent": {"thread_spawn": {"parent_thread_id": parent}}}, {"subagent": "review"}):
+        meta = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta", "payload": {
+            "id": child, "cwd": "/w", "parent_thread_id": parent, "source": source}}
+        for asked in (response("user", "Advise the next milestone"),  # as a response item
+                      event("user_message", "Advise the next milestone")):  # in a rollout of events only
+            path = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{child}.jsonl", [meta, asked])
+            said = [(e.author, e.text) for e in read(path).entries if e.kind == "message"]
+            assert said == [("agent", "Advise the next milestone")]
+    top = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{parent}.jsonl", [
+        {"type": "session_meta", "payload": {"id": parent, "cwd": "/w"}},
+        response("user", "Plan the release")])
+    assert [e.author for e in read(top).entries if e.kind == "message"] == ["owner"]
+
+
+def test_a_second_rollout_file_of_the_same_thread_keeps_every_line_in_the_record(tmp_path: Path) -> None:
+    # A thread's history continued in `…-<thread>_<rollout id>.jsonl` numbers its lines from 1 again.
+    from total_recall.record.database import Record
+    from total_recall.record.sync import sync
+
+    thread = "dddddddd-0000-4000-8000-000000000021"
+    day = tmp_path / "sessions" / "2026" / "01" / "01"
+    meta = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",
+            "payload": {"id": thread, "cwd": "/w"}}
+    day.mkdir(parents=True)
+    write_lines(day / f"rollout-2026-01-01T00-00-00-{thread}.jsonl", [meta, response("user", "First try")])
+    write_lines(day / f"rollout-2026-01-01T00-10-00-{thread}_rollout-b.jsonl",
+                [meta, response("user", "Second try")])
+    with Record(tmp_path / "rec" / "record.sqlite3") as record:
+        assert sync(record, ["codex"], roots={"codex": tmp_path / "sessions"}).errors == []
+        said = [e.text for s in record.sessions() for e in record.entries(Address(s.number))
+                if e.author == "owner"]
+    assert sorted(said) == ["First try", "Second try"]

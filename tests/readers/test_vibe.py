@@ -221,6 +221,22 @@ def test_resuming_never_retitles_a_session_whose_meta_has_no_title(tmp_path: Pat
     assert resumed.sessions[meta["session_id"]].title is None
 
 
+def test_a_session_opening_with_a_system_line_takes_its_fallback_title_from_the_first_user_line(
+    tmp_path: Path,
+) -> None:
+    # Older Vibe files (and sessions-chronicle's fixture of one) open with a `system` line.
+    session = copy_session(FIRST, tmp_path)
+    meta = meta_of(session)
+    del meta["title"]
+    (session / "meta.json").write_text(json.dumps(meta))
+    lines = (session / "messages.jsonl").read_text()
+    (session / "messages.jsonl").write_text(json.dumps({"role": "system", "content": "You are Vibe."}) + "\n"
+                                            + lines)
+    got = read_all(VibeReader(), source(session))
+    assert got.sessions[meta["session_id"]].title == "Run the unit tests and tell me what fails."
+    assert [e.author for e in got.entries][:2] == ["system", "owner"]
+
+
 def test_a_parent_without_a_compaction_message_is_a_fork_and_agents_folders_are_subagents(
     tmp_path: Path,
 ) -> None:

@@ -103,6 +103,7 @@ look at the current state of the files and branches, and ask the owner where the
 disagree. The instructions quoted above are word for word from the record; the summary is not."""
 
 _CITED = re.compile(r"(?<![\w#/])s(\d+)#(\d+)(?:-(\d+))?(?!\d)")
+_QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|`([^`\n]+)`|\'([^\'\n]{16,})\'')
 _GIT = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?(commit|push|tag)\b")
 
 
@@ -230,7 +231,8 @@ def summarise_from(record: Record, *, session: int, from_seq: int | None = None,
         session=session, tally=tally, provider=provider.name, model=answer.model,
         prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens,
         usage_reported=answer.usage_reported, prompt_bytes=prompt.size, dropped_entries=prompt.dropped,
-        dropped_bytes=prompt.dropped_bytes, unverified=tuple(unverified), text=answer.text.strip(),
+        dropped_bytes=prompt.dropped_bytes, unverified=tuple(unverified),
+        text=_withhold_erased(record, answer.text).strip(),
     ))
     status = _status(record, s, summary_blocks.blocks(record, session), with_text=False)
     notices = []
@@ -358,7 +360,26 @@ def _check_citations(record: Record, text: str, shown: _Shown) -> list[dict[str,
             problems.append({"address": address, "why": f"no such entry (s{session} has {size} entries)"})
         elif not shown.covers(session, first, last):
             problems.append({"address": address, "why": "not among the entries the model was shown"})
+        elif record.holds_erased(session, first, last):
+            problems.append({"address": address, "why": "erased: what the model says of it is withheld"})
     return problems
+
+
+def _withhold_erased(record: Record, text: str) -> str:
+    """A model's answer with each line citing an erased entry, and each quote that is an erased entry's
+    whole text, withheld: the model may hold the words from elsewhere (a copy it was shown, an earlier
+    block), and an erase must not come back through a summary."""
+    lines = []
+    for line in text.splitlines():
+        cited = [m for m in _CITED.finditer(line)
+                 if record.holds_erased(int(m.group(1)), int(m.group(2)), int(m.group(3) or m.group(2)))]
+        lines.append(f"[withheld: this line cites {', '.join(m.group(0) for m in cited)}, erased]"
+                     if cited else line)
+    out = "\n".join(lines)
+    quotes = {next(g for g in m.groups() if g is not None).strip() for m in _QUOTE.finditer(out)}
+    for words in record.erased_among(q for q in quotes if q):
+        out = out.replace(words, "[erased]")
+    return out
 
 
 def _compose(record: Record, s: Session, status: dict[str, Any]) -> str:
@@ -454,7 +475,8 @@ def prior_period_summary(record: Record, *, since: datetime | None, until: datet
         _instructions(window),
         _git_events(window),
         _todo_log(record, sessions, order, window, since, until),
-        f"## Summary (written by {answer.model}; verify before trusting)\n\n{answer.text.strip()}\n"
+        f"## Summary (written by {answer.model}; verify before trusting)\n\n"
+        f"{_withhold_erased(record, answer.text).strip()}\n"
         + (_fitted_note(body) if body.dropped else "")
         + ("\n> ⚠ unverified citations: " + ", ".join(f"{u['address']} ({u['why']})" for u in unverified)
            + "\n" if unverified else ""),

@@ -147,6 +147,13 @@ class _Rollout:
         self.native = native
         self.identified = bool(saved.get("identified", resumed))
         self.titled = bool(saved.get("titled", resumed))
+        # A sub-agent's "user" turns are its parent agent's words (a spawn prompt, a generated review).
+        self.subagent = bool(saved.get("subagent", False))
+        # A second file of the same thread (`…-<thread>_<rollout id>.jsonl`) numbers its lines from 1 again:
+        # its keys carry that suffix, so they never collide with the first file's.
+        tail = _UUID_TAIL.search(Path(path).name.removesuffix(".zst").removesuffix(".jsonl"))
+        suffix = tail.group(0)[len(tail.group(1)):].lstrip("_") if tail else ""
+        self.prefix = f"{suffix}:" if suffix else ""
         self.slots = [_Slot(s[0], s[1], s[2], s[3]) for s in saved.get("slots", []) if len(s) == 4]
         self.queue: list[Item] = []  # items held back behind a pending event copy
         self.held: list[list[Any]] = []  # the lines behind `queue`: [n, raw] or [n, None, warning]
@@ -164,7 +171,8 @@ class _Rollout:
 
     def _fields(self) -> dict[str, Any]:
         return {"v": _STATE_VERSION, "native": self.native, "identified": self.identified,
-                "titled": self.titled, "slots": [[s.cat, s.src, s.digest, s.line] for s in self.slots]}
+                "titled": self.titled, "subagent": self.subagent,
+                "slots": [[s.cat, s.src, s.digest, s.line] for s in self.slots]}
 
     def saved(self) -> dict[str, Any]:
         """What a resumed read needs: the state before the held lines, and those lines to read again."""
@@ -256,6 +264,7 @@ class _Rollout:
         spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
         parent = (_str(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else None) or _str(
             p.get("parent_thread_id"))
+        self.subagent = sub is not None
         if parent:
             draft.parent_native, draft.relation = parent, "subagent"
         elif _str(p.get("forked_from_id")):
@@ -313,7 +322,7 @@ class _Rollout:
         if role == "assistant":
             self._conversational("agent", "message", text, [("a", "\n".join(texts))], nid)
         elif role == "user" and not _is_context(texts, p):
-            self._conversational("owner", "message", text, [("u", "\n".join(texts))], nid,
+            self._conversational(self._asker(), "message", text, [("u", "\n".join(texts))], nid,
                                  title=_title_of("\n".join(texts)))
         elif role == "system":
             self._add("system", "message", text, native_id=nid)
@@ -347,11 +356,11 @@ class _Rollout:
             if twin is not None:
                 self._add("harness", "meta", text)
                 return
-            author: Author = "owner" if cat == "u" else "agent"
+            author: Author = self._asker() if cat == "u" else "agent"
             if cat == "u" and _is_context([text], {}):
                 author = "harness"
             entry = self._add(author, "message" if cat in ("u", "a") else "thinking", text)
-            title = _title_of(text) if author == "owner" else None
+            title = _title_of(text) if cat == "u" and author != "harness" else None
             if text.strip():
                 self._remember(_Slot(cat, "e", _digest(text), self._line.number, entry, title))
             else:
@@ -436,11 +445,16 @@ class _Rollout:
     def _meta(self, label: str, detail: str | None, native_id: str | None = None) -> None:
         self._add("harness", "meta", f"{label}: {detail}" if detail else label, native_id=native_id)
 
+    def _asker(self) -> Author:
+        """Who speaks in a user-role turn: the owner; in a sub-agent's rollout, the agent that started it."""
+        return "agent" if self.subagent else "owner"
+
     def _add(self, author: Author, kind: Kind, text: str, *, group: str | None = None,
              tool: str | None = None, native_id: str | None = None) -> EntryDraft:
         line = self._line
         n = sum(1 for i in self._out if isinstance(i, EntryDraft))
-        entry = EntryDraft(self.native, author, kind, text, f"L{line.number}" + (f":{n}" if n else ""),
+        entry = EntryDraft(self.native, author, kind, text,
+                           f"{self.prefix}L{line.number}" + (f":{n}" if n else ""),
                            line.raw, timestamp=self._ts, line=line.number, native_id=native_id, group=group,
                            tool=tool)
         self._out.append(entry)

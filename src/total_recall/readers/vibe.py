@@ -111,7 +111,8 @@ class VibeReader(JsonlReader):
             first = _first_line(source.path)
             relation = "compaction" if first is not None and _compaction_text(first) else "fork"
         title = _str(meta.get("title"))
-        self._open[source.key] = _Session(native, title is not None)
+        # A read resumed past the first lines has passed the message a fallback title comes from.
+        self._open[source.key] = _Session(native, title is not None or cursor.offset > 0)
         yield _draft(native, meta, parent, relation)
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -119,8 +120,10 @@ class VibeReader(JsonlReader):
         if session is None:  # parse() called outside read(): the folder name is all we know cheaply
             session = _Session(source.path.parent.name, True)
         obj = line.obj
-        if not session.title_known and line.number == 1 and obj.get("role") == "user":
-            title = _fallback_title(_content_text(obj.get("content")))
+        if not session.title_known and obj.get("role") != "system":
+            # Vibe's fallback title is its first user message, after any system line (older files).
+            session.title_known = True
+            title = _fallback_title(_content_text(obj.get("content"))) if obj.get("role") == "user" else None
             if title:
                 yield SessionDraft(session.native_id, title=title)
         mid = _str(obj.get("message_id"))

@@ -8,21 +8,39 @@ rewind can move it without touching a recorded entry.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 
-def active_branch(nodes: Iterable[tuple[str | None, str | None, bool]]) -> set[str]:
+class Link(NamedTuple):
+    """One entry's place in the tree. `attached`: the entry follows its parent's branch and never starts
+    one of its own (anything but the owner's prompt: the agent's next block, a tool's result, progress)."""
+
+    native_id: str | None
+    parent: str | None
+    sidechain: bool
+    attached: bool = False
+
+
+def active_branch(nodes: Iterable[Link]) -> set[str]:
     """The native ids on the active branch of a tree-shaped session (Claude Code, pi).
 
-    `nodes` are (native_id, native_parent, sidechain) in file order. The active branch is the
-    chain from the latest non-sidechain leaf back to its root; a node whose parent is unknown ends
-    the walk. A tree with only sidechain nodes (a subagent file) uses its latest leaf of any kind.
+    `nodes` are the entries in file order. The active branch is the chain from the latest non-sidechain
+    leaf back to its root, and what hangs from it attached: Claude Code parents each result of parallel
+    tool calls on its own call, and a call's next block on the block before, so every call and result but
+    the last ends a short chain of its own, which is no rewind (a rewind starts with the owner's prompt).
+    A node whose parent the file does not hold continues from the main node before it in the file (a
+    compaction boundary whose `logicalParentUuid` names a line that was never written); the first node
+    ends the walk there. A tree with only sidechain nodes (a subagent file) uses its latest leaf of any
+    kind.
     """
     parents: dict[str, str | None] = {}
+    attached: dict[str, bool] = {}
     order: list[tuple[str, bool]] = []
-    for nid, parent, side in nodes:
+    for nid, parent, side, joined in nodes:
         if nid is None:
             continue
         parents.setdefault(nid, parent)
+        attached[nid] = attached.get(nid, True) and joined
         order.append((nid, side))
     main = [nid for nid, side in order if not side]
     candidates = main or [nid for nid, _ in order]
@@ -31,9 +49,25 @@ def active_branch(nodes: Iterable[tuple[str | None, str | None, bool]]) -> set[s
     leaf = next((n for n in reversed(candidates) if n not in with_children), None)
     if leaf is None and candidates:
         leaf = candidates[-1]  # every node has a child: a cycle; start from the latest
+    earlier = list(dict.fromkeys(candidates))  # each node once, at its first place
+    place = {n: i for i, n in enumerate(earlier)}
     active: set[str] = set()
     node = leaf
-    while node is not None and node in parents and node not in active:
+    while node is not None and node not in active:
         active.add(node)
-        node = parents[node]
+        parent = parents.get(node)
+        if parent is not None and parent not in parents and place.get(node, 0) > 0:
+            parent = earlier[place[node] - 1]  # a parent the file does not hold: the line before it
+        node = parent if parent in parents else None
+    children: dict[str, list[str]] = {}
+    for n in earlier:
+        parent = parents[n]
+        if parent is not None and attached[n]:
+            children.setdefault(parent, []).append(n)
+    waiting = list(active)
+    while waiting:
+        for child in children.get(waiting.pop(), ()):
+            if child not in active:
+                active.add(child)
+                waiting.append(child)
     return active

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -23,6 +23,7 @@ import orjson
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
+from total_recall.record.branches import Link
 from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
@@ -77,6 +78,19 @@ Marks = dict[Any, tuple[str, str]]
 COPY_CHARS = 40
 # An erased text this long found inside another source line of its session marks that line as holding it.
 LINE_CHARS = 16
+
+
+def quoted(text: str) -> set[str]:
+    """What a harness's own text may quote word for word, each of `LINE_CHARS` or more: the blocks it sets
+    between tags (Vibe's compaction child carries the owner's last messages over in a
+    `<previous_user_message>` each), and its lines without a list mark or quotes around them (Claude Code's
+    compaction summary lists "All user messages"). An erased message is known there by its hash."""
+    import re
+
+    blocks = re.split(r"</?[A-Za-z][\w:-]{0,60}>", text) if "<" in text else [text]
+    lines = [re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", line.strip()) for b in blocks for line in b.splitlines()]
+    found = {b.strip() for b in blocks} | {line.strip().strip('"“”`\'').strip() for line in lines}
+    return {q for q in found if len(q) >= LINE_CHARS}
 
 
 def titled(title: str | None, text: str) -> bool:
@@ -502,7 +516,9 @@ class Record:
         - the same text in another generation of the same native session (a rewritten file), as a later
           generation is recorded (`erased_marks`);
         - the same text in the same session where one of the two is the harness's (Codex logs each message
-          again as an event); an owner saying "yes" twice keeps the other."""
+          again as an event); an owner saying "yes" twice keeps the other;
+        - a harness's entry quoting the text as a block of its own (`quoted`), in any session of the
+          harness: Vibe's compaction child carries the owner's last messages over word for word."""
         if not ids:
             return []
         chosen = set(ids)
@@ -545,10 +561,32 @@ class Record:
                     echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
                     if r["id"] not in chosen and (r["session"] != w["session"] or echo):
                         found[r["id"]] = (r["id"], r["session"], r["seq"])
+        for r in self._quoting(wanted):
+            if r[0] not in chosen:
+                found[r[0]] = r
         for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
             if r[0] not in chosen:
                 found[r[0]] = r
         return sorted(found.values(), key=lambda f: (f[1], f[2]))
+
+    def _quoting(self, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
+        """(entry, session, seq) of the harness's own entries, in any session of its harness, that quote
+        an erased text as a block of their own (`quoted`): a compaction child's carried-over messages."""
+        out: list[tuple[int, int, int]] = []
+        for harness in {w["harness"] for w in wanted}:
+            needles = {w["text"].strip() for w in wanted
+                       if w["harness"] == harness and len(w["text"].strip()) >= LINE_CHARS}
+            if not needles:
+                continue
+            for r in self.db.execute(
+                "SELECT e.id, e.session, e.seq, e.text FROM entries e JOIN sessions s ON s.id = e.session "
+                "WHERE s.harness = ? AND e.author = 'harness' AND e.erased_at IS NULL "
+                "AND EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(e.text, j.value) > 0)",
+                (harness, orjson.dumps(sorted(needles)).decode()),
+            ):
+                if quoted(r["text"]) & needles:
+                    out.append((r["id"], r["session"], r["seq"]))
+        return out
 
     def _lines_holding(self, wanted: Sequence[sqlite3.Row], more: set[int]) -> list[tuple[int, int, int]]:
         """(entry, session, seq) of the entries cut from another source record of the sessions involved
@@ -649,6 +687,26 @@ class Record:
             if line is not None:
                 by_line[bytes(line)] = (at, reason)
         return by_text, by_id, by_line, by_copy
+
+    def erased_among(self, texts: Iterable[str]) -> set[str]:
+        """Those of `texts` that are the whole text of an erased entry (matched by keyed hash: the record
+        keeps no erased words to compare with)."""
+        by_hash = {self.text_hash(t): t for t in texts}
+        if not by_hash:
+            return set()
+        found: set[str] = set()
+        hashes = list(by_hash)
+        for i in range(0, len(hashes), 500):  # under SQLite's bound on parameters
+            part = hashes[i:i + 500]
+            found |= {by_hash[bytes(r[0])] for r in self.db.execute(
+                f"SELECT hash FROM erased_texts WHERE hash IN ({','.join('?' * len(part))})", part)}
+        return found
+
+    def holds_erased(self, session: int, first: int, last: int) -> bool:
+        """Whether any entry of session `session` from `first` to `last` is erased."""
+        row = self.db.execute("SELECT 1 FROM entries WHERE session = ? AND seq BETWEEN ? AND ? "
+                              "AND erased_at IS NOT NULL LIMIT 1", (session, first, last)).fetchone()
+        return row is not None
 
     def erased_key(self, key: str) -> str:
         """The key an erased entry keeps: a keyed hash of its own (which may hash the erased text), still
@@ -787,7 +845,7 @@ class Record:
         row = self.db.execute(_SESSION_SELECT + " WHERE s.id = ?", (number,)).fetchone()
         if row is None:
             raise AddressError(f"s{number}: no such session")
-        return _session(row)
+        return self._shown([_session(row)])[0]
 
     def sessions(self, harness: Sequence[str] = ()) -> list[Session]:
         sql = _SESSION_SELECT
@@ -795,7 +853,21 @@ class Record:
         if harness:
             sql += f" WHERE s.harness IN ({','.join('?' * len(harness))})"
             params = tuple(harness)
-        return [_session(r) for r in self.db.execute(sql + " ORDER BY s.id", params)]
+        return self._shown([_session(r) for r in self.db.execute(sql + " ORDER BY s.id", params)])
+
+    def _shown(self, sessions: list[Session]) -> list[Session]:
+        """`sessions` with each title taken from an entry now quarantined withheld (None): a quarantine
+        hides the words from every view and every prompt, and a title that quotes them is the same words."""
+        held: dict[int, list[str]] = {}
+        for session, text in self.db.execute(
+            "SELECT e.session, e.text FROM quarantine q JOIN entries e ON e.id = q.entry "
+            "WHERE q.action = 'quarantine' AND q.id = (SELECT MAX(id) FROM quarantine WHERE entry = q.entry)"
+        ):
+            held.setdefault(session, []).append(text)
+        if not held:
+            return sessions
+        return [replace(s, title=None) if any(titled(s.title, t) for t in held.get(s.number, ())) else s
+                for s in sessions]
 
     def entries(self, address: Address, with_spans: bool = True) -> list[Entry]:
         """The entries at an address, exactly as recorded (tombstones for erased ones).
@@ -832,13 +904,16 @@ class Record:
             raise AddressError(f"s{session}#{seq}: no such entry")
         return unpack_raw(row[1])
 
-    def tree_links(self, session: int) -> Iterator[tuple[str | None, str | None, bool]]:
-        """(native_id, native_parent, sidechain) of a session's entries in order, for branch finding."""
+    def tree_links(self, session: int) -> Iterator[Link]:
+        """Each of a session's entries in order as a link of its tree, for branch finding: attached unless
+        the owner wrote it, since only his prompt starts a branch (a rewind or an edit); the agent's next
+        block, a tool's result or the harness's progress follow their parent's."""
         for r in self.db.execute(
-            "SELECT native_id, native_parent, sidechain FROM entries WHERE session = ? ORDER BY seq",
+            "SELECT native_id, native_parent, sidechain, author <> 'owner' FROM entries "
+            "WHERE session = ? ORDER BY seq",
             (session,),
         ):
-            yield r[0], r[1], bool(r[2])
+            yield Link(r[0], r[1], bool(r[2]), bool(r[3]))
 
     def counts(self) -> dict[str, int]:
         row = self.db.execute(

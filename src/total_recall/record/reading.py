@@ -23,7 +23,7 @@ def read(record: Record, address: Address | str) -> list[Entry]:
         if addr.first is None or not any(e.native_id for e in entries):
             return entries
         links = list(record.tree_links(addr.session))
-        if not any(parent for _, parent, _ in links):
+        if not any(link.parent for link in links):
             return entries
     else:
         links = list(record.tree_links(addr.session))

@@ -19,7 +19,16 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.database import COPY_CHARS, ERASED_KEY, TOMBSTONE, Marks, Record, pack, titled
+from total_recall.record.database import (
+    COPY_CHARS,
+    ERASED_KEY,
+    TOMBSTONE,
+    Marks,
+    Record,
+    pack,
+    quoted,
+    titled,
+)
 from total_recall.record.locks import held
 from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 
@@ -85,7 +94,8 @@ class _Batch:
         hash), the same message (its native id and kind in the same native session), or cut from the same
         source record (keyed hash of the line: every entry of a line that held erased words); and the
         erased messages of any session of the harness copied here (the same native id, kind and text: a
-        resumed or forked session's file; or, without an id, the same text of COPY_CHARS or more)."""
+        resumed or forked session's file; or, without an id, the same text of COPY_CHARS or more; or a harness
+        entry quoting one as a block of its own, as `Record._copies` finds them)."""
         if self.marks is None:
             self.marks = self.record.erased_marks(self.source_id, self.generation, self.harness)
         self.matched, self.matched_raws = {}, set()
@@ -101,10 +111,21 @@ class _Batch:
                     lines[raw] = self.record.keyed_hash(item.raw)
                 mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
                         or by_line.get(lines[raw]) or by_copy.get((item.native_id, item.kind, digest))
-                        or (by_copy.get(digest) if len(item.text) >= COPY_CHARS else None))
+                        or (by_copy.get(digest) if len(item.text) >= COPY_CHARS else None)
+                        or self._quoting(item, by_copy))
                 if mark is not None:
                     self.matched[position] = ((digest, lines[raw]), *mark)
                     self.matched_raws.add(raw)
+
+    def _quoting(self, item: EntryDraft, by_copy: Marks) -> tuple[str, str] | None:
+        """The erasure of a text the harness's entry `item` quotes as a block of its own, if any."""
+        if item.author != "harness":
+            return None
+        for block in quoted(item.text):
+            mark = by_copy.get(self.record.text_hash(block))
+            if mark is not None:
+                return mark
+        return None
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
