@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SESSIONS
 from total_recall.record.database import Record
 from total_recall.record.sync import sync
@@ -24,6 +26,20 @@ OVERRIDES = {
 }
 
 
+def point_roots(monkeypatch: pytest.MonkeyPatch, roots: dict[str, Path]) -> None:
+    """Set each harness's root variable to its folder in `roots`, made when missing."""
+    for harness, root in roots.items():
+        root.mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv(OVERRIDES[harness], str(root))
+
+
+def empty_roots(base: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """A folder of its own under `base` for every harness, each pointed at; returns them."""
+    roots = {harness: base / harness for harness in OVERRIDES}
+    point_roots(monkeypatch, roots)
+    return roots
+
+
 @dataclass
 class Stores:
     """Five harness roots under one folder, with the env that points Total Recall at them."""
@@ -34,6 +50,10 @@ class Stores:
     @property
     def env(self) -> dict[str, str]:
         return {OVERRIDES[h]: str(p) for h, p in self.roots.items()}
+
+    def point(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Point Total Recall at these roots (each harness's variable), as a user's environment would."""
+        point_roots(monkeypatch, self.roots)
 
     def digest(self) -> dict[str, str]:
         """sha256 of every file under every root, a db and its -wal included.

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 from rich.cells import cell_len
 
 from tests.keeping_helpers import Transcript
-from tests.stores import OVERRIDES, Stores, fixture_stores
+from tests.stores import Stores, fixture_stores
 from total_recall.config import DEMO_RECORD_FILE, RECORD_FILE
 from total_recall.keeping.audit import harness_compactions
 from total_recall.keeping.receipts import list_receipts
@@ -46,8 +46,7 @@ def listed_sessions(home: Path, *args: str) -> list[dict[str, Any]]:
 @pytest.fixture
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
     with fixture_stores(tmp_path / "stores") as found:
-        for harness, var in OVERRIDES.items():
-            monkeypatch.setenv(var, str(found.roots[harness]))
+        found.point(monkeypatch)
         yield found
 
 

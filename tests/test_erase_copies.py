@@ -18,8 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript
-from tests.stores import OVERRIDES
-from total_recall.llm.settings import ENV, PRESETS
+from tests.stores import empty_roots
 from total_recall.surfaces.cli import cli
 
 CANARY = "zq7canary"
@@ -52,11 +51,7 @@ class Owner:
 @pytest.fixture
 def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Owner:
     """Two sessions observed mechanically: one holds the canary rule, the other a rule that stays."""
-    for harness, var in OVERRIDES.items():
-        (tmp_path / harness).mkdir()
-        monkeypatch.setenv(var, str(tmp_path / harness))
-    for var in [*ENV.values(), *(p.key_env for p in PRESETS.values() if p.key_env)]:
-        monkeypatch.delenv(var, raising=False)  # the mechanical observer, no model
+    empty_roots(tmp_path, monkeypatch)
     me = Owner(tmp_path / "claude-code", tmp_path / "record")
     start = datetime.now(UTC) - timedelta(days=1)
     for n, said in enumerate((RULE, KEPT), start=1):

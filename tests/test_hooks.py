@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript, hook_json
-from tests.stores import OVERRIDES, Stores, fixture_stores
+from tests.stores import Stores, fixture_stores
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.hooks import parse_payload, session_for
 from total_recall.keeping.marker import markers_for
@@ -44,8 +44,7 @@ class Harnesses:
 @pytest.fixture
 def harnesses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harnesses]:
     with fixture_stores(tmp_path / "stores") as stores:
-        for harness, var in OVERRIDES.items():
-            monkeypatch.setenv(var, str(stores.roots[harness]))
+        stores.point(monkeypatch)
         t = Transcript(stores.roots["claude-code"] / "-work-shop" / f"{SESSION_ID}.jsonl", "/work/shop")
         t.owner(f"{RULE} The certs live in /etc/ssl/private/ and commit 3f9c2e1 last worked.")
         t.agent("Understood. I will check the renewal first.")

@@ -16,10 +16,9 @@ from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript, hook_json
 from tests.llm_stub import Reply, completion, running_stub
-from tests.stores import OVERRIDES
+from tests.stores import empty_roots
 from total_recall.keeping.hooks import CONTEXT_CAP, OBSERVATIONS_CAP
 from total_recall.keeping.receipts import list_receipts
-from total_recall.llm.settings import ENV, PRESETS
 from total_recall.observing import observations
 from total_recall.observing.observation import BLOCK_CLOSE, BLOCK_OPEN, parse_time
 from total_recall.record.database import Record
@@ -60,11 +59,7 @@ class Owner:
 
 @pytest.fixture
 def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Owner:
-    for harness, var in OVERRIDES.items():
-        (tmp_path / harness).mkdir()
-        monkeypatch.setenv(var, str(tmp_path / harness))
-    for var in [*ENV.values(), *(p.key_env for p in PRESETS.values() if p.key_env)]:
-        monkeypatch.delenv(var, raising=False)  # no model unless a test configures its stub
+    empty_roots(tmp_path, monkeypatch)
     return Owner(tmp_path / "claude-code", tmp_path / "record")
 
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript, hook_json
-from tests.stores import OVERRIDES, Stores, fixture_stores
+from tests.stores import Stores, fixture_stores
 from total_recall.keeping.audit import harness_compactions, unreceipted
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.codex import receipt_compactions
@@ -43,8 +43,7 @@ class Recorded:
 @pytest.fixture
 def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorded]:
     with fixture_stores(tmp_path / "stores") as stores:
-        for harness, var in OVERRIDES.items():
-            monkeypatch.setenv(var, str(stores.roots[harness]))
+        stores.point(monkeypatch)
         record = Record(tmp_path / "record" / "record.sqlite3")
         assert sync(record).errors == []
         yield Recorded(stores, tmp_path / "record", record)

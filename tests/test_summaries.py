@@ -32,14 +32,6 @@ from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
 
 CLAUDE_SESSION = "a2ac77fd-36c6-4c2a-b238-f89b35daa570"
-NO_KEYS = ("INCEPTION_API_KEY", "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "TOTAL_RECALL_LLM_API_KEY",
-           "TOTAL_RECALL_LLM_BASE_URL", "TOTAL_RECALL_LLM_MODEL", "TOTAL_RECALL_LLM_PRESET")
-
-
-@pytest.fixture(autouse=True)
-def _no_llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in NO_KEYS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

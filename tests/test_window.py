@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import SESSIONS
 from tests.keeping_helpers import Transcript
-from tests.stores import OVERRIDES, Stores, fixture_stores
+from tests.stores import Stores, fixture_stores
 from total_recall.errors import WindowError
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.on_disk import shown_matches
@@ -49,8 +49,7 @@ class Shop:
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
     with fixture_stores(tmp_path / "stores") as stores:
-        for harness, var in OVERRIDES.items():
-            monkeypatch.setenv(var, str(stores.roots[harness]))
+        stores.point(monkeypatch)
         work = tmp_path / "shop"
         work.mkdir()
         conf = work / "nginx.conf"
