@@ -12,6 +12,10 @@ Generates (or reuses) a large mixed store in the native formats, then measures i
      connection, from rows already in memory (nothing read, parsed, cut or compressed);
 and prints MB/s, the ratio sync/parse, the re-sync time, the sync's peak RSS, and the highest ratio
 SQLite's floor leaves (one writer per database: a sync cannot finish before its writes do).
+With `--with-erasure`, also 5. the same full sync into a fresh record that already holds one erased entry
+in each harness (from a small store of other texts synced and erased first): once a harness holds an
+erasure, every incoming entry and source line is hashed to find copies of erased text (`SyncRun.scan`),
+and the run prints what that costs against step 2.
 Targets (issue 2): ratio >= 0.5, unchanged re-sync < 1 s, peak RSS < 300 MB.
 """
 
@@ -101,6 +105,27 @@ def run_sync(store: Path, home: Path) -> tuple[float, int, dict[str, object]]:
 FLOOR_CHUNK = 20_000  # entries read (untimed) before each timed batch of inserts
 
 
+def erased_in_each_harness(home: Path, seed: int) -> int:
+    """Sync a small store of other texts into `home` and erase one entry of each harness's first session;
+    returns how many were erased (copies included)."""
+    small = home.parent / "small-store"
+    generate(small, 2.0, seed + 7919)
+    run_sync(small, home)
+    erased = 0
+    listed = json.loads(subprocess.run(
+        [sys.executable, "-m", "total_recall", "--home", str(home), "sessions", "--json"],
+        capture_output=True, check=True).stdout)["sessions"]
+    first: dict[str, str] = {}
+    for s in listed:
+        first.setdefault(s["harness"], s["session"])
+    for session in first.values():
+        command = [sys.executable, "-m", "total_recall", "--home", str(home), "erase", f"{session}#1",
+                   "--reason", "bench", "--json"]
+        done = subprocess.run(command, capture_output=True, check=True)
+        erased += len(json.loads(done.stdout)["erased"])
+    return erased
+
+
 def sqlite_floor(record: Path, scratch: Path) -> tuple[float, float]:
     """Seconds SQLite takes to (1) index every entry's text in FTS5 with the record's tokenizer, in shards
     of SHARD_ENTRIES entries as the record's word index is, and (2) write every entry's text and every
@@ -152,6 +177,8 @@ def main() -> None:
     ap.add_argument("--size-mb", type=float, default=1000.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--store", type=Path, default=None, help="reuse or create the generated store here")
+    ap.add_argument("--with-erasure", action="store_true",
+                    help="also time the sync into a record already holding an erasure in each harness")
     args = ap.parse_args()
 
     default = Path(__file__).resolve().parent / "out" / f"store-{int(args.size_mb)}mb-s{args.seed}"
@@ -171,6 +198,11 @@ def main() -> None:
         resync_s, _, again = run_sync(store, home)
         record_mb = (home / "record.sqlite3").stat().st_size / 1e6
         words_s, rows_s = sqlite_floor(home / "record.sqlite3", home)
+    if args.with_erasure:
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp) / "home"
+            erased = erased_in_each_harness(home, args.seed)
+            erasure_s, _, _ = run_sync(store, home)
     parse_rate, sync_rate = mb / parse_s, mb / sync_s
     print(f"store: {mb:,.0f} MB of payload, {report['entries_added']:,} entries, "
           f"{sum(h.get('sessions', 0) for h in report['harnesses'].values()):,} sessions")
@@ -185,6 +217,10 @@ def main() -> None:
           f"entry texts and source records as rows {rows_s:.2f} s)")
     print(f"highest ratio it leaves: {mb / floor_s / parse_rate:8.3f}   (one writer; "
           f"{2 * mb / floor_s / parse_rate:.3f} if two processes could split the writes)")
+    if args.with_erasure:
+        print(f"full sync with an erasure in each harness ({erased} entries erased first): "
+              f"{mb / erasure_s:8.1f} MB/s ({erasure_s:.2f} s), {erasure_s / sync_s:.3f}× the clean sync "
+              f"(+{erasure_s - sync_s:.2f} s, {(erasure_s - sync_s) / (mb / 1000):.2f} s a GB)")
 
 
 if __name__ == "__main__":
