@@ -150,7 +150,8 @@ def test_a_clamp_too_small_for_a_records_fixed_fields_is_an_error(tmp_path: Path
     tool = "mcp__" + "warehouse_inventory_" * 6 + "__list_every_pallet_position_in_the_north_building"
     lines = [
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "clamped", "cwd": "/w",
-         "timestamp": "2026-11-16T10:00:00.000Z", "message": {"role": "user", "content": "List the pallets."}},
+         "timestamp": "2026-11-16T10:00:00.000Z",
+         "message": {"role": "user", "content": "List the pallets."}},
         {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "clamped", "cwd": "/w",
          "timestamp": "2026-11-16T10:00:01.000Z", "message": {"id": "m1", "role": "assistant", "content": [
              {"type": "tool_use", "id": "toolu_1", "name": tool, "input": {"building": "north" * 200}}]}},

@@ -339,6 +339,19 @@ def test_erasing_the_call_that_started_a_sub_agent_takes_the_description_it_gave
     assert found("zqtaskdesc02") == {}
 
 
+def test_quarantining_the_call_that_started_a_sub_agent_withholds_the_title_it_gave_until_released(
+    claude: ClaudeSession, tmp_path: Path
+) -> None:
+    claude.tool("zqtaskdesc04 research: dig through the audit logs", "started")
+    _sub_agent(claude, tmp_path, "zqtaskdesc04 research")
+    run("sync")
+    [call] = [e["address"] for e in entries("s1") if "zqtaskdesc04" in e["text"] and e["kind"] == "tool_call"]
+    run("quarantine", call, "--reason", "private")
+    assert all(s["title"] != "zqtaskdesc04 research" for s in listed())
+    run("quarantine", call, "--undo")
+    assert any(s["title"] == "zqtaskdesc04 research" for s in listed())
+
+
 def test_erasing_a_codex_message_takes_the_event_the_harness_logged_it_again_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -488,14 +501,7 @@ def test_a_compaction_summary_listing_an_erased_message_loses_that_entry(claude:
                                                                          ) -> None:
     # Claude Code's compaction summary lists "All user messages" word for word, one to a line.
     def compact() -> None:
-        summary = ("This session is being continued from a previous conversation that ran out of context.\n"
-                   "Summary:\n6. All user messages:\n   - Set up the deploy for staging.\n"
-                   f"   - \"{SECRET}\"\n   - Now run the test suite.\n")
-        line = {"parentUuid": claude.parent, "isSidechain": False, "type": "user", "isCompactSummary": True,
-                "message": {"role": "user", "content": summary}, "uuid": "c0mpact-0000", "cwd": "/srv/app",
-                "timestamp": "2026-11-16T11:00:00.000Z", "sessionId": claude.id, "version": "2.1.0"}
-        with claude.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line) + "\n")
+        _compact_summary(claude, "Set up the deploy for staging.", SECRET, "Now run the test suite.")
         run("sync")
 
     secret = secret_address()
@@ -509,3 +515,52 @@ def test_a_compaction_summary_listing_an_erased_message_loses_that_entry(claude:
     assert hits(TOKEN) == [] and found() == {}
     assert [e["text"] for e in entries("s1") if e["author"] == "owner" and not e["erased"]] == [
         "Set up the deploy for staging.", "Now run the test suite."]
+
+
+def test_erasing_a_session_leaves_another_session_s_summary_and_interruptions_that_only_say_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Run the full test suite now" typed in both sessions, and the harness's "[Request interrupted by
+    # user]" in both: the other session's own words and its summary's list of them are no copies.
+    root = tmp_path / "claude"
+    sessions = {}
+    for name, first in (("a", SECRET), ("b", "Fix the flaky parser in the CLI")):
+        s = sessions[name] = ClaudeSession(root, name=name)
+        s.owner(first).agent("Working on it.").owner("[Request interrupted by user]")
+        s.owner("Run the full test suite now")
+    _compact_summary(sessions["b"], "Fix the flaky parser in the CLI", "Run the full test suite now")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(root))
+    run("sync")
+    number = {s["native_id"]: s["session"] for s in listed()}
+    run("erase", number[sessions["a"].id], "--reason", "a deploy token")
+    assert not any(e["erased"] for e in entries(number[sessions["b"].id]))
+    later = ClaudeSession(root, name="c")
+    later.owner("Unrelated work on the docs site").owner("[Request interrupted by user]")
+    run("sync")
+    [third] = [s for s in listed() if s["native_id"] == later.id]
+    assert not any(e["erased"] for e in entries(third["session"]))
+
+
+def test_a_quote_of_an_erased_prompt_that_ended_in_a_newline_is_erased_when_synced_later(
+    claude: ClaudeSession,
+) -> None:
+    claude.owner("Rotate the staging certificates on web-3 tonight\n").agent("Will do.")  # pasted, newline
+    run("sync")
+    [prompt] = [e for e in entries("s1") if e["text"].startswith("Rotate the staging")]
+    run("erase", prompt["address"], "--reason", "private")
+    _compact_summary(claude, "Set up the deploy for staging.",
+                     "Rotate the staging certificates on web-3 tonight")
+    run("sync")
+    [summary] = [e for e in entries("s1") if e["kind"] == "summary"]
+    assert summary["erased"] is not None and found("web-3 tonight") == {}
+
+
+def _compact_summary(session: ClaudeSession, *said: str) -> None:
+    """Append Claude Code's compaction summary listing the owner's messages, one to a line."""
+    text = ("This session is being continued from a previous conversation that ran out of context.\n"
+            "Summary:\n6. All user messages:\n" + "".join(f'   - "{s}"\n' for s in said))
+    line = {"parentUuid": session.parent, "isSidechain": False, "type": "user", "isCompactSummary": True,
+            "message": {"role": "user", "content": text}, "uuid": f"c0mpact-{session.n}", "cwd": "/srv/app",
+            "timestamp": "2026-11-16T11:00:00.000Z", "sessionId": session.id, "version": "2.1.0"}
+    with session.path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")

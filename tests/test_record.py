@@ -81,8 +81,10 @@ def test_erase_leaves_a_tombstone_and_drops_the_raw_record_and_spans(record: Rec
     owner = next(e for e in read(record, "s1") if e.author == "owner")
     assert owner.spans and record.raw(owner.session, owner.seq) is not None
     erased = record.erase(Address.parse(owner.address), "contains a password")
-    # The fixture's compaction child (s2) carries this message over word for word: its line goes too.
-    assert erased == [owner.address, "s2#1", "s2#2"]
+    # The fixture's compaction child (s2) carries this message over word for word in its injected message
+    # (s2#2); the marker cut from the same line (s2#1) keeps its own words and loses the line.
+    assert erased == [owner.address, "s2#2"]
+    assert record.raw(2, 1) is None and read(record, "s2#1")[0].erased is None
     again = read(record, owner.address)[0]
     assert again.text.startswith("[erased ") and "contains a password" in again.text
     assert owner.text not in again.text
@@ -226,3 +228,65 @@ def test_a_compaction_whose_logical_parent_was_never_written_leaves_the_history_
     entries = _real_session(tmp_path, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
     assert ("owner", "message", "active") in entries and ("harness", "compaction", "active") in entries
     assert {branch for _, _, branch in entries} - {None} == {"active"}  # None: a line with no uuid
+
+
+def _tree(tmp_path: Path, lines: list[dict[str, object]]) -> dict[str, str | None]:
+    """The branch the record reads for each line's uuid of one Claude Code session written as `lines`."""
+    path = tmp_path / "projects" / "-p" / "tree.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"sessionId": "tree", "timestamp": "2026-01-01T00:00:00Z", **x}) + "\n"
+                            for x in lines))
+    with Record(tmp_path / "rec" / "record.sqlite3") as record:
+        sync(record, ["claude-code"], roots={"claude-code": tmp_path / "projects"})
+        return {e.native_id: e.branch for e in read(record, "s1") if e.native_id}
+
+
+def _user(uuid: str, parent: str | None, text: str, **more: object) -> dict[str, object]:
+    return {"type": "user", "uuid": uuid, "parentUuid": parent, "message": {"role": "user", "content": text},
+            **more}
+
+
+def _reply(uuid: str, parent: str, text: str, message: str) -> dict[str, object]:
+    return {"type": "assistant", "uuid": uuid, "parentUuid": parent,
+            "message": {"id": message, "role": "assistant", "content": [{"type": "text", "text": text}]}}
+
+
+def test_a_reply_given_again_to_the_same_prompt_leaves_the_first_one_on_a_side_branch(tmp_path: Path) -> None:
+    # A retry, or the fallback model's reply after a refusal: two replies to one prompt.
+    branch = _tree(tmp_path, [
+        _user("p1", None, "Summarise the incident report"),
+        _reply("r1", "p1", "A partial reply", "m1"),
+        {"type": "system", "subtype": "model_refusal_fallback", "uuid": "f1", "parentUuid": "r1",
+         "content": "fallback"},
+        _reply("r2", "p1", "The fallback model's reply", "m2"),
+    ])
+    assert branch == {"p1": "active", "r1": "side", "f1": "side", "r2": "active"}
+
+
+def test_a_rewind_past_a_task_notification_leaves_it_and_its_answer_on_a_side_branch(tmp_path: Path) -> None:
+    branch = _tree(tmp_path, [
+        _user("p1", None, "Start the long build in the background"),
+        _reply("a1", "p1", "Started.", "m1"),
+        _user("n1", "a1", "<task-notification>build done</task-notification>",
+              origin={"kind": "task-notification"}),
+        _reply("a2", "n1", "The build finished, deploying now", "m2"),
+        _user("p2", "a1", "Actually cancel that build"),
+        _reply("a3", "p2", "Cancelled.", "m3"),
+    ])
+    assert {u for u, b in branch.items() if b == "side"} == {"n1", "a2"}
+
+
+def test_compaction_passes_over_the_first_prompt_a_rewind_to_the_start_replaced(tmp_path: Path) -> None:
+    # Two roots: the marker's builder must see the fork that `read` sees.
+    branch = _tree(tmp_path, [
+        _user("p1", None, "Write the deploy script for staging"),
+        _reply("a1", "p1", "Here is the staging deploy script.", "m1"),
+        _user("p2", None, "Write the deploy script for production instead"),
+        _reply("a2", "p2", "Here is the production deploy script.", "m2"),
+    ])
+    assert branch == {"p1": "side", "a1": "side", "p2": "active", "a2": "active"}
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "rec"), "compact", "s1", "--range", "s1#1-4",
+                                      "--budget", "800", "--keep-exchanges", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    said = json.loads(result.stdout)["text"]
+    assert "production instead" in said and "for staging" not in said

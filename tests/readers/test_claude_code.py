@@ -481,6 +481,11 @@ def test_a_user_line_whose_origin_is_not_a_human_is_the_harness_speaking(tmp_pat
     assert [(e.author, e.text) for e in read(path).entries] == [
         ("owner", "List files"), ("harness", "3 background agents were stopped"),
         ("harness", "A message from another session")]
+    # A kind not known to be the harness's stays the owner's (the kitchen-sink fixture has "cli").
+    typed = write_lines(tmp_path / "p" / "t.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "t", "origin": {"kind": "cli"},
+         "message": {"role": "user", "content": "Run the linter"}}])
+    assert [e.author for e in read(typed).entries] == ["owner"]
 
 
 def test_the_sub_agent_claude_code_starts_to_compact_is_asked_by_the_harness_and_not_titled_by_it() -> None:

@@ -163,12 +163,14 @@ def _texts(record: Record, entries: Sequence[MinedEntry], failed: bool = False) 
 
 
 def _forks(record: Record, session: int, rows: Sequence[LeanRow], first: int, last: int) -> bool:
-    """Whether any entry of the session has two children: only then can an entry be on a side branch
-    (working out the active branch of a 10k-entry session costs a fifth of the builder's time). The range's
-    own parents are in `rows`; only the rest of the session's are read (a later rewind to a point inside
-    the range puts part of it on a side branch)."""
-    parents = [r[7] for r in rows if r[7] is not None]
-    parents += queries.parents_outside(record, session, first, last)
+    """Whether any entry of the session has two children, or the session two roots (a rewind to its first
+    prompt): only then can an entry be on a side branch (working out the active branch of a 10k-entry
+    session costs a fifth of the builder's time). The range's own links are in `rows`; only the rest of the
+    session's are read (a later rewind to a point inside the range puts part of it on a side branch).
+    Entries cut from one line share its link, so each node counts once."""
+    nodes = {(r[6], r[7]) for r in rows if r[6] is not None}
+    nodes |= set(queries.links_outside(record, session, first, last))
+    parents = [parent for _, parent in nodes]
     return len(parents) != len(set(parents))
 
 

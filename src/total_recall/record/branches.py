@@ -12,13 +12,14 @@ from typing import NamedTuple
 
 
 class Link(NamedTuple):
-    """One entry's place in the tree. `attached`: the entry follows its parent's branch and never starts
-    one of its own (anything but the owner's prompt: the agent's next block, a tool's result, progress)."""
+    """One entry's place in the tree, with who wrote it and what it is (they decide whether it may start a
+    branch of its own)."""
 
     native_id: str | None
     parent: str | None
     sidechain: bool
-    attached: bool = False
+    author: str = "owner"
+    kind: str = "message"
 
 
 def active_branch(nodes: Iterable[Link]) -> set[str]:
@@ -27,21 +28,40 @@ def active_branch(nodes: Iterable[Link]) -> set[str]:
     `nodes` are the entries in file order. The active branch is the chain from the latest non-sidechain
     leaf back to its root, and what hangs from it attached: Claude Code parents each result of parallel
     tool calls on its own call, and a call's next block on the block before, so every call and result but
-    the last ends a short chain of its own, which is no rewind (a rewind starts with the owner's prompt).
+    the last ends a short chain of its own, which is no rewind. Attached are a tool's result, the
+    harness's bookkeeping (progress, hooks) and an agent's block whose parent, past bookkeeping, is the
+    agent's or a tool's (the next block of one reply, which Claude Code may hang on a result that came in
+    meanwhile); an owner's prompt, a harness message or a reply to a prompt starts a branch of its own (a
+    rewind, an edit, a retry of the reply).
     A node whose parent the file does not hold continues from the main node before it in the file (a
     compaction boundary whose `logicalParentUuid` names a line that was never written); the first node
     ends the walk there. A tree with only sidechain nodes (a subagent file) uses its latest leaf of any
     kind.
     """
     parents: dict[str, str | None] = {}
-    attached: dict[str, bool] = {}
+    authors: dict[str, set[str]] = {}
+    kinds: dict[str, set[str]] = {}
     order: list[tuple[str, bool]] = []
-    for nid, parent, side, joined in nodes:
+    for nid, parent, side, author, kind in nodes:
         if nid is None:
             continue
         parents.setdefault(nid, parent)
-        attached[nid] = attached.get(nid, True) and joined
+        authors.setdefault(nid, set()).add(author)
+        kinds.setdefault(nid, set()).add(kind)
         order.append((nid, side))
+
+    def above(n: str) -> set[str]:
+        """Who wrote the nearest ancestor of `n` that is not bookkeeping (progress lines come between the
+        blocks of one reply)."""
+        parent, steps = parents[n], 0
+        while parent in kinds and kinds[parent] == {"meta"} and steps < len(parents):
+            parent, steps = parents[parent], steps + 1
+        return authors.get(parent, set()) if parent is not None else set()
+
+    def attached(n: str) -> bool:
+        return (authors[n] == {"tool"} or kinds[n] == {"meta"}
+                or (authors[n] == {"agent"} and above(n) in ({"agent"}, {"tool"})))
+
     main = [nid for nid, side in order if not side]
     candidates = main or [nid for nid, _ in order]
     # Sidechain children (a /btw question off the tip) do not stop a main node from being a leaf.
@@ -62,7 +82,7 @@ def active_branch(nodes: Iterable[Link]) -> set[str]:
     children: dict[str, list[str]] = {}
     for n in earlier:
         parent = parents[n]
-        if parent is not None and attached[n]:
+        if parent is not None and attached(n):
             children.setdefault(parent, []).append(n)
     waiting = list(active)
     while waiting:

@@ -73,6 +73,8 @@ def unpack_raw(blob: bytes | None) -> bytes | None:
 
 # Marks of erased entries (see Record.erased_marks): a text hash, or a message's identity -> (time, reason).
 Marks = dict[Any, tuple[str, str]]
+# The trimmed text's keyed hash of an erased message -> (time, reason, its session's native id).
+Quotes = dict[bytes, tuple[str, str, str]]
 # A text this long is distinctive enough to be the same words wherever the harness holds it again (a fork's
 # copy without ids); a shorter one ("yes", "ok, go") is followed only by its message's id.
 COPY_CHARS = 40
@@ -326,6 +328,12 @@ class Record:
 
     # -- writing: sessions --
 
+    def parent_native(self, harness: str, native_id: str) -> str | None:
+        """The native id of the session a recorded session was started from (its newest generation's)."""
+        row = self.db.execute("SELECT parent_native FROM sessions WHERE harness = ? AND native_id = ? "
+                              "ORDER BY generation DESC LIMIT 1", (harness, native_id)).fetchone()
+        return None if row is None else cast(str | None, row[0])
+
     def session_number(
         self, harness: str, native_id: str, generation: int, source_id: int
     ) -> tuple[int, bool]:
@@ -561,30 +569,46 @@ class Record:
                     echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
                     if r["id"] not in chosen and (r["session"] != w["session"] or echo):
                         found[r["id"]] = (r["id"], r["session"], r["seq"])
-        for r in self._quoting(wanted):
+        for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
             if r[0] not in chosen:
                 found[r[0]] = r
-        for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
+        # Last, and not as sessions whose other lines are searched: a summary quoting a message is no copy
+        # of the rest of its session.
+        for r in self._quoting(wanted):
             if r[0] not in chosen:
                 found[r[0]] = r
         return sorted(found.values(), key=lambda f: (f[1], f[2]))
 
     def _quoting(self, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of the harness's own entries, in any session of its harness, that quote
-        an erased text as a block of their own (`quoted`): a compaction child's carried-over messages."""
+        """(entry, session, seq) of the harness's own summaries and messages that quote an erased message
+        of the owner's or the agent's as a block of their own (`quoted`): in the message's own session and
+        the sessions started from it (a compaction child, a fork) for a text of `LINE_CHARS` or more; in a
+        summary of any session of the harness for one of `COPY_CHARS` or more. One pass over those
+        entries, each block looked up in a set."""
         out: list[tuple[int, int, int]] = []
         for harness in {w["harness"] for w in wanted}:
-            needles = {w["text"].strip() for w in wanted
-                       if w["harness"] == harness and len(w["text"].strip()) >= LINE_CHARS}
-            if not needles:
+            said = [(w["native_session"], w["text"].strip()) for w in wanted
+                    if w["harness"] == harness and w["author"] in ("owner", "agent")
+                    and w["kind"] == "message"
+                    and len(w["text"].strip()) >= LINE_CHARS]
+            near: dict[str, set[str]] = {}
+            for native, text in said:
+                near.setdefault(native, set()).add(text)
+            far = {text for _, text in said if len(text) >= COPY_CHARS}
+            if not near:
                 continue
+            natives = orjson.dumps(sorted(near)).decode()
             for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.text FROM entries e JOIN sessions s ON s.id = e.session "
-                "WHERE s.harness = ? AND e.author = 'harness' AND e.erased_at IS NULL "
-                "AND EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(e.text, j.value) > 0)",
-                (harness, orjson.dumps(sorted(needles)).decode()),
+                "SELECT e.id, e.session, e.seq, e.kind, e.text, s.native_id, s.parent_native FROM entries e "
+                "JOIN sessions s ON s.id = e.session WHERE s.harness = ? AND e.author = 'harness' "
+                "AND e.kind IN ('summary', 'message') AND e.erased_at IS NULL AND ("
+                "s.native_id IN (SELECT value FROM json_each(?)) OR s.parent_native IN (SELECT value FROM "
+                "json_each(?)) OR (e.kind = 'summary' AND ?))",
+                (harness, natives, natives, bool(far)),
             ):
-                if quoted(r["text"]) & needles:
+                needles = (near.get(r["native_id"], set()) | near.get(r["parent_native"] or "", set())
+                           | (far if r["kind"] == "summary" else set()))
+                if needles and quoted(r["text"]) & needles:
                     out.append((r["id"], r["session"], r["seq"]))
         return out
 
@@ -629,8 +653,10 @@ class Record:
         line_hash = None if line is None else self.keyed_hash(_zstd()[1].decompress(line[0]))
         self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
         self.db.execute(
-            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
-            (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash),
+            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash, quote_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash,
+             self.text_hash(text.strip())),
         )
         from total_recall import indexes
 
@@ -656,7 +682,7 @@ class Record:
         return shard
 
     def erased_marks(self, source_id: int, generation: int, harness: str
-                     ) -> tuple[Marks, Marks, Marks, Marks]:
+                     ) -> tuple[Marks, Marks, Marks, Marks, Quotes]:
         """What identifies the entries erased in generations of a source before `generation`, each with
         the (time, reason) of its erasure: the keyed hashes of their texts; (session's native id, native
         id, kind) of those that carry a native id of their own (a message's uuid), which names the same
@@ -664,21 +690,27 @@ class Record:
         of the source records they were cut from, which name the line whatever a reader makes of it.
         Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
         message, which a resumed or forked session's new file holds again, and the keyed hash of each
-        erased text, for a copy without an id of its own (see `_copies`)."""
+        erased text, for a copy without an id of its own (see `_copies`). Fifth, the keyed hash of each
+        erased message of the owner's or the agent's, trimmed, with the native id of its session: a
+        harness summary or message quoting it is erased too (`_quoting`'s rule)."""
+        by_quote: Quotes = {}
         by_text: Marks = {}
         by_id: Marks = {}
         by_line: Marks = {}
         by_copy: Marks = {}
-        for digest, line, at, reason, session, native, kind, source, erased_in in self.db.execute(
+        rows = self.db.execute(
             "SELECT t.hash, t.line_hash, x.at, x.reason, s.native_id, e.native_id, e.kind, t.source, "
-            "t.generation FROM erased_texts t JOIN erasures x ON x.entry = t.entry "
+            "t.generation, t.quote_hash, e.author FROM erased_texts t JOIN erasures x ON x.entry = t.entry "
             "JOIN entries e ON e.id = t.entry JOIN sessions s ON s.id = e.session "
             "WHERE s.harness = ? ORDER BY x.id",
             (harness,),
-        ):
+        )
+        for digest, line, at, reason, session, native, kind, source, erased_in, quote, author in rows:
             if native is not None:
                 by_copy[(native, kind, bytes(digest))] = (at, reason)
             by_copy[bytes(digest)] = (at, reason)  # counted for a text of COPY_CHARS or more (`scan`)
+            if quote is not None and kind == "message" and author in ("owner", "agent"):
+                by_quote[bytes(quote)] = (at, reason, session)
             if source != source_id or erased_in >= generation:
                 continue
             by_text[bytes(digest)] = (at, reason)
@@ -686,7 +718,7 @@ class Record:
                 by_id[(session, native, kind)] = (at, reason)
             if line is not None:
                 by_line[bytes(line)] = (at, reason)
-        return by_text, by_id, by_line, by_copy
+        return by_text, by_id, by_line, by_copy, by_quote
 
     def erased_among(self, texts: Iterable[str]) -> set[str]:
         """Those of `texts` that are the whole text of an erased entry (matched by keyed hash: the record
@@ -698,8 +730,10 @@ class Record:
         hashes = list(by_hash)
         for i in range(0, len(hashes), 500):  # under SQLite's bound on parameters
             part = hashes[i:i + 500]
-            found |= {by_hash[bytes(r[0])] for r in self.db.execute(
-                f"SELECT hash FROM erased_texts WHERE hash IN ({','.join('?' * len(part))})", part)}
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(f"SELECT hash, quote_hash FROM erased_texts WHERE hash IN ({marks}) "
+                                     f"OR quote_hash IN ({marks})", [*part, *part]):
+                found |= {by_hash[h] for h in (bytes(r[0]), r[1] and bytes(r[1])) if h in by_hash}
         return found
 
     def holds_erased(self, session: int, first: int, last: int) -> bool:
@@ -856,8 +890,9 @@ class Record:
         return self._shown([_session(r) for r in self.db.execute(sql + " ORDER BY s.id", params)])
 
     def _shown(self, sessions: list[Session]) -> list[Session]:
-        """`sessions` with each title taken from an entry now quarantined withheld (None): a quarantine
-        hides the words from every view and every prompt, and a title that quotes them is the same words."""
+        """`sessions` with each title taken from an entry now quarantined withheld (None), the session's own
+        or, for a sub-agent, its parent's: a quarantine hides the words from every view and every prompt,
+        and a title that quotes them is the same words."""
         held: dict[int, list[str]] = {}
         for session, text in self.db.execute(
             "SELECT e.session, e.text FROM quarantine q JOIN entries e ON e.id = q.entry "
@@ -866,7 +901,9 @@ class Record:
             held.setdefault(session, []).append(text)
         if not held:
             return sessions
-        return [replace(s, title=None) if any(titled(s.title, t) for t in held.get(s.number, ())) else s
+        # A sub-agent's title may be the description its parent's call gave it.
+        return [replace(s, title=None) if any(titled(s.title, t) for t in
+                                              [*held.get(s.number, ()), *held.get(s.parent or 0, ())]) else s
                 for s in sessions]
 
     def entries(self, address: Address, with_spans: bool = True) -> list[Entry]:
@@ -905,15 +942,13 @@ class Record:
         return unpack_raw(row[1])
 
     def tree_links(self, session: int) -> Iterator[Link]:
-        """Each of a session's entries in order as a link of its tree, for branch finding: attached unless
-        the owner wrote it, since only his prompt starts a branch (a rewind or an edit); the agent's next
-        block, a tool's result or the harness's progress follow their parent's."""
+        """Each of a session's entries in order as a link of its tree, for branch finding."""
         for r in self.db.execute(
-            "SELECT native_id, native_parent, sidechain, author <> 'owner' FROM entries "
-            "WHERE session = ? ORDER BY seq",
+            "SELECT native_id, native_parent, sidechain, author, kind FROM entries WHERE session = ? "
+            "ORDER BY seq",
             (session,),
         ):
-            yield Link(r[0], r[1], bool(r[2]), bool(r[3]))
+            yield Link(r[0], r[1], bool(r[2]), r[3], r[4])
 
     def counts(self) -> dict[str, int]:
         row = self.db.execute(

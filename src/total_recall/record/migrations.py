@@ -37,6 +37,7 @@ from total_recall.record.record_schema import (
     M017_ERASED_KEYS,
     M022_ERASED_COPIES,
     M023_ERASED_TEXT_COPIES,
+    M024_ERASED_QUOTES,
 )
 
 # Each entry's tags gain the day of its time too (`d_2026_11_28`): a time the query names of up to a month
@@ -213,6 +214,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m021_asset_vectors", M021_ASSET_VECTORS),
     ("m022_erased_copies", M022_ERASED_COPIES),
     ("m023_erased_text_copies", M023_ERASED_TEXT_COPIES),
+    ("m024_erased_quotes", M024_ERASED_QUOTES),
 ]
 
 

@@ -345,13 +345,13 @@ def spans_between(record: Record, low: int, high: int) -> list[tuple[int, int, i
     ).fetchall())
 
 
-def parents_outside(record: Record, session: int, first: int, last: int) -> list[str]:
-    """The native parents named by the session's entries outside `first`..`last`."""
+def links_outside(record: Record, session: int, first: int, last: int) -> list[tuple[str, str | None]]:
+    """(native id, native parent) of the session's entries outside `first`..`last` that have a native id."""
     cur = record.db.cursor()
     cur.row_factory = None
-    return [r[0] for r in cur.execute(
-        "SELECT native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
-        "AND native_parent IS NOT NULL", (session, first, last))]
+    return [(r[0], r[1]) for r in cur.execute(
+        "SELECT native_id, native_parent FROM entries WHERE session = ? AND (seq < ? OR seq > ?) "
+        "AND native_id IS NOT NULL", (session, first, last))]
 
 
 # -- search (find/): one read snapshot; sessions and entries it ranks --

@@ -24,6 +24,7 @@ from total_recall.record.database import (
     ERASED_KEY,
     TOMBSTONE,
     Marks,
+    Quotes,
     Record,
     pack,
     quoted,
@@ -76,9 +77,10 @@ class _Batch:
     next_entry: int = 0
     last_raw: int = -1
     last_raw_id: int = 0
-    # Erased in an earlier generation (Record.erased_marks): by text, by message, by line, and copies of
-    # erased messages from any source of the harness; None until the first chunk.
-    marks: tuple[Marks, Marks, Marks, Marks] | None = None
+    # Erased in an earlier generation (Record.erased_marks): by text, by message, by line, copies of
+    # erased messages from any source of the harness, and their quotes; None until the first chunk.
+    marks: tuple[Marks, Marks, Marks, Marks, Quotes] | None = None
+    parents: dict[str, str | None] = field(default_factory=dict)  # native session -> its parent's
     # position -> (text hash, line hash), at, reason
     matched: dict[int, tuple[tuple[bytes, bytes], str, str]] = field(default_factory=dict)
     matched_raws: set[int] = field(default_factory=set)  # lines of this chunk holding a matched entry
@@ -99,11 +101,13 @@ class _Batch:
         if self.marks is None:
             self.marks = self.record.erased_marks(self.source_id, self.generation, self.harness)
         self.matched, self.matched_raws = {}, set()
-        by_text, by_id, by_line, by_copy = self.marks
+        by_text, by_id, by_line, by_copy, by_quote = self.marks
         if not by_text and not by_copy:
             return
         lines: dict[int, bytes] = {}  # the line hash of each source record of the chunk
         for position, item in enumerate(chunk.items):
+            if isinstance(item, SessionDraft) and item.parent_native is not None:
+                self.parents[item.native_id] = item.parent_native
             if isinstance(item, EntryDraft):
                 digest = self.record.text_hash(item.text)
                 raw = chunk.raw_of[position]
@@ -112,20 +116,30 @@ class _Batch:
                 mark = (by_text.get(digest) or by_id.get((item.session, item.native_id, item.kind))
                         or by_line.get(lines[raw]) or by_copy.get((item.native_id, item.kind, digest))
                         or (by_copy.get(digest) if len(item.text) >= COPY_CHARS else None)
-                        or self._quoting(item, by_copy))
+                        or (self._quoting(item, by_quote) if by_quote else None))
                 if mark is not None:
                     self.matched[position] = ((digest, lines[raw]), *mark)
                     self.matched_raws.add(raw)
 
-    def _quoting(self, item: EntryDraft, by_copy: Marks) -> tuple[str, str] | None:
-        """The erasure of a text the harness's entry `item` quotes as a block of its own, if any."""
-        if item.author != "harness":
+    def _quoting(self, item: EntryDraft, by_quote: Quotes) -> tuple[str, str] | None:
+        """The erasure of a message the harness's summary or message `item` quotes as a block of its own,
+        by `Record._quoting`'s rule: a quote of `LINE_CHARS` or more in the message's own session or one
+        started from it, of `COPY_CHARS` or more in a summary of any session."""
+        if item.author != "harness" or item.kind not in ("summary", "message"):
             return None
+        related = {item.session, self._parent(item.session)}
         for block in quoted(item.text):
-            mark = by_copy.get(self.record.text_hash(block))
-            if mark is not None:
-                return mark
+            mark = by_quote.get(self.record.text_hash(block))
+            if mark is not None and (mark[2] in related
+                                     or (item.kind == "summary" and len(block) >= COPY_CHARS)):
+                return mark[0], mark[1]
         return None
+
+    def _parent(self, native: str) -> str | None:
+        """The native id of the session `native` was started from, as its draft or the record says."""
+        if native not in self.parents:
+            self.parents[native] = self.record.parent_native(self.harness, native)
+        return self.parents[native]
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
