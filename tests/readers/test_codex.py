@@ -479,6 +479,13 @@ def test_a_spawned_or_review_agent_s_user_turns_are_its_parent_agent_s_words(tmp
             path = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{child}.jsonl", [meta, asked])
             said = [(e.author, e.text) for e in read(path).entries if e.kind == "message"]
             assert said == [("agent", "Advise the next milestone")]
+    # A read resumed from a cursor saved before the reader kept that (no state) still knows it.
+    meta = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta", "payload": {
+        "id": child, "cwd": "/w", "parent_thread_id": parent, "source": {"subagent": "review"}}}
+    path = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{child}.jsonl", [
+        meta, response("user", "Advise the next milestone"), response("user", "And the one after")])
+    resumed = read(path, cursor_after(path, 2))
+    assert [(e.author, e.text) for e in resumed.entries] == [("agent", "And the one after")]
     top = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{parent}.jsonl", [
         {"type": "session_meta", "payload": {"id": parent, "cwd": "/w"}},
         response("user", "Plan the release")])

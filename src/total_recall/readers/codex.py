@@ -112,14 +112,28 @@ def native_id(path: Path, cursor: Cursor) -> str:
 
 
 def _peek_id(path: Path) -> str | None:
+    header = _peek_header(path)
+    return None if header is None else _str(header.get("id"))
+
+
+def _peek_subagent(path: Path) -> bool:
+    """Whether the rollout's first session header says a sub-agent wrote it (for a cursor saved before
+    the reader kept that)."""
+    header = _peek_header(path)
+    source = None if header is None else header.get("source")
+    return isinstance(source, dict) and source.get("subagent") is not None
+
+
+def _peek_header(path: Path) -> dict[str, Any] | None:
+    """The first session header among the rollout's first lines (its payload), if any."""
     try:
         for raw in first_lines(path, 3):
             obj = orjson.loads(raw) if raw.strip() else {}
             payload = obj.get("payload") if isinstance(obj, dict) else None
             if isinstance(payload, dict) and obj.get("type") == "session_meta":
-                return _str(payload.get("id"))
+                return payload
             if isinstance(obj, dict) and "type" not in obj and "payload" not in obj:
-                return _str(obj.get("id"))
+                return obj
     except Exception:  # an unreadable payload: the read itself reports it
         return None
     return None
@@ -148,7 +162,8 @@ class _Rollout:
         self.identified = bool(saved.get("identified", resumed))
         self.titled = bool(saved.get("titled", resumed))
         # A sub-agent's "user" turns are its parent agent's words (a spawn prompt, a generated review).
-        self.subagent = bool(saved.get("subagent", False))
+        self.subagent = (bool(saved["subagent"]) if "subagent" in saved
+                         else resumed and _peek_subagent(Path(path)))
         # A second file of the same thread (`…-<thread>_<rollout id>.jsonl`) numbers its lines from 1 again:
         # its keys carry that suffix, so they never collide with the first file's.
         tail = _UUID_TAIL.search(Path(path).name.removesuffix(".zst").removesuffix(".jsonl"))
