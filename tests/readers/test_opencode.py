@@ -447,3 +447,20 @@ def test_the_private_copy_is_gone_after_a_read_even_one_abandoned_midway_or_kill
     (left / "opencode.db").write_bytes(b"a private copy")
     read_all(reader, source(db))
     assert list(snapshots.iterdir()) == []
+
+
+def test_a_settled_user_message_with_no_parts_is_said_and_one_still_being_written_is_not(
+    tmp_path: Path,
+) -> None:
+    # OpenCode writes a message's row before its parts: a later assistant turn settles it.
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    add_message(con, "msg_zz1", LATER, {"role": "user", "time": {"created": LATER}})
+    add_message(con, "msg_zz2", LATER + 10, assistant(LATER + 10))
+    add_message(con, "msg_zz3", LATER + 20, {"role": "user", "time": {"created": LATER + 20}})
+    con.commit()
+    con.close()
+    got = read_all(reader, source(db))
+    assert [w.why for w in got.warnings] == [
+        "message:msg_zz1: a user message with no parts, so no words to read"]
+    assert {w.path for w in got.warnings} == {str(db)}

@@ -250,7 +250,7 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
                     yield item
                 else:
                     msgs.append(item)
-            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m))
+            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name)
             state[sid] = _session_state(stamp, msgs, stop, prev)
     except sqlite3.Error as exc:
         raise SourceError(f"{path}: cannot read: {exc}") from exc
@@ -450,7 +450,7 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         at = _resume_at(prev)
         if at is not None:
             msgs = [m for m in msgs if (m.created, m.id) >= at]
-        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m))
+        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage))
         state[sid] = _session_state(stamp, msgs, stop, prev)
     yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
 
@@ -516,15 +516,19 @@ def _unfinished(info: dict[str, Any]) -> bool:
     return info.get("role") == "assistant" and not _get(info, "time", "completed") and not info.get("error")
 
 
-def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf) -> Generator[Item, None, _Msg | None]:
-    """Entries of a session's messages in order; returns the message it stopped at, if any."""
+def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str) -> Generator[Item, None, _Msg | None]:
+    """Entries of a session's messages in order; returns the message it stopped at, if any. A settled
+    owner's message with no part holds no words to read: said, not passed over in silence."""
     last_assistant = max((i for i, m in enumerate(msgs) if m.info.get("role") == "assistant"), default=-1)
     for i, msg in enumerate(msgs):
         # A later assistant turn means OpenCode moved on: whatever this one left unfinished stays so.
         settled = i < last_assistant
         if not settled and _unfinished(msg.info):
             return msg
-        for part in parts_of(msg):
+        parts = parts_of(msg)
+        if settled and msg.info.get("role") == "user" and not any(isinstance(x, _Part) for x in parts):
+            yield ReadWarning(where, f"message:{msg.id}: a user message with no parts, so no words to read")
+        for part in parts:
             if isinstance(part, ReadWarning):
                 yield part
                 continue
