@@ -565,3 +565,20 @@ def test_a_pasted_email_without_headers_is_not_the_owner_s_words_but_his_questio
     assert "restart the billing database" not in marker.text and "rotated keys" not in marker.text
     assert "Does that match what you saw in the logs?" in quoted
     assert "Forwarding what the ops desk sent me:" in quoted
+
+
+def test_a_command_the_agent_ran_is_quoted_as_it_ran_not_as_its_json_escapes(tmp_path: Path) -> None:
+    # Tool calls are stored as the JSON of their arguments: `grep -E "(a|b)"` stands there as `\"(a|b)\"`.
+    ran = 'mix test 2>&1 | grep -E "(tests|failures)"'
+    session = ClaudeSession(tmp_path / "claude").owner("Run the suite and count the failures.")
+    session.tool(ran, "14 doctests, 127 tests, 12 failures").agent("Twelve tests fail.")
+    session.tool('git commit -m "Fix the parser\n\nEmpty lines are skipped" -- lib/parser.ex', "[main 3bb8701]")
+    session.owner("Now fix them.")
+    with Record(tmp_path / "record.sqlite3") as record:
+        number = session.sync(record)
+        marker = build_marker(record, Address(number, 1, 7), budget=1500)
+        verify(record, marker)
+    strings = [s.text for s in marker.strings]
+    assert ran in strings
+    assert 'git commit -m "Fix the parser' in strings
+    assert not any('\\"' in s or "\\n" in s or s.endswith("\\") for s in strings)

@@ -290,3 +290,23 @@ def test_compaction_passes_over_the_first_prompt_a_rewind_to_the_start_replaced(
     assert result.exit_code == 0, result.output
     said = json.loads(result.stdout)["text"]
     assert "production instead" in said and "for staging" not in said
+
+
+def test_the_owner_s_answer_to_the_agent_s_question_is_his_words_and_a_marker_quotes_it(tmp_path: Path
+                                                                                       ) -> None:
+    # The real session (tests/fixtures) asks whether to skip the pre-commit hook; the owner typed his own
+    # answer, which Claude Code keeps only inside the question tool's result.
+    entries = _real_session(tmp_path, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+    with Record(tmp_path / "rec" / "record.sqlite3") as record:
+        said = [e for e in read(record, "s1") if e.author == "owner"]
+        [answer] = [e for e in said if e.text == "main was clean; fix the issues"]
+        [result] = [e for e in read(record, "s1") if e.kind == "tool_result" and e.group == answer.group]
+    assert answer.kind == "message" and answer.spans and answer.text in result.text
+    assert ("owner", "message", "active") in entries
+    done = CliRunner().invoke(cli, ["--home", str(tmp_path / "rec"), "compact", "s1", "--range",
+                                    f"s1#1-{answer.seq + 2}", "--budget", "1500", "--keep-exchanges", "0",
+                                    "--json"])
+    assert done.exit_code == 0, done.output
+    marker = json.loads(done.stdout)
+    assert {"address": answer.address, "text": "main was clean; fix the issues"}.items() <= next(
+        i for i in marker["instructions"] if i["address"] == answer.address).items()

@@ -42,6 +42,16 @@ def test_a_slash_command_and_its_arguments_are_commands() -> None:
     assert tagged(text) == [("command", "/model"), ("command", "opus")]
 
 
+def test_a_request_typed_after_a_slash_command_is_the_owner_s_prose() -> None:
+    # A real session (marot/spotter, subagent.jsonl:4) opens with a plugin's command and the request.
+    text = ("<command-message>handgemacht:create-beads</command-message>\n"
+            "<command-name>/handgemacht:create-beads</command-name>\n<command-args>websearch to learn how to "
+            "fastest setup credo, dialyzer, mix_audit\n\nMaybe there are igniter scripts?</command-args>")
+    asked = "websearch to learn how to fastest setup credo, dialyzer, mix_audit"
+    assert tagged(text) == [("command", "/handgemacht:create-beads"), ("statement", asked),
+                            ("question", "Maybe there are igniter scripts?")]
+
+
 def test_a_fenced_block_a_quote_and_a_log_run_are_pastes() -> None:
     text = ("Why does this fail?\n```\nmake: *** [all] Error 2\n```\n> you must reboot now\n> or else\n"
             "2026-11-20T09:00:01 ERROR renewal failed\n2026-11-20T09:00:02 ERROR giving up\nthen fix it")

@@ -22,6 +22,9 @@ KINDS: tuple[str, ...] = get_args(Kind)
 SPAN_TAGS: tuple[str, ...] = get_args(SpanTag)
 # The tools through which an agent runs a shell command, lower-cased (Claude Code's Bash, Codex's
 # exec_command and local_shell, Gemini-style run_shell_command, OpenCode's bash …).
+# Words after a slash command from which they are a request in the owner's prose ("/create-beads websearch
+# how to set up credo …"), as much his words as a prompt; fewer are the command's own ("opus", "../lib").
+ARGS_PROSE_WORDS = 3
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_command", "run_shell_command",
                          "terminal"})
 HARNESSES: tuple[str, ...] = get_args(Harness)

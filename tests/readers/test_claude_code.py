@@ -464,7 +464,7 @@ def test_a_background_task_notification_with_the_harness_s_own_line_after_it_is_
     [note] = [e for e in entries if e.text.startswith("<task-notification>")]
     assert note.author == "harness"
     owner = [e.text[:40] for e in entries if e.author == "owner"]
-    assert owner == ["Work on bead spotter-dov. Run bd show sp"]
+    assert owner == ["Work on bead spotter-dov. Run bd show sp", "main was clean; fix the issues"]
 
 
 def test_a_user_line_whose_origin_is_not_a_human_is_the_harness_speaking(tmp_path: Path) -> None:
@@ -498,3 +498,44 @@ def test_the_sub_agent_claude_code_starts_to_compact_is_asked_by_the_harness_and
     assert not any(e.author in ("owner", "agent") and e.kind == "message" and e.text.startswith("Your task")
                    for e in got.entries)
     assert all(not (s.title or "").startswith("Your task") for s in got.sessions.values())
+
+
+def test_the_reason_the_owner_typed_when_refusing_a_tool_use_is_his_and_a_canned_one_is_not(
+    tmp_path: Path,
+) -> None:
+    refused = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+               "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+               "the user said:\n")
+
+    def result(uuid: str, call: str, text: str) -> dict[str, Any]:
+        return {"type": "user", "uuid": uuid, "parentUuid": None, "sessionId": "s", "message": {
+            "role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": text,
+                                         "is_error": True}]}}
+
+    canned = "The user wants to clarify these questions.\n    This means they may"
+    path = write_lines(tmp_path / "p" / "s.jsonl", [
+        result("u1", "toolu_1", refused + "Use the staging bucket, not prod"),
+        result("u2", "toolu_2", refused + canned),
+        result("u3", "toolu_3", "The user doesn't want to proceed with this tool use. STOP what you are"),
+    ])
+    got = read(path).entries
+    assert [e.text for e in got if e.author == "owner"] == ["Use the staging bucket, not prod"]
+    assert len({e.key for e in got}) == len(got) and [e.kind for e in got].count("tool_result") == 3
+
+
+def test_a_session_opened_by_a_slash_command_with_a_request_is_titled_by_the_request(tmp_path: Path) -> None:
+    asked = ("<command-message>handgemacht:create-beads</command-message>\n"
+             "<command-name>/handgemacht:create-beads</command-name>\n"
+             "<command-args>websearch how to set up credo and dialyzer</command-args>")
+    path = write_lines(tmp_path / "p" / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": asked}},
+        {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+         "message": {"role": "user", "content": "create the beads"}}])
+    assert only_session(read(path)).title == "websearch how to set up credo and dialyzer"
+    short = write_lines(tmp_path / "q" / "t.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "t", "message": {"role": "user",
+         "content": "<command-name>/model</command-name>\n<command-args>opus</command-args>"}},
+        {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "t",
+         "message": {"role": "user", "content": "create the beads"}}])
+    assert only_session(read(short)).title == "create the beads"

@@ -103,7 +103,8 @@ def find_strings(entries: Sequence[Scanned]) -> StringScan:
                                      (outputs, TOOL_OUTPUT_CHARS, TOOL_HEAD, TOOL_TAIL)):
         for n in range(len(group) - 1, -1, -1):
             e = entries[group[n]]
-            body = e.text if len(e.text) <= head + tail else e.text[:head] + "\n" + e.text[-tail:]
+            text = _arguments(e.text) if e.kind == "tool_call" else e.text
+            body = text if len(text) <= head + tail else text[:head] + "\n" + text[-tail:]
             if len(body) > bound or not e.loaded:
                 unscanned.extend(entries[i].seq for i in group[: n + 1])
                 break
@@ -113,6 +114,34 @@ def find_strings(entries: Sequence[Scanned]) -> StringScan:
                 direct.extend((group[n], "command", c) for c in _commands(e.text))
     found = sorted(_scan(pieces) + [(i, -1, k, v) for i, k, v in direct])
     return StringScan(_ranked(entries, found, set(failures)), sorted(unscanned))
+
+
+def _arguments(text: str) -> str:
+    """A tool call's arguments as the values it was given, one to a line: its JSON escapes (`\\"`, `\\n`)
+    are how the record stores them, not what the agent ran or wrote."""
+    if not text.startswith(("{", "[")):
+        return text
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    values: list[str] = []
+    stack = [args]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            values.append(node)
+        elif isinstance(node, dict):
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+    return "\n".join(values)
+
+
+def stands(text: str, value: str) -> bool:
+    """Whether `value` stands word for word in `text`: as it is, or as a tool call's JSON arguments hold it
+    (escaped)."""
+    return value in text or orjson.dumps(value).decode()[1:-1] in text
 
 
 def _commands(text: str) -> Iterator[str]:
@@ -205,15 +234,13 @@ def _cut(value: str) -> str | None:
 
 
 def _verbatim(e: Scanned, value: str) -> str | None:
-    """The string as it stands in the entry's text (a command parsed out of JSON may stand escaped),
-    cut to its first line, or None when it does not stand there."""
+    """The string as the agent ran or wrote it, cut to its first line, or None when it does not stand in the
+    entry's text as it is or JSON-escaped (a tool call's arguments; see `stands`)."""
     value = value.strip().rstrip(".,;:")[:MAX_LEN]
     if len(value) < 3:
         return None
-    if not e.holds(value):
-        value = orjson.dumps(value).decode()[1:-1]
-        if not e.holds(value):
-            return None
+    if not e.holds(value) and not e.holds(orjson.dumps(value).decode()[1:-1]):
+        return None
     if "\n" in value:
         value = value.split("\n", 1)[0].strip()
         if len(value) < 3:

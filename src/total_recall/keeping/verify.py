@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from total_recall.errors import AddressError, MarkerRejected
+from total_recall.keeping.exact_strings import stands
 from total_recall.keeping.items import ITEM_KINDS
 from total_recall.keeping.marker import (
     DIRECTORY_LIST,
@@ -54,7 +55,7 @@ def verify(record: Record, marker: Marker) -> None:
                                  f"there read as {tag}")
     for q in marker.strings:
         e = entries.get(q.address, "string")
-        if not q.text or q.text not in e.text:
+        if not q.text or not stands(e.text, q.text):
             raise MarkerRejected(f"{q.address}: the string {_clip(q.text)!r} is not in that entry")
     for item in marker.items:
         if item.kind not in ITEM_KINDS:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from total_recall.model import Span, SpanTag
+from total_recall.model import ARGS_PROSE_WORDS, Span, SpanTag
 
 # Blocks a harness wraps around or appends to what the owner typed.
 _HARNESS_BLOCK = re.compile(
@@ -26,7 +26,7 @@ _HARNESS_BLOCK = re.compile(
     r"ide_selection|ide_opened_file|task-notification|persisted-output)>.*?(?:</\1>|\Z)",
     re.S,
 )
-# What the owner typed as a command: a slash command with its args, or `!` bash mode.
+# What the owner typed as a command: a slash command with its args (`ARGS_PROSE_WORDS`), or `!` bash mode.
 _COMMAND_BLOCK = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.S)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _EMAIL_HEADER = re.compile(r"^(From|To|Cc|Subject|Date|Reply-To|Sent):[ \t]", re.M)
@@ -98,12 +98,17 @@ def owner_spans(text: str) -> list[Span]:
     regions: list[tuple[int, int, SpanTag | None]] = []
     for m in _HARNESS_BLOCK.finditer(text):
         regions.append((m.start(), m.end(), None))
+    typed: list[Span] = []
     for m in _COMMAND_BLOCK.finditer(text):
         if not _inside(regions, m.start()):
             regions.append((m.start(), m.end(), None))
-            if m.group(2).strip():
+            if not m.group(2).strip():
+                continue
+            if m.group(1) == "command-args" and len(m.group(2).split()) >= ARGS_PROSE_WORDS:
+                typed.extend(_prose_spans(text, m.start(2), m.end(2)))  # a request typed after the command
+            else:
                 regions.append((m.start(2), m.end(2), "command"))
-    spans: list[Span] = [Span(s, e, t) for s, e, t in regions if t is not None]
+    spans: list[Span] = [Span(s, e, t) for s, e, t in regions if t is not None] + typed
     for start, end in _gaps(len(text), [(s, e) for s, e, _ in regions]):
         spans.extend(_prose_spans(text, start, end))
     spans = [_trim(text, s) for s in spans]
