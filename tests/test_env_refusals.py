@@ -146,6 +146,16 @@ def test_a_root_override_with_an_unknown_tilde_user_is_refused_naming_the_variab
     refused(run("sync", "--harness", "codex"), "TOTAL_RECALL_CODEX_ROOT", "~no-such-user-tr/x")
 
 
+def test_a_root_override_naming_an_empty_folder_is_a_harness_with_no_sessions_yet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in OVERRIDE_VARS.values():
+        monkeypatch.setenv(var, str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    done = run("sync", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["errors"] == [] and sessions_in_record() == 0
+
+
 def test_an_unreadable_root_override_is_refused_naming_the_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if os.geteuid() == 0:

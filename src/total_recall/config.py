@@ -240,12 +240,11 @@ def _checked_override(harness: str, path: Path, origin: str) -> Root:
     if not path.exists():
         raise ConfigError(f"{origin} names {path}, which does not exist")
     if path.is_dir():
+        # An empty folder is a harness with no sessions yet: nothing to read, not an error.
         try:
-            empty = not any(path.iterdir())
+            next(path.iterdir(), None)
         except OSError as exc:
             raise ConfigError(f"{origin} names {path}, which cannot be read: {exc.strerror or exc}") from None
-        if empty:
-            raise ConfigError(f"{origin} names {path}, which is empty")
     return Root(harness, path, True)
 
 

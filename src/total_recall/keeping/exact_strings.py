@@ -229,14 +229,21 @@ def _ranked(entries: Sequence[Scanned], found: Sequence[tuple[int, int, str, str
 
 
 def _cut(value: str) -> str | None:
-    value = value.strip().rstrip(".,;:")[:MAX_LEN]
+    value = _trimmed(value)
     return value if len(value) >= 3 else None
+
+
+def _trimmed(value: str) -> str:
+    """A string without the punctuation that ends the sentence around it, nor the backslash of an escaped
+    quote after it (JSON inside a tool's output: `href=\\"/assets/app.js\\"`; a POSIX path never ends so)."""
+    value = value.strip().rstrip(".,;:")[:MAX_LEN]
+    return value[:-1] if value.endswith("\\") and "\\" not in value[:-1] else value
 
 
 def _verbatim(e: Scanned, value: str) -> str | None:
     """The string as the agent ran or wrote it, cut to its first line, or None when it does not stand in the
     entry's text as it is or JSON-escaped (a tool call's arguments; see `stands`)."""
-    value = value.strip().rstrip(".,;:")[:MAX_LEN]
+    value = _trimmed(value)
     if len(value) < 3:
         return None
     if not e.holds(value) and not e.holds(orjson.dumps(value).decode()[1:-1]):
