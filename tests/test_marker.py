@@ -572,7 +572,8 @@ def test_a_command_the_agent_ran_is_quoted_as_it_ran_not_as_its_json_escapes(tmp
     ran = 'mix test 2>&1 | grep -E "(tests|failures)"'
     session = ClaudeSession(tmp_path / "claude").owner("Run the suite and count the failures.")
     session.tool(ran, "14 doctests, 127 tests, 12 failures").agent("Twelve tests fail.")
-    session.tool('git commit -m "Fix the parser\n\nEmpty lines are skipped" -- lib/parser.ex', "[main 3bb8701]")
+    session.tool('git commit -m "Fix the parser\n\nEmpty lines are skipped" -- lib/parser.ex',
+                 "[main 3bb8701]")
     session.owner("Now fix them.")
     with Record(tmp_path / "record.sqlite3") as record:
         number = session.sync(record)
@@ -582,3 +583,23 @@ def test_a_command_the_agent_ran_is_quoted_as_it_ran_not_as_its_json_escapes(tmp
     assert ran in strings
     assert 'git commit -m "Fix the parser' in strings
     assert not any('\\"' in s or "\\n" in s or s.endswith("\\") for s in strings)
+
+
+def test_a_marker_names_what_failed_not_an_exit_code_nor_a_check_the_agent_meant_to_run(
+    tmp_path: Path,
+) -> None:
+    # Shapes from a real Claude Code session (marot/spotter): a pre-commit hook refusing a commit, a failed
+    # `git add` whose first line is only its exit code, and the agent saying what it will check.
+    session = ClaudeSession(tmp_path / "claude").owner("Commit the fix.")
+    session.agent("Let me run the full suite to make sure nothing else broke:")
+    session.tool("git add lib/a.ex _build/x", "Exit code 1\nThe following paths are ignored by one of your "
+                 ".gitignore files:\n_build")
+    session.tool('git commit -m "Fix"', "Pre-commit validation failed:\n\n[CREDO]\nChecking 114 source files")
+    session.owner("Fix the credo issues.")
+    with Record(tmp_path / "record.sqlite3") as record:
+        number = session.sync(record)
+        marker = build_marker(record, Address(number, 1, 7), budget=1500)
+        verify(record, marker)
+    failures = [i.line for i in marker.items if i.kind == "failure"]
+    assert failures == ["The following paths are ignored by one of your .gitignore files:",
+                        "Pre-commit validation failed:"]

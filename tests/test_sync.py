@@ -332,17 +332,6 @@ def test_an_override_that_does_not_exist_is_an_error_naming_the_path(
     assert str(missing) in result.stderr and "does not exist" in result.stderr
 
 
-def test_an_empty_override_folder_is_an_error_naming_the_path(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(empty))
-    result = CliRunner().invoke(cli, ["sync", "--json"])
-    assert result.exit_code == 2
-    assert any(str(empty) in e and "empty" in e for e in json.loads(result.stdout)["errors"])
-
-
 def test_the_sandbox_refuses_a_live_root_even_when_it_exists(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -50,9 +50,16 @@ def _exit_line(head: str) -> bool:
     return False
 
 
+# A first line that names what failed before a colon: "Pre-commit validation failed:", "Build error:" (a
+# hook or a tool refusing), not a line of output that only holds the word (a path or a quote comes first).
+_FAILED_HEAD = re.compile(r"[A-Za-z][\w .-]{0,60}\b(?:failed|error|errors|failure)\s*:", re.I)
+
+
 def _starts_with_error(head: str) -> bool:
     first = head.lstrip()[:6].lower()
-    return first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum())
+    if first[:5] in ("error", "fatal") and (len(first) == 5 or not first[5].isalnum()):
+        return True
+    return _FAILED_HEAD.match(head.lstrip()) is not None
 
 
 def add(db: sqlite3.Connection, rows: Sequence[tuple[int]]) -> None:

@@ -91,6 +91,10 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _ERROR_WORDS = ("error", "failed", "failure", "fatal", "exception", "denied", "refused", "traceback",
                 "not found", "cannot", "unable to", "unauthorized", "forbidden", "panic", "timed out")
 ERROR_HEAD = re.compile(r"\b(?:error|failed|fatal|exception)\s*:|\w+(?:Error|Exception):", re.I)
+_EXIT_ONLY = re.compile(r"(?:exit code|process exited with code|exit status)[: ]*-?\d+$", re.I)
+# An agent saying what it will check ("to make sure nothing else broke") names no failure.
+_CHECKING = re.compile(
+    r"\b(?:make sure|making sure|ensure|to see (?:if|whether)|to check|verify|nothing(?: else)?)\b")
 _TODO_TOOLS = frozenset({"TodoWrite", "todowrite", "todo_write", "update_plan"})
 _BASE = {"failure": 3.0, "open": 3.0, "decision": 2.0}
 # Every phrase above holds one of these: a sentence holding none is passed over with plain substring
@@ -167,7 +171,9 @@ def failure_line(text: str, lines: Sequence[str]) -> str | None:
             best = (score, line)
     if best is not None:
         return shorten(best[1])
-    first_line = next((p.strip() for p in re.split(r"\n|\\n", text[:2_000]) if p.strip()), "")
+    lines = [p.strip() for p in re.split(r"\n|\\n", text[:2_000]) if p.strip()]
+    # "Exit code 1" says only that it failed; the line after it says what ("… ignored by .gitignore").
+    first_line = next((line for line in lines if not _EXIT_ONLY.match(line)), lines[0] if lines else "")
     return shorten(first_line) if first_line else None
 
 
@@ -228,10 +234,11 @@ def _classify_lower(low: str) -> ItemKind | None:
     if _OPEN_LABEL.match(low):
         return "open"
     m = _KINDS.search(low)
-    if m is None or m.lastgroup == "failure":
-        return None if m is None else "failure"
-    if _FAILURE_RX.search(low, m.end()):
-        return "failure"
+    if m is None:
+        return None
+    failing = m if m.lastgroup == "failure" else _FAILURE_RX.search(low, m.end())
+    if failing is not None:
+        return None if _CHECKING.search(low, 0, failing.start()) else "failure"
     if m.lastgroup == "open" and _DECISION_RX.search(low, m.end()):
         return "decision"
     return "decision" if m.lastgroup == "decision" else "open"
