@@ -603,3 +603,22 @@ def test_a_marker_names_what_failed_not_an_exit_code_nor_a_check_the_agent_meant
     failures = [i.line for i in marker.items if i.kind == "failure"]
     assert failures == ["The following paths are ignored by one of your .gitignore files:",
                         "Pre-commit validation failed:"]
+
+
+def test_an_overflow_line_says_plainly_when_entries_went_unread_and_never_counts_zero_more(
+    tmp_path: Path,
+) -> None:
+    # Tool output is read for strings newest first up to a bound; the older outputs are named, not counted.
+    session = ClaudeSession(tmp_path / "claude").owner("Look through the build logs.")
+    for n in range(12):
+        session.tool(f"cat build-{n}.log", f"/srv/build/run-{n}/output.txt\n" + "compiling module ok\n" * 300)
+    session.owner("Which run failed?")
+    with Record(tmp_path / "record.sqlite3") as record:
+        number = session.sync(record)
+        last = read(record, f"s{number}")[-1].seq
+        for budget in (600, 1500, 6000):
+            marker = build_marker(record, Address(number, 1, last - 1), budget=budget)
+            verify(record, marker)
+            lines = [p for p in marker.pointers if "exact strings" in p]
+            assert lines and all(("entries not read for" in p) for p in lines), (budget, lines)
+            assert not any(p.startswith(("→ 0 more", "→ 0+")) or "+ more" in p for p in lines), lines

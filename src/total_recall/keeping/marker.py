@@ -98,9 +98,15 @@ POINTER_WORDS = 4
 INSTRUCTION_POINTER = re.compile(r'^→ (s\d+#\d+) "(.+)…"$')
 DIRECTORY_LIST = re.compile(r"^→ (\d+) more messages? of the owner's, word for word at (s\d+#\d+(?:,\d+)*)$")
 DIRECTORY_RANGE = re.compile(r"^→ (\d+) more messages? of the owner's, word for word in (s\d+#\d+(?:-\d+)?)$")
+# "→ 3 more exact strings at …", "→ 3 more items, and entries not read for them, at …" (the agent's oldest
+# messages or tool outputs the builder did not read), "→ entries not read for exact strings in …"; markers
+# stored before session 14 wrote "3+ more" for the second.
+UNREAD = ", and entries not read for them,"
 OVERFLOW = re.compile(
-    r"^→ (\d+)(\+?) more (exact strings|items) "
-    r"(?:at (s\d+#\d+(?:,\d+)*)(?:, the rest in (s\d+#\d+(?:-\d+)?))?|in (s\d+#\d+(?:-\d+)?))$"
+    r"^→ (?:(?P<count>\d+)\+? more (?P<what>exact strings|items)(?:, and entries not read for them,)?"
+    r"|entries not read for (?P<unread>exact strings|items)) "
+    r"(?:at (?P<list>s\d+#\d+(?:,\d+)*)(?:, the rest in (?P<rest>s\d+#\d+(?:-\d+)?))?"
+    r"|in (?P<range>s\d+#\d+(?:-\d+)?))$"
 )
 
 
@@ -116,7 +122,7 @@ def render(marker_range: str, instructions: Sequence[Quote], strings: Sequence[Q
         lines.extend(_instruction_line(q) for q in instructions)
     if cue is not None:
         lines.append(_cue_line(cue))
-    more = {m.group(3): p for p in pointers if (m := OVERFLOW.match(p))}
+    more = {m.group("what") or m.group("unread"): p for p in pointers if (m := OVERFLOW.match(p))}
     if strings or "exact strings" in more:
         lines.append(STRINGS_HEAD)
         lines.extend(_string_line(q) for q in strings)
@@ -424,10 +430,11 @@ def _fill(cands: Sequence[_Candidate], budget: int, what: str, session: int,
     # do not, half the room goes to as many addresses as fit (an address costs a few tokens, a quoted
     # line four times that) and the rest is named as a range.
     every = sorted({c.seq for c in cands} | set(unscanned))
-    bound = _cost(_overflow_bound(what, len(cands), session, [c.seq for c in cands] + list(unscanned)))
+    bound = _cost(_overflow_bound(what, len(cands), session, [c.seq for c in cands] + list(unscanned),
+                                  bool(unscanned)))
     # An address costs two tokens at the least: a list longer than the budget allows is not written out.
     fits = head + _ADDRESS_LEAST * len(every) + _SHORTEST_LINE <= budget
-    whole_list = (f"→ {len(cands)}{'+' if unscanned else ''} more {what} at {_address_list(session, every)}"
+    whole_list = (f"→ {_more(len(cands), bool(unscanned), what)} at {_address_list(session, every)}"
                   if fits else "")
     if fits and head + _cost(whole_list) + _SHORTEST_LINE <= budget:
         reserve = _cost(whole_list)
@@ -451,13 +458,13 @@ def _fill(cands: Sequence[_Candidate], budget: int, what: str, session: int,
     rest = [c.seq for c in cands if id(c) not in chosen]
     if not rest and not unscanned:
         return taken, None, used
-    count = f"{len(rest)}{'+' if unscanned else ''}"
+    count = _more(len(rest), bool(unscanned), what)
     held = sorted(set(rest) | set(unscanned))
     if used + _ADDRESS_LEAST * len(held) <= budget:
-        listed = f"→ {count} more {what} at {_address_list(session, held)}"
+        listed = f"→ {count} at {_address_list(session, held)}"
         if used + _cost(listed) <= budget:
             return taken, listed, used + _cost(listed)
-    line = _partial_list(what, count, session, list(dict.fromkeys([*rest, *unscanned])), budget - used)
+    line = _partial_list(count, session, list(dict.fromkeys([*rest, *unscanned])), budget - used)
     return taken, line, used + _cost(line)
 
 
@@ -465,14 +472,22 @@ _REST = ", the rest in {range}"
 _ADDRESS_LEAST = 2 * SCALE
 
 
-def _partial_list(what: str, count: str, session: int, ranked: list[int], room: int) -> str:
-    """The overflow line within `room`: the entries of the best-ranked left-over lines by address, the
-    rest as one range (or only the range, when not even one address fits beside it)."""
+def _more(count: int, unread: bool, what: str) -> str:
+    """How an overflow line opens: how many more lines there are, and whether entries went unread."""
+    if not count:
+        return f"entries not read for {what}"
+    return f"{count} more {what}{UNREAD if unread else ''}"
+
+
+def _partial_list(count: str, session: int, ranked: list[int], room: int) -> str:
+    """The overflow line within `room` (`count`: its opening, `_more`): the entries of the best-ranked
+    left-over lines by address, the rest as one range (or only the range, when not even one address fits
+    beside it)."""
     ordered = sorted(ranked)
-    whole = f"→ {count} more {what} in {Address(session, ordered[0], ordered[-1])}"
+    whole = f"→ {count} in {Address(session, ordered[0], ordered[-1])}"
     # An upper bound for the range part, whichever entries end up in it.
     tail = _cost(_REST.format(range=Address(session, ordered[0], ordered[-1]))) - SCALE
-    base = _cost(f"→ {count} more {what} at s{session}#")
+    base = _cost(f"→ {count} at s{session}#")
     listed: list[int] = []
     cost = base + tail
     for seq in ranked:
@@ -484,7 +499,7 @@ def _partial_list(what: str, count: str, session: int, ranked: list[int], room: 
     if not listed:
         return whole
     left = sorted(set(ranked) - set(listed))
-    line = f"→ {count} more {what} at {_address_list(session, sorted(listed))}"
+    line = f"→ {count} at {_address_list(session, sorted(listed))}"
     return line + (_REST.format(range=Address(session, left[0], left[-1])) if left else "")
 
 
@@ -507,10 +522,10 @@ def _head(what: str) -> str:
     return STRINGS_HEAD if what == "exact strings" else ITEMS_HEAD
 
 
-def _overflow_bound(what: str, count: int, session: int, seqs: Sequence[int]) -> str:
+def _overflow_bound(what: str, count: int, session: int, seqs: Sequence[int], unread: bool) -> str:
     """A line at least as long as the shortest overflow line for these candidates can be."""
     widest = max(seqs) if seqs else 1
-    return f"→ {count}+ more {what} in {Address(session, widest, widest + 1)}"
+    return f"→ {_more(max(count, 1), unread, what)} in {Address(session, widest, widest + 1)}"
 
 
 # -- building --
@@ -611,10 +626,11 @@ def _floor(strings: Sequence[_Candidate], unscanned: Sequence[int], items: Seque
            items_unscanned: Sequence[int], session: int) -> int:
     """What the strings and items sections cost at the least: a heading and the line saying where they are."""
     total = 0
-    for what, seqs in (("exact strings", [c.seq for c in strings] + list(unscanned)),
-                       ("items", [c.seq for c in items] + list(items_unscanned))):
+    for what, found, unread in (("exact strings", strings, unscanned), ("items", items, items_unscanned)):
+        seqs = [c.seq for c in found] + list(unread)
         if seqs:
-            total += _cost(_head(what)) + _cost(_overflow_bound(what, len(seqs), session, seqs))
+            line = _overflow_bound(what, len(found), session, seqs, bool(unread))
+            total += _cost(_head(what)) + _cost(line)
     return total
 
 

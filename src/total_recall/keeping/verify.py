@@ -190,7 +190,7 @@ def _check_pointer(pointer: str, span: Address, entries: _Entries) -> None:
         _check_addresses(m.group(2), span, entries)
         return
     if m := OVERFLOW.match(pointer):
-        for named in (m.group(4), m.group(5), m.group(6)):
+        for named in (m.group("list"), m.group("rest"), m.group("range")):
             if named:
                 _check_addresses(named, span, entries)
         return
