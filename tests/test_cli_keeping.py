@@ -163,3 +163,8 @@ def test_markers_over_max_bytes_are_held_back_saying_where_the_whole_is(runner: 
     capped = run(runner, "markers", "s1", "--max-bytes", "4096")
     assert capped.exit_code == 0
     assert "note: " in capped.stderr and "held back" in capped.stderr and "overflow" not in capped.stdout
+    # What fits is the newest: the marker an agent resuming the session needs first.
+    every = as_json(run(runner, "markers", "s1", "--json", "--max-bytes", "1000000"))["markers"]
+    size = max(len(json.dumps(m)) for m in every)
+    kept = as_json(run(runner, "markers", "s1", "--json", "--max-bytes", str(size + 3000)))
+    assert kept["held_back"] >= 1 and [m["id"] for m in kept["markers"]] == [m["id"] for m in every][-1:]

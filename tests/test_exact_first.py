@@ -91,3 +91,20 @@ def test_a_snippet_is_plain_text_centred_on_the_exact_string_matched(tmp_path: P
     assert "\\n" not in shown and '\\"' not in shown
     at = shown.index("git branch -a")
     assert 30 < at < len(shown) - 60  # context on both sides: centred, not starting at the match
+
+
+def test_a_line_asked_back_without_quotes_ranks_the_entry_holding_it_whole_first(tmp_path: Path) -> None:
+    # Found on a real session (marot/spotter): the one output with 12 failures ranked 15th among its
+    # look-alikes until the question was put in quotes.
+    record = Record(tmp_path / "record.sqlite3")
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Run the suite.")
+    session.tool("mix test", FILLER * 30 + "\nFinished in 4.2 seconds\n14 doctests, 127 tests, 12 failures\n")
+    for failures in (3, 2, 1, 0, 0, 0):
+        session.owner("Again.")
+        session.tool("mix test", f"14 doctests, 127 tests, {failures} failures")
+    session.owner("The owner said: main was clean; fix the issues. Then test again.")
+    session.sync(record)
+    for line in ("14 doctests, 127 tests, 12 failures", "main was clean; fix the issues"):
+        hits = search(record, line, limit=10, meaning=False)
+        assert hits and line in _text(record, hits[0].address), line

@@ -18,6 +18,11 @@ from total_recall.record.database import Record
 # How many of the best candidates, and of each list aimed at the exact string, are read and checked.
 DEPTH = 30
 AIMED_DEPTH = 10
+# A query of this many words with a digit or a sign words rarely carry (`;` `:` `_` `=` `/`) is looked for
+# whole as well: an output line, a test name or a sentence pasted as it stood. Only whole: cutting words off
+# a question would leave single words.
+LINE_WORDS = 3
+_LINE_SHAPE = re.compile(r"\d|[;:_=/]")
 # How many places of a part's anchor are looked at in one text (a common word can occur hundreds of times).
 MAX_TRIES = 20
 # The query split as the search splits it (exact-looking tokens are whole pieces between these).
@@ -66,7 +71,8 @@ class Part:
 def parts(query: str) -> tuple[Part, ...]:
     """The parts of `query` meant verbatim, longest first: each quoted piece, each exact-looking token
     (a path, a hash, a URL, `TypeError:`), and the whole query when it holds any of those or a command
-    flag. None for plain words: their ranking is the word index's."""
+    flag, or reads as a line pasted as it stood (`LINE_WORDS`). None for plain words: their ranking is the
+    word index's."""
     found: list[str] = [m.group(2) for m in _QUOTED.finditer(query)]
     found += [t.strip(_EDGE) for t in _TOKEN.findall(query) if looks_exact(t)]
     whole = query.strip().rstrip("?!").strip()
@@ -74,6 +80,8 @@ def parts(query: str) -> tuple[Part, ...]:
         whole = whole[1:-1]
     if found or _FLAG.search(query):
         found += _trimmed(whole)
+    elif len(whole.split()) >= LINE_WORDS and _LINE_SHAPE.search(whole):
+        found.append(whole)  # a line pasted as it stood ("14 doctests, 127 tests, 12 failures"), whole only
     out: dict[str, Part] = {}
     for piece in found:
         text = " ".join(piece.lower().split())

@@ -74,7 +74,7 @@ def markers(call: Call, p: MarkersParams) -> Reply:
         session = call.session(record, "markers", p.session_id)
         stored = markers_for(record, session.number, include_withdrawn=True)
     whole = {"session": session.address, "markers": [stored_marker_json(m) for m in stored]}
-    return fit_json("markers", session.address, whole, "markers", p.max_bytes)
+    return fit_json("markers", session.address, whole, "markers", p.max_bytes, keep="tail")  # the newest
 
 
 # -- cue --
