@@ -2,13 +2,13 @@
 
     python bench/real_markers.py --transcripts DIR [--budget 3000]
 
-DIR is marot/spotter's `test/fixtures/transcripts/` at commit 8cc42b0 (MIT; real Claude Code 2.1.39 sessions,
-not copied here for their size: `git clone https://github.com/marot/spotter && git -C spotter checkout 8cc42b0`).
-The six sessions labelled in `bench/data/spotter_owner_words.json` are laid out as a Claude Code projects folder
-(their sub-agents beside them), synced into a fresh record, and each is compacted whole (`compact sN --range
-sN#1-<end> --keep-exchanges 0`). Printed: the owner's labelled words the marker quotes (each as an instruction or
-other line of his, or as a pointer to his entry), lines quoted as his that are not (harness text taken for
-him), and exact strings still in a tool call's JSON escapes. Nothing was fitted on these sessions.
+DIR is marot/spotter's `test/fixtures/transcripts/` at commit 8cc42b0 (MIT; real Claude Code 2.1.39
+sessions, not copied here for their size: `git clone https://github.com/marot/spotter && git -C spotter
+checkout 8cc42b0`). The six sessions labelled in `bench/data/spotter_owner_words.json` are laid out as a
+Claude Code projects folder (their sub-agents beside them), synced into a fresh record, and each is
+compacted whole (`compact sN --range sN#1-<end> --keep-exchanges 0`). Printed: the owner's labelled words
+the marker quotes (as a line of his, or inside its text), lines quoted as his that are not (harness text
+taken for him), and exact strings still in a tool call's JSON escapes. Nothing was fitted on these sessions.
 """
 
 from __future__ import annotations
@@ -28,12 +28,17 @@ OTHER_ROOTS = ("TOTAL_RECALL_CODEX_ROOT", "TOTAL_RECALL_OPENCODE_ROOT", "TOTAL_R
 
 
 def tool(env: dict[str, str], *args: str) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-m", "total_recall", *args, "--json"], env=env, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run([sys.executable, "-m", "total_recall", *args, "--json"], env=env,
+                          capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"total-recall {' '.join(args)}: {done.stderr.strip()}")
     reply: dict[str, object] = json.loads(done.stdout)
     return reply
+
+
+def _same(label: str, line: str) -> bool:
+    """Whether a marker's line quotes the labelled words (whole, or their start cut with …)."""
+    return label.startswith(line.removesuffix("…")) or line.startswith(label)
 
 
 def main() -> None:
@@ -54,7 +59,8 @@ def main() -> None:
         (base / "empty").mkdir()
         env = {**os.environ, "TOTAL_RECALL_HOME": str(base / "home"), "TOTAL_RECALL_SANDBOX": "1",
                "TOTAL_RECALL_VECTOR_BUDGET": "0", "HOME": str(base),
-               "TOTAL_RECALL_CLAUDE_ROOT": str(base / "projects"), **{v: str(base / "empty") for v in OTHER_ROOTS}}
+               "TOTAL_RECALL_CLAUDE_ROOT": str(base / "projects"),
+               **{v: str(base / "empty") for v in OTHER_ROOTS}}
         tool(env, "sync")
         sessions = tool(env, "sessions")["sessions"]
         assert isinstance(sessions, list)
@@ -66,10 +72,8 @@ def main() -> None:
                           "--keep-exchanges", "0")
             lines = [str(i["text"]) for i in marker["instructions"]]  # type: ignore[union-attr]
             text = str(marker["text"])
-            found = [w for w in words if any(w.startswith(x.removesuffix("…")) or x.startswith(w) for x in lines)
-                     or w in text]
-            wrong = [x for x in lines if not any(w.startswith(x.removesuffix("…")) or x.startswith(w)
-                                                 for w in words)]
+            found = [w for w in words if any(_same(w, x) for x in lines) or w in text]
+            wrong = [x for x in lines if not any(_same(w, x) for w in words)]
             esc = [str(x["text"]) for x in marker["strings"]  # type: ignore[union-attr]
                    if '\\"' in str(x["text"]) or "\\n" in str(x["text"]) or str(x["text"]).endswith("\\")]
             quoted, expected, false = quoted + len(found), expected + len(words), false + len(wrong)
@@ -80,8 +84,8 @@ def main() -> None:
                 print(f"       not his: {x[:70]!r}")
             for x in esc:
                 print(f"       escaped: {x[:70]!r}")
-        print(f"all: the owner's words quoted {quoted}/{expected}; lines quoted as his that are not: {false}; "
-              f"exact strings in JSON escapes: {escaped}/{strings} (budget {args.budget})")
+        print(f"all: the owner's words quoted {quoted}/{expected}; lines quoted as his that are not: "
+              f"{false}; exact strings in JSON escapes: {escaped}/{strings} (budget {args.budget})")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from total_recall.mining.todos import (
     todo_calls,
 )
 from total_recall.model import Address, Entry, Session, echoed
-from total_recall.record import queries, summary_blocks
+from total_recall.record import copies, queries, summary_blocks
 from total_recall.record.database import Record
 from total_recall.record.reading import read
 from total_recall.record.summary_blocks import Block, BlockDraft, Tally
@@ -377,7 +377,7 @@ def _withhold_erased(record: Record, text: str) -> str:
                      if cited else line)
     out = "\n".join(lines)
     quotes = {next(g for g in m.groups() if g is not None).strip() for m in _QUOTE.finditer(out)}
-    for words in record.erased_among(q for q in quotes if q):
+    for words in copies.erased_among(record, (q for q in quotes if q)):
         out = out.replace(words, "[erased]")
     return out
 

@@ -8,10 +8,9 @@ first.
 
 from __future__ import annotations
 
-import functools
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -23,7 +22,9 @@ import orjson
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
+from total_recall.record import copies
 from total_recall.record.branches import Link
+from total_recall.record.lines import unpack, unpack_raw
 from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
@@ -33,14 +34,6 @@ if TYPE_CHECKING:
 
 # The write side's modules (the indexes, hashlib, logging) are imported where they are used: the per-prompt
 # hook opens the record only to read, and their imports cost it more than its push.
-
-@functools.cache
-def _zstd() -> tuple[Any, Any]:
-    """The compressor and decompressor of source records, made on first use: opening the record for a
-    read (the per-prompt hook) never needs them, and importing zstandard costs more than the read."""
-    import zstandard
-
-    return zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor()
 
 TOMBSTONE = "[erased {at}: {reason}]"
 ERASED_KEY = "erased:"  # the start of an erased entry's key (Record.erased_key)
@@ -59,40 +52,6 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
-def pack(raws: Sequence[bytes]) -> list[bytes]:
-    """Source records as the record stores them (zstd), compressed on every core at once."""
-    if not raws:
-        return []
-    packed = _zstd()[0].multi_compress_to_buffer(list(raws), threads=-1)
-    return [packed[n].tobytes() for n in range(len(raws))]
-
-
-def unpack_raw(blob: bytes | None) -> bytes | None:
-    return None if blob is None else _zstd()[1].decompress(blob)
-
-
-# Marks of erased entries (see Record.erased_marks): a text hash, or a message's identity -> (time, reason).
-Marks = dict[Any, tuple[str, str]]
-# The trimmed text's keyed hash of an erased message -> (time, reason, its session's native id).
-Quotes = dict[bytes, tuple[str, str, str]]
-# A text this long is distinctive enough to be the same words wherever the harness holds it again (a fork's
-# copy without ids); a shorter one ("yes", "ok, go") is followed only by its message's id.
-COPY_CHARS = 40
-# An erased text this long found inside another source line of its session marks that line as holding it.
-LINE_CHARS = 16
-
-
-def quoted(text: str) -> set[str]:
-    """What a harness's own text may quote word for word, each of `LINE_CHARS` or more: the blocks it sets
-    between tags (Vibe's compaction child carries the owner's last messages over in a
-    `<previous_user_message>` each), and its lines without a list mark or quotes around them (Claude Code's
-    compaction summary lists "All user messages"). An erased message is known there by its hash."""
-    import re
-
-    blocks = re.split(r"</?[A-Za-z][\w:-]{0,60}>", text) if "<" in text else [text]
-    lines = [re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", line.strip()) for b in blocks for line in b.splitlines()]
-    found = {b.strip() for b in blocks} | {line.strip().strip('"“”`\'').strip() for line in lines}
-    return {q for q in found if len(q) >= LINE_CHARS}
 
 
 def titled(title: str | None, text: str) -> bool:
@@ -467,7 +426,7 @@ class Record:
         """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
 
         The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
-        records the same text erased (see `erased_marks`). The word-index shards that held it are merged
+        records the same text erased (see `copies.erased_marks`). The word-index shards that held it are merged
         and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after the
         commit: no page of the record, and no frame of its WAL, keeps the words.
 
@@ -487,7 +446,7 @@ class Record:
 
                 named = [entry_id for entry_id, _, erased_at in ids if erased_at is None]
                 shards: set[str] = set()
-                for entry_id, session, seq in [*self._rows_of(named), *self._copies(named)]:
+                for entry_id, session, seq in [*self._rows_of(named), *copies.copies(self, named)]:
                     shards.add(self._erase_entry(entry_id, at, reason))
                     erased.append(f"s{session}#{seq}")
                 # A session left with no entry not erased (the address named it whole, or its last ones):
@@ -514,130 +473,6 @@ class Record:
         return [(i, *self.db.execute("SELECT session, seq FROM entries WHERE id = ?", (i,)).fetchone())
                 for i in ids]
 
-    def _copies(self, ids: Sequence[int]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of the other copies of entries `ids` the record holds, not erased, within
-        the same harness:
-        - the same message (native id, kind and text) in another session: Claude Code's --resume and
-          --fork-session start a new file holding the earlier messages again;
-        - the same text of `COPY_CHARS` or more anywhere: a fork, rewind or compaction of a harness that
-          gives its messages no id of their own (Vibe, Codex rollouts) or new ones (OpenCode);
-        - the same text in another generation of the same native session (a rewritten file), as a later
-          generation is recorded (`erased_marks`);
-        - the same text in the same session where one of the two is the harness's (Codex logs each message
-          again as an event); an owner saying "yes" twice keeps the other;
-        - a harness's entry quoting the text as a block of its own (`quoted`), in any session of the
-          harness: Vibe's compaction child carries the owner's last messages over word for word."""
-        if not ids:
-            return []
-        chosen = set(ids)
-        wanted = self.db.execute(
-            "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, e.raw_id, s.harness, "
-            "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
-            "WHERE e.id IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(list(ids)).decode(),),
-        ).fetchall()
-        found: dict[int, tuple[int, int, int]] = {}
-        for harness in {w["harness"] for w in wanted}:
-            mine = [w for w in wanted if w["harness"] == harness]
-            messages = {(w["native_id"], w["kind"], w["text"]) for w in mine if w["native_id"]}
-            natives = orjson.dumps(sorted({m[0] for m in messages})).decode()
-            long = orjson.dumps(sorted({w["text"] for w in mine if len(w["text"]) >= COPY_CHARS})).decode()
-            # One pass over the entries (no index by native id or text: erase is rare, and one would cost
-            # every sync).
-            for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.native_id, e.kind, e.text FROM entries e "
-                "JOIN sessions s ON s.id = e.session WHERE s.harness = ? AND e.erased_at IS NULL "
-                "AND (e.native_id IN (SELECT value FROM json_each(?)) "
-                "OR e.text IN (SELECT value FROM json_each(?)))",
-                (harness, natives, long),
-            ):
-                if r["id"] not in chosen and ((r["native_id"], r["kind"], r["text"]) in messages
-                                              or len(r["text"]) >= COPY_CHARS):
-                    found[r["id"]] = (r["id"], r["session"], r["seq"])
-        # One read of each native session's entries (all its generations), however many entries are erased.
-        by_text: dict[tuple[str, str], dict[str, list[sqlite3.Row]]] = {}
-        for w in wanted:
-            by_text.setdefault((w["harness"], w["native_session"]), {}).setdefault(w["text"], []).append(w)
-        for (harness, native_session), said in by_text.items():
-            for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.author, e.text FROM entries e "
-                "JOIN sessions s ON s.id = e.session "
-                "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL",
-                (harness, native_session),
-            ):
-                for w in said.get(r["text"], ()):
-                    echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
-                    if r["id"] not in chosen and (r["session"] != w["session"] or echo):
-                        found[r["id"]] = (r["id"], r["session"], r["seq"])
-        for r in self._lines_holding(wanted, {f[1] for f in found.values()}):
-            if r[0] not in chosen:
-                found[r[0]] = r
-        # Last, and not as sessions whose other lines are searched: a summary quoting a message is no copy
-        # of the rest of its session.
-        for r in self._quoting(wanted):
-            if r[0] not in chosen:
-                found[r[0]] = r
-        return sorted(found.values(), key=lambda f: (f[1], f[2]))
-
-    def _quoting(self, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of the harness's own summaries and messages that quote an erased message
-        of the owner's or the agent's as a block of their own (`quoted`): in the message's own session and
-        the sessions started from it (a compaction child, a fork) for a text of `LINE_CHARS` or more; in a
-        summary of any session of the harness for one of `COPY_CHARS` or more. One pass over those
-        entries, each block looked up in a set."""
-        out: list[tuple[int, int, int]] = []
-        for harness in {w["harness"] for w in wanted}:
-            said = [(w["native_session"], w["text"].strip()) for w in wanted
-                    if w["harness"] == harness and w["author"] in ("owner", "agent")
-                    and w["kind"] == "message"
-                    and len(w["text"].strip()) >= LINE_CHARS]
-            near: dict[str, set[str]] = {}
-            for native, text in said:
-                near.setdefault(native, set()).add(text)
-            far = {text for _, text in said if len(text) >= COPY_CHARS}
-            if not near:
-                continue
-            natives = orjson.dumps(sorted(near)).decode()
-            for r in self.db.execute(
-                "SELECT e.id, e.session, e.seq, e.kind, e.text, s.native_id, s.parent_native FROM entries e "
-                "JOIN sessions s ON s.id = e.session WHERE s.harness = ? AND e.author = 'harness' "
-                "AND e.kind IN ('summary', 'message') AND e.erased_at IS NULL AND ("
-                "s.native_id IN (SELECT value FROM json_each(?)) OR s.parent_native IN (SELECT value FROM "
-                "json_each(?)) OR (e.kind = 'summary' AND ?))",
-                (harness, natives, natives, bool(far)),
-            ):
-                needles = (near.get(r["native_id"], set()) | near.get(r["parent_native"] or "", set())
-                           | (far if r["kind"] == "summary" else set()))
-                if needles and quoted(r["text"]) & needles:
-                    out.append((r["id"], r["session"], r["seq"]))
-        return out
-
-    def _lines_holding(self, wanted: Sequence[sqlite3.Row], more: set[int]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of the entries cut from another source record of the sessions involved
-        that holds one of the erased texts (of `LINE_CHARS` or more), as it is or JSON-escaped: a harness
-        writes a message again inside other lines (Codex's task_complete and exec_command_end, a compacted
-        history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`)."""
-        needles = [n for w in wanted if len(w["text"]) >= LINE_CHARS
-                   for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1])]
-        if not needles:
-            return []
-        out: list[tuple[int, int, int]] = []
-        sessions = sorted({w["session"] for w in wanted} | more)
-        # Their own lines are not others': a sibling cut from the same line (the tool call beside an erased
-        # text block) loses the line, as it always did, but keeps its own words.
-        lines: dict[int, bool] = {w["raw_id"]: False for w in wanted if w["raw_id"] is not None}
-        for r in self.db.execute(
-            "SELECT e.id, e.session, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
-            "WHERE e.session IN (SELECT value FROM json_each(?)) AND e.erased_at IS NULL",
-            (orjson.dumps(sessions).decode(),),
-        ):
-            if r["raw_id"] not in lines:
-                line = _zstd()[1].decompress(r["raw"])
-                lines[r["raw_id"]] = any(n in line for n in needles)
-            if lines[r["raw_id"]]:
-                out.append((r["id"], r["session"], r["seq"]))
-        return out
-
     def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
         """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
         row = self.db.execute(
@@ -650,7 +485,7 @@ class Record:
         ).fetchone()
         # The source record too: a later reader may cut other text from the same line (an unwrapped tool
         # output, a fixed parse), and the line must still be known as holding erased words.
-        line_hash = None if line is None else self.keyed_hash(_zstd()[1].decompress(line[0]))
+        line_hash = None if line is None else self.keyed_hash(unpack(line[0]))
         self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
         self.db.execute(
             "INSERT INTO erased_texts(entry, source, generation, hash, line_hash, quote_hash) "
@@ -680,61 +515,6 @@ class Record:
             (row["session"], row["seq"], at),
         )
         return shard
-
-    def erased_marks(self, source_id: int, generation: int, harness: str
-                     ) -> tuple[Marks, Marks, Marks, Marks, Quotes]:
-        """What identifies the entries erased in generations of a source before `generation`, each with
-        the (time, reason) of its erasure: the keyed hashes of their texts; (session's native id, native
-        id, kind) of those that carry a native id of their own (a message's uuid), which names the same
-        message again even when a rewrite edited its words (its key may hash them); and the keyed hashes
-        of the source records they were cut from, which name the line whatever a reader makes of it.
-        Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
-        message, which a resumed or forked session's new file holds again, and the keyed hash of each
-        erased text, for a copy without an id of its own (see `_copies`). Fifth, the keyed hash of each
-        erased message of the owner's or the agent's, trimmed, with the native id of its session: a
-        harness summary or message quoting it is erased too (`_quoting`'s rule)."""
-        by_quote: Quotes = {}
-        by_text: Marks = {}
-        by_id: Marks = {}
-        by_line: Marks = {}
-        by_copy: Marks = {}
-        rows = self.db.execute(
-            "SELECT t.hash, t.line_hash, x.at, x.reason, s.native_id, e.native_id, e.kind, t.source, "
-            "t.generation, t.quote_hash, e.author FROM erased_texts t JOIN erasures x ON x.entry = t.entry "
-            "JOIN entries e ON e.id = t.entry JOIN sessions s ON s.id = e.session "
-            "WHERE s.harness = ? ORDER BY x.id",
-            (harness,),
-        )
-        for digest, line, at, reason, session, native, kind, source, erased_in, quote, author in rows:
-            if native is not None:
-                by_copy[(native, kind, bytes(digest))] = (at, reason)
-            by_copy[bytes(digest)] = (at, reason)  # counted for a text of COPY_CHARS or more (`scan`)
-            if quote is not None and kind == "message" and author in ("owner", "agent"):
-                by_quote[bytes(quote)] = (at, reason, session)
-            if source != source_id or erased_in >= generation:
-                continue
-            by_text[bytes(digest)] = (at, reason)
-            if native is not None:
-                by_id[(session, native, kind)] = (at, reason)
-            if line is not None:
-                by_line[bytes(line)] = (at, reason)
-        return by_text, by_id, by_line, by_copy, by_quote
-
-    def erased_among(self, texts: Iterable[str]) -> set[str]:
-        """Those of `texts` that are the whole text of an erased entry (matched by keyed hash: the record
-        keeps no erased words to compare with)."""
-        by_hash = {self.text_hash(t): t for t in texts}
-        if not by_hash:
-            return set()
-        found: set[str] = set()
-        hashes = list(by_hash)
-        for i in range(0, len(hashes), 500):  # under SQLite's bound on parameters
-            part = hashes[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for r in self.db.execute(f"SELECT hash, quote_hash FROM erased_texts WHERE hash IN ({marks}) "
-                                     f"OR quote_hash IN ({marks})", [*part, *part]):
-                found |= {by_hash[h] for h in (bytes(r[0]), r[1] and bytes(r[1])) if h in by_hash}
-        return found
 
     def holds_erased(self, session: int, first: int, last: int) -> bool:
         """Whether any entry of session `session` from `first` to `last` is erased."""

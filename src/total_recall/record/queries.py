@@ -18,7 +18,8 @@ from total_recall.indexes import entry_facts, strings, vectors, words
 from total_recall.indexes.entry_facts import Conditions, Fact, Scored
 from total_recall.indexes.words import Shard
 from total_recall.model import SpanTag
-from total_recall.record.database import Record, unpack_raw
+from total_recall.record.database import Record
+from total_recall.record.lines import unpack_raw
 
 # Entry times a reader could not make sense of ("[trimmed for fixture]") are not times.
 _ISO_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"

@@ -19,17 +19,9 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.database import (
-    COPY_CHARS,
-    ERASED_KEY,
-    TOMBSTONE,
-    Marks,
-    Quotes,
-    Record,
-    pack,
-    quoted,
-    titled,
-)
+from total_recall.record.copies import COPY_CHARS, Marks, Quotes, erased_marks, quoted
+from total_recall.record.database import ERASED_KEY, TOMBSTONE, Record, titled
+from total_recall.record.lines import pack
 from total_recall.record.locks import held
 from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 
@@ -77,7 +69,7 @@ class _Batch:
     next_entry: int = 0
     last_raw: int = -1
     last_raw_id: int = 0
-    # Erased in an earlier generation (Record.erased_marks): by text, by message, by line, copies of
+    # Erased in an earlier generation (copies.erased_marks): by text, by message, by line, copies of
     # erased messages from any source of the harness, and their quotes; None until the first chunk.
     marks: tuple[Marks, Marks, Marks, Marks, Quotes] | None = None
     parents: dict[str, str | None] = field(default_factory=dict)  # native session -> its parent's
@@ -97,9 +89,9 @@ class _Batch:
         source record (keyed hash of the line: every entry of a line that held erased words); and the
         erased messages of any session of the harness copied here (the same native id, kind and text: a
         resumed or forked session's file; or, without an id, the same text of COPY_CHARS or more; or a harness
-        entry quoting one as a block of its own, as `Record._copies` finds them)."""
+        entry quoting one as a block of its own, as `copies.copies` finds them)."""
         if self.marks is None:
-            self.marks = self.record.erased_marks(self.source_id, self.generation, self.harness)
+            self.marks = erased_marks(self.record, self.source_id, self.generation, self.harness)
         self.matched, self.matched_raws = {}, set()
         by_text, by_id, by_line, by_copy, by_quote = self.marks
         if not by_text and not by_copy:
@@ -123,7 +115,7 @@ class _Batch:
 
     def _quoting(self, item: EntryDraft, by_quote: Quotes) -> tuple[str, str] | None:
         """The erasure of a message the harness's summary or message `item` quotes as a block of its own,
-        by `Record._quoting`'s rule: a quote of `LINE_CHARS` or more in the message's own session or one
+        by `copies._quoting`'s rule: a quote of `LINE_CHARS` or more in the message's own session or one
         started from it, of `COPY_CHARS` or more in a summary of any session."""
         if item.author != "harness" or item.kind not in ("summary", "message"):
             return None
