@@ -426,9 +426,9 @@ class Record:
         """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
 
         The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
-        records the same text erased (see `copies.erased_marks`). The word-index shards that held it are merged
-        and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after the
-        commit: no page of the record, and no frame of its WAL, keeps the words.
+        records the same text erased (see `copies.erased_marks`). The word-index shards that held it are
+        merged and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after
+        the commit: no page of the record, and no frame of its WAL, keeps the words.
 
         Raises:
             AddressError: the address names nothing.
