@@ -326,13 +326,19 @@ def test_erasing_a_whole_sub_agent_session_takes_the_title_its_sidecar_gave(
     assert all("zqtaskdesc01" not in json.dumps(s) for s in listed())
 
 
+def _started_sub_agent(claude: ClaudeSession, tmp_path: Path, word: str) -> str:
+    """Sync a sub-agent titled "<word> research" by the call that started it; returns the call's address."""
+    claude.tool(f"{word} research: dig through the audit logs", "started")
+    _sub_agent(claude, tmp_path, f"{word} research")
+    run("sync")
+    [call] = [e["address"] for e in entries("s1") if word in e["text"] and e["kind"] == "tool_call"]
+    return str(call)
+
+
 def test_erasing_the_call_that_started_a_sub_agent_takes_the_description_it_gave(
     claude: ClaudeSession, tmp_path: Path
 ) -> None:
-    claude.tool("zqtaskdesc02 research: dig through the audit logs", "started")
-    _sub_agent(claude, tmp_path, "zqtaskdesc02 research")
-    run("sync")
-    [call] = [e["address"] for e in entries("s1") if "zqtaskdesc02" in e["text"] and e["kind"] == "tool_call"]
+    call = _started_sub_agent(claude, tmp_path, "zqtaskdesc02")
     assert any(s["title"] == "zqtaskdesc02 research" for s in listed())
     run("erase", call, "--reason", "private")
     assert all("zqtaskdesc02" not in json.dumps(s) for s in listed())
@@ -342,10 +348,7 @@ def test_erasing_the_call_that_started_a_sub_agent_takes_the_description_it_gave
 def test_quarantining_the_call_that_started_a_sub_agent_withholds_the_title_it_gave_until_released(
     claude: ClaudeSession, tmp_path: Path
 ) -> None:
-    claude.tool("zqtaskdesc04 research: dig through the audit logs", "started")
-    _sub_agent(claude, tmp_path, "zqtaskdesc04 research")
-    run("sync")
-    [call] = [e["address"] for e in entries("s1") if "zqtaskdesc04" in e["text"] and e["kind"] == "tool_call"]
+    call = _started_sub_agent(claude, tmp_path, "zqtaskdesc04")
     run("quarantine", call, "--reason", "private")
     assert all(s["title"] != "zqtaskdesc04 research" for s in listed())
     run("quarantine", call, "--undo")

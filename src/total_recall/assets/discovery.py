@@ -373,13 +373,8 @@ def _markdown(found: Found, path: Path, kind: AssetKind, scope: str | None, *, n
 def _toml_agent(found: Found, path: Path, scope: str | None) -> None:
     """A custom agent in its own TOML file: Codex's `name`, `description`, `developer_instructions`;
     Vibe's `display_name` and `description` (its name is the file's)."""
-    text = _read(found, path)
-    if text is None:
-        return
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found.warnings.append(f"{path}: malformed {path.name} (not TOML: {exc}); skipped")
+    data = _toml_file(found, path, f"malformed {path.name} (not TOML: {{}}); skipped")
+    if data is None:
         return
     name = data.get("name") if isinstance(data.get("name"), str) else None
     body = next((v for k in ("developer_instructions", "instructions", "prompt")
@@ -463,16 +458,24 @@ def _opencode(found: Found, path: Path, scope: str | None) -> None:
         _server(found, path, str(name), spec, scope)
 
 
+def _toml_file(found: Found, path: Path, warning: str) -> dict[str, Any] | None:
+    """A TOML file's table; None, and a warning naming the path (`warning`, the parse error in its {}),
+    when it is not TOML."""
+    text = _read(found, path)
+    if text is None:
+        return None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found.warnings.append(f"{path}: " + warning.format(exc))
+        return None
+
+
 def _toml_servers(found: Found, path: Path, scope: str | None) -> None:
     if not path.is_file():
         return
-    text = _read(found, path)
-    if text is None:
-        return
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found.warnings.append(f"{path}: not TOML ({exc}); its MCP servers skipped")
+    data = _toml_file(found, path, "not TOML ({}); its MCP servers skipped")
+    if data is None:
         return
     servers = data.get("mcp_servers")
     if isinstance(servers, dict):  # Codex: [mcp_servers.<name>]
