@@ -655,8 +655,8 @@ END;
 
 
 # A copy of an erased text may now be recorded erased in any source of the harness, though it carries no
-# id of its own (a fork of a Vibe or Codex session, an OpenCode fork's new ids; `copies.copies` in record/copies.py): the
-# tombstone must still match an erasure's own time and reason.
+# id of its own (a fork of a Vibe or Codex session, an OpenCode fork's new ids; `copies.copies` in
+# record/copies.py): the tombstone must still match an erasure's own time and reason.
 M023_ERASED_TEXT_COPIES = """
 DROP TRIGGER entries_born_erased_only_by_an_erasure;
 CREATE TRIGGER entries_born_erased_only_by_an_erasure BEFORE INSERT ON entries
