@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import total_recall.readers.base as base
-from tests.conftest import REPO
+from tests.conftest import REPO, SESSIONS
 from tests.readers.helpers import read_all
 from total_recall.model import ReadWarning
 from total_recall.readers import Checkpoint, Cursor, Line, Source
@@ -168,3 +168,53 @@ def test_an_openclaw_node_id_reused_with_other_text_keeps_both_entries_apart(tmp
     assert [e.text for e in got.entries] == ["one", "one", "two"]
     keys = [e.key for e in got.entries]
     assert keys[0] == keys[1] == "a1b2c3d4" and keys[2].startswith("a1b2c3d4~")
+
+
+# A real pi session (badlogic/pi-mono, MIT; tests/fixtures/sessions/SOURCES.md) whose sixth line holds two
+# records: the agent's "Done." lacked its newline when pi stopped, and the owner's "ok" was appended to it
+# 28 minutes later.
+RESUMED = next((SESSIONS / "openclaw" / "pi_real").glob("2025-12-17T*.jsonl"))
+
+
+def test_two_records_on_one_line_are_both_read_and_numbered_as_a_read_resumed_between_them_numbers_them(
+    tmp_path: Path,
+) -> None:
+    body = RESUMED.read_bytes()
+    whole = read_all(OpenClawReader(), Source("openclaw", str(RESUMED), RESUMED))
+    owner = [(e.line, e.text) for e in whole.entries if e.author == "owner"]
+    assert owner == [(7, "ok"), (9, "write a little poem instead,")]
+    assert [(w.line, w.why.split(" (")[0]) for w in whole.warnings] == [(6, "2 JSON records on one line")]
+    # The same file met by a sync while pi was away: the first record without its newline, then the rest.
+    split = body.index(b'}{"type":"message"') + 1
+    path = tmp_path / RESUMED.name
+    path.write_bytes(body[:split])
+    first = read_all(OpenClawReader(), Source("openclaw", str(path), path))
+    assert first.cursor is not None and first.cursor.offset == split
+    path.write_bytes(body)
+    rest = read_all(OpenClawReader(), Source("openclaw", str(path), path), first.cursor)
+    assert rest.warnings == []
+    seen = [(e.key, e.line, e.text) for e in first.entries + rest.entries]
+    assert seen == [(e.key, e.line, e.text) for e in whole.entries]
+
+
+def test_a_last_line_whose_second_record_is_still_being_written_is_left_for_the_next_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "projects" / "-w" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(user_line("u1", "first") + user_line("u2", "sec")[:40])
+    lines, warnings, cursor = items(path, LINE_LIMIT)
+    assert (lines, warnings, cursor.offset) == ([], [], 0)
+    path.write_bytes(user_line("u1", "first") + user_line("u2", "second") + b"\n")
+    assert sync_claude(tmp_path)[0] == 2
+    assert recorded_texts(tmp_path) == ["first", "second"]
+
+
+def test_what_follows_the_records_of_a_line_is_warned_and_the_records_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(user_line("u1", "one") + b" " + user_line("u2", "two") + b"garbage\n"
+                     + user_line("u3", "x") + b"\n")
+    lines, warnings, _ = items(path, LINE_LIMIT)
+    assert [ln.number for ln in lines] == [1, 2, 3]
+    assert [(w.line, w.why.split(" (")[0]) for w in warnings] == [
+        (1, "2 JSON records on one line"), (2, "not JSON after its 2 records")]

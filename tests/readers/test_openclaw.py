@@ -19,6 +19,8 @@ EXCERPT = OPENCLAW / "agents" / "main" / "sessions" / "8555a0a4-0b79-459d-939c-e
 PI = next((OPENCLAW / "pi_recorded_0.87.1" / "sessions").rglob("*.jsonl"))
 COMPACTION = OPENCLAW / "synthetic_pi_v3_compaction.jsonl"
 DRIFT = OPENCLAW / "synthetic_schema_drift_compact.jsonl"
+# Real pi sessions (badlogic/pi-mono, MIT; SOURCES.md): no `session_info`, no store beside them.
+PI_RESUMED, PI_REAL = sorted((OPENCLAW / "pi_real").glob("*.jsonl"), reverse=True)
 JARVIS = JARVIS_FIXTURES / "openclaw-session-synthetic.jsonl"
 JARVIS_INDEX = JARVIS_FIXTURES / "openclaw-sessions-index-synthetic.json"
 ALL = (EXCERPT, PI, COMPACTION, DRIFT, JARVIS)
@@ -50,7 +52,8 @@ def cursor_after(path: Path, lines: int) -> Cursor:
 
 
 def test_sources_are_every_jsonl_and_archived_transcript_but_never_sessions_json(tmp_path: Path) -> None:
-    assert {s.path for s in OpenClawReader().sources(OPENCLAW)} == {EXCERPT, PI, COMPACTION, DRIFT}
+    found = {s.path for s in OpenClawReader().sources(OPENCLAW)}
+    assert found == {EXCERPT, PI, COMPACTION, DRIFT, PI_REAL, PI_RESUMED}
     folder = tmp_path / "agents" / "main" / "sessions"
     folder.mkdir(parents=True)
     for name in ("a.jsonl", "a.jsonl.deleted.1772972135581", "b.jsonl.reset.2026-03-08T12:00:00.000Z"):
@@ -332,7 +335,9 @@ def test_pi_v1_files_read_in_order_with_line_keys_and_branched_from_as_a_fork(tm
         "2024-12-03T14:00:02.345Z",
         None,
     ]
-    assert got.entries[2].group == got.entries[3].group is None
+    # v1 has no node ids: the owner's `!` command and its output are tied by their line's key.
+    assert got.entries[2].group == got.entries[3].group == "L4"
+    assert draft.title == "Hello"  # no `session_info`, no store: the first prompt's words, as pi's /resume
 
 
 def test_a_file_without_a_header_takes_its_session_id_from_the_file_name(tmp_path: Path) -> None:
@@ -358,3 +363,75 @@ def test_an_archived_copy_reads_as_the_same_session_with_the_same_keys(tmp_path:
     old = read_all(OpenClawReader(), source(archived))
     assert list(old.sessions) == list(live.sessions)
     assert [e.key for e in old.entries] == [e.key for e in live.entries]
+
+
+
+def test_a_pi_session_nothing_names_is_titled_by_its_first_prompt_as_pi_lists_it() -> None:
+    got = read_all(OpenClawReader(), source(PI_REAL))
+    title = got.sessions["ffae836b-9420-4060-ac13-7745215f90ff"].title
+    assert title is not None and title.endswith("…") and len(title) <= 80
+    first = next(e.text for e in got.entries if e.author == "owner" and e.kind == "message")
+    assert first.startswith(title[:-1])
+
+
+def test_a_session_info_name_then_the_store_label_outrank_the_first_prompt_on_later_reads(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s1.jsonl"
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    user = {"type": "message", "id": "n1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "sort the invoices\nplease"}]}}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(user) + "\n")
+    first = read_all(OpenClawReader(), source(path))
+    assert first.sessions["s1"].title == "sort the invoices"
+    named = {"type": "session_info", "id": "n2", "parentId": "n1", "timestamp": "2026-01-01T00:00:02Z",
+             "name": "Invoices"}
+    again = {**user, "id": "n3", "parentId": "n2"}
+    with path.open("a") as fh:
+        fh.write(json.dumps(named) + "\n" + json.dumps(again) + "\n")
+    second = read_all(OpenClawReader(), source(path), first.cursor)
+    assert second.sessions["s1"].title == "Invoices"
+    (tmp_path / "sessions.json").write_text(json.dumps({"agent:main": {"sessionId": "s1", "label": "Books"}}))
+    with path.open("a") as fh:
+        fh.write(json.dumps({**user, "id": "n4", "parentId": "n3"}) + "\n")
+    assert second.cursor is not None
+    assert read_all(OpenClawReader(), source(path), second.cursor).sessions["s1"].title == "Books"
+
+
+def test_a_read_resumed_from_a_cursor_saved_before_titles_titles_the_session_once(tmp_path: Path) -> None:
+    path = tmp_path / PI_REAL.name
+    shutil.copy(PI_REAL, path)
+    whole = read_all(OpenClawReader(), source(path))
+    assert whole.cursor is not None
+    old = Cursor(whole.cursor.offset, whole.cursor.line, whole.cursor.check)  # an earlier version's: no state
+    resumed = read_all(OpenClawReader(), source(path), old)
+    assert resumed.sessions["ffae836b-9420-4060-ac13-7745215f90ff"].title == whole.sessions[
+        "ffae836b-9420-4060-ac13-7745215f90ff"].title
+    assert resumed.cursor is not None and resumed.cursor.state == {"title_rank": 0}
+    later = read_all(OpenClawReader(), source(path), resumed.cursor)
+    assert later.sessions["ffae836b-9420-4060-ac13-7745215f90ff"].title is None  # nothing new to say
+
+
+def test_an_owner_command_says_it_failed_was_cut_short_and_where_pi_kept_the_rest() -> None:
+    got = read_all(OpenClawReader(), source(PI_REAL))
+    results = [e for e in got.entries if e.tool == "bash" and e.kind == "tool_result"]
+    assert not results[0].text.startswith("Exit code") and "[output truncated" not in results[0].text
+    assert results[1].text.endswith(
+        "\n[output truncated; the whole of it at "
+        "/var/folders/49/l4171l3n219_xwq30fmyzr8w0000gn/T/pi-bash-a4cd2460b5b4e0be.log]")
+    compaction = next(e for e in got.entries if e.kind == "compaction")
+    assert compaction.text == "compaction: tokensBefore=175004, firstKeptEntryIndex=293"
+
+
+def test_an_owner_command_that_failed_or_was_cancelled_says_so_first(tmp_path: Path) -> None:
+    path = tmp_path / "v1.jsonl"
+    rows = [{"type": "session", "id": "v1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"},
+            {"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+             "message": {"role": "bashExecution", "command": "make test", "output": "1 failed",
+                         "exitCode": 2, "cancelled": False, "truncated": False}},
+            {"type": "message", "timestamp": "2026-01-01T00:00:02Z",
+             "message": {"role": "bashExecution", "command": "sleep 99", "output": "",
+                         "exitCode": None, "cancelled": True, "truncated": False}}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    texts = [e.text for e in read_all(OpenClawReader(), source(path)).entries if e.kind == "tool_result"]
+    assert texts == ["Exit code: 2\n1 failed", "Cancelled"]

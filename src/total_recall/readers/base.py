@@ -263,7 +263,9 @@ def iter_jsonl(
                         if len(raw) > limit:
                             yield _too_long(name, line_no, len(raw), limit)
                         else:
-                            yield from _parse_line(name, line_no, raw, bom=bom)
+                            items = _parse_line(name, line_no, raw, bom=bom)
+                            line_no = _last_number(items, line_no)
+                            yield from items
                         bom = False
                     parts, skipping = [], False
                     consumed = pending + end
@@ -295,8 +297,12 @@ def iter_jsonl(
         yield ReadWarning(name, why + "; it will be skipped", line_no + 1)
     elif parts:
         items = _parse_line(name, line_no + 1, b"".join(parts), bom=offset == 0)
-        if any(isinstance(item, Line) for item in items):  # else a write in progress: left for later
-            line_no += 1
+        # Taken only when all of it parses; else a write in progress (maybe after a record that lacked its
+        # newline): left for later.
+        if any(isinstance(item, Line) for item in items) and not any(
+            isinstance(item, ReadWarning) and item.why.startswith(_NOT_JSON) for item in items
+        ):
+            line_no = _last_number(items, line_no + 1)
             offset += pending
             tail = recent
             yield from items
@@ -354,11 +360,51 @@ def _parse_line(name: str, line_no: int, raw: bytes, *, bom: bool = False) -> li
     try:
         obj, repaired = loads_lenient(raw)
     except ValueError as exc:
-        return [ReadWarning(name, f"not JSON ({exc})", line_no)]
+        return _records(name, line_no, raw) or [ReadWarning(name, f"{_NOT_JSON} ({exc})", line_no)]
     if not isinstance(obj, dict):
         return [ReadWarning(name, f"not a JSON object (a {type(obj).__name__})", line_no)]
     line = Line(line_no, raw, obj)
     return [line] if repaired is None else [ReadWarning(name, repaired + "; line kept", line_no), line]
+
+
+def _records(name: str, line_no: int, raw: bytes) -> list[Line | ReadWarning]:
+    """A line holding several JSON objects one after another: a record appended to a file whose last record
+    had no newline (a harness killed, then resumed). Each object is a Line of its own, numbered on from
+    `line_no` as a read resumed between them numbers them (so keys agree however the file was read); what
+    follows the last object that parses is warned about. [] when the line does not start with two objects.
+    """
+    text = raw.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    spans: list[tuple[int, int]] = []
+    at = 0
+    while at < len(text):
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            break
+        spans.append((at, end))
+        at = end
+        while at < len(text) and text[at] in " \t":
+            at += 1
+    if len(spans) < 2 or not all(text[a] == "{" for a, _ in spans):
+        return []
+    out: list[Line | ReadWarning] = [ReadWarning(
+        name, f"{len(spans)} JSON records on one line (one had no newline); read as lines {line_no}–"
+        f"{line_no + len(spans) - 1}, the lines after it numbered on from there", line_no)]
+    for n, (a, b) in enumerate(spans):
+        out += _parse_line(name, line_no + n, text[a:b].encode())
+    if at < len(text):
+        out.append(ReadWarning(name, f"{_NOT_JSON} after its {len(spans)} records (from character {at})",
+                               line_no + len(spans) - 1))
+    return out
+
+
+def _last_number(items: list[Line | ReadWarning], line_no: int) -> int:
+    """The line number the read has reached after `items` (one line may have held several records)."""
+    return max([line_no, *(item.number for item in items if isinstance(item, Line))])
+
+
+_NOT_JSON = "not JSON"
 
 
 def _too_long(name: str, line_no: int, size: int, limit: int) -> ReadWarning:
@@ -524,6 +570,25 @@ def join_blocks(content: Any, render: Callable[[dict[str, Any]], str]) -> str:
         block if isinstance(block, str) else render(block) if isinstance(block, dict) else json_text(block)
         for block in content
     )
+
+
+# A title taken from a prompt's words is cut to about this many characters.
+TITLE_CHARS = 80
+
+
+def title_line(text: str, skip: Callable[[str], bool] | None = None) -> str | None:
+    """A session's title from a prompt: its first line of words (quoted lines, image and document placeholders
+    and lines `skip` names passed over), cut to about TITLE_CHARS characters at a word boundary."""
+    for raw in text.splitlines():
+        line = raw.strip()  # not re-spaced: erase finds a title taken from the words it erases by substring
+        if not line or line.startswith((">", "[image:", "[document:")) or (skip is not None and skip(line)):
+            continue
+        if len(line) <= TITLE_CHARS:
+            return line
+        cut = line[: TITLE_CHARS - 1]
+        space = cut.rfind(" ")
+        return (cut[:space] if space >= TITLE_CHARS // 2 else cut).rstrip(" ,;:-") + "…"
+    return None
 
 
 def epoch_iso(value: Any, unit: Literal["auto", "ms"] = "auto") -> str | None:

@@ -30,6 +30,7 @@ from total_recall.readers.base import (
     join_blocks,
     json_text,
     stat_fingerprint,
+    title_line,
     tool_output,
 )
 
@@ -74,8 +75,6 @@ _LABEL_FIELD = {
     "relocated": "relocatedCwd",
 }
 _META_CAP = 2000
-# A session no summary or title record names takes the first words of its first prompt, as Codex sessions do.
-_TITLE_MAX = 80
 # Blocks a harness or a slash command wraps in a hyphenated or underscored tag (<system-reminder>,
 # <command-name>, <bash-input>, <ide_selection>): never the prose a title is made of. HTML has no such tags.
 _TAGGED = re.compile(r"<([A-Za-z]+[-_][\w-]*)>.*?</\1>", re.S)
@@ -515,21 +514,13 @@ def _label(obj: dict[str, Any]) -> str:
 
 def _first_words(text: str) -> str | None:
     """The first line of prose of a prompt (wrapped blocks, code fences and quoted lines passed over), cut to
-    about _TITLE_MAX characters at a word boundary."""
+    about TITLE_CHARS characters at a word boundary."""
     # A request typed after a slash command is prose too (as record/spans.py reads it); its wrappers are not.
-    text = _COMMAND_ARGS.sub(lambda m: m.group(1) if len(m.group(1).split()) >= ARGS_PROSE_WORDS else "",
-                             text)
-    prose = _FENCED.sub("", _TAGGED.sub("", text))
-    for raw in prose.splitlines():
-        line = raw.strip()  # not re-spaced: erase finds a title taken from the words it erases by substring
-        if not line or line.startswith((">", "[image:", "[document:")) or line in _HARNESS_EXACT:
-            continue
-        if len(line) <= _TITLE_MAX:
-            return line
-        cut = line[: _TITLE_MAX - 1]
-        space = cut.rfind(" ")
-        return (cut[:space] if space >= _TITLE_MAX // 2 else cut).rstrip(" ,;:-") + "…"
-    return None
+    # What a wrapper is cut from ends a line there: a title must stand word for word in the prompt, or erasing
+    # the prompt could not tell the title was taken from it (`record.database.titled`).
+    text = _COMMAND_ARGS.sub(
+        lambda m: "\n" + m.group(1) + "\n" if len(m.group(1).split()) >= ARGS_PROSE_WORDS else "\n", text)
+    return title_line(_FENCED.sub("", _TAGGED.sub("\n", text)), _HARNESS_EXACT.__contains__)
 
 
 def _speaker(text: str, is_meta: bool, speaker: Author) -> Author:

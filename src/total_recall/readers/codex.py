@@ -34,6 +34,7 @@ from total_recall.readers.base import (
     iter_jsonl,
     json_text,
     loads_lenient,
+    title_line,
     tool_output,
 )
 
@@ -54,7 +55,6 @@ _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
 _STATE_VERSION = 1
 _MAX_SLOTS = 64
 _MAX_WAIT = 8  # lines an event copy waits for its response-item twin
-_TITLE_MAX = 80
 
 
 class CodexReader(JsonlReader):
@@ -338,7 +338,7 @@ class _Rollout:
             self._conversational("agent", "message", text, [("a", "\n".join(texts))], nid)
         elif role == "user" and not _is_context(texts, p):
             self._conversational(self._asker(), "message", text, [("u", "\n".join(texts))], nid,
-                                 title=_title_of("\n".join(texts)))
+                                 title=title_line("\n".join(texts)))
         elif role == "system":
             self._add("system", "message", text, native_id=nid)
         else:  # developer, injected user context, tool-role lines of flattened exports
@@ -375,7 +375,7 @@ class _Rollout:
             if cat == "u" and _is_context([text], {}):
                 author = "harness"
             entry = self._add(author, "message" if cat in ("u", "a") else "thinking", text)
-            title = _title_of(text) if cat == "u" and author != "harness" else None
+            title = title_line(text) if cat == "u" and author != "harness" else None
             if text.strip():
                 self._remember(_Slot(cat, "e", _digest(text), self._line.number, entry, title))
             else:
@@ -559,14 +559,6 @@ def _detail(d: dict[str, Any]) -> str | None:
         return " ".join(d["command"])
     text = "\n".join(_texts(d.get("content")))
     return text or None
-
-
-def _title_of(text: str) -> str | None:
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line if len(line) <= _TITLE_MAX else line[: _TITLE_MAX - 1] + "…"
-    return None
 
 
 def _digest(text: str) -> str:

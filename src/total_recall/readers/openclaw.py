@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from total_recall.errors import SourceError
 from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
+    Checkpoint,
     Cursor,
     Item,
     JsonlReader,
@@ -31,10 +33,12 @@ from total_recall.readers.base import (
     distinct_key,
     epoch_iso,
     first_lines,
+    iter_jsonl,
     join_blocks,
     json_text,
     loads_lenient,
     stat_fingerprint,
+    title_line,
     tool_output,
 )
 
@@ -48,10 +52,15 @@ _ENVELOPE = ("type", "id", "parentId", "timestamp")
 TRANSCRIPT_ONLY_MODELS = ("gateway-injected", "delivery-mirror")
 
 
+# Title sources, ranked: the store's label (given by begin() on every read) beats a `session_info` name (pi's
+# `/name`) beats the first line of the owner's first message (what pi's own `/resume` list shows).
+_FIRST_WORDS, _NAMED, _STORE = 0, 1, 2
+
+
 @dataclass(slots=True)
 class _Session:
     native_id: str
-    store_title: bool = False
+    title_rank: int = -1  # the best title source met so far, this read or an earlier one (Cursor.state)
     keys: dict[str, str] = field(default_factory=dict)  # node ids seen in this read (distinct_key)
 
 
@@ -83,7 +92,10 @@ class OpenClawReader(JsonlReader):
 
     def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
         try:
-            yield from super().read(source, cursor)
+            for item in super().read(source, cursor):
+                if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
+                    item = Checkpoint(replace(item.cursor, state={"title_rank": session.title_rank}))
+                yield item
         finally:
             self._open.pop(source.key, None)
 
@@ -113,7 +125,12 @@ class OpenClawReader(JsonlReader):
                 draft.parent_native = _str(spawned.get("sessionId")) if isinstance(spawned, dict) else None
                 draft.relation = "subagent" if draft.parent_native else draft.relation
         draft.meta = meta or None
-        self._open[source.key] = _Session(native, store_title=draft.title is not None)
+        rank = cursor.state.get("title_rank")
+        if draft.title is not None:
+            rank = _STORE
+        elif not isinstance(rank, int):
+            rank, draft.title = _titled_before(source.path, cursor) if cursor.offset else (-1, None)
+        self._open[source.key] = _Session(native, rank)
         yield draft
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -124,10 +141,10 @@ class OpenClawReader(JsonlReader):
         kind = obj.get("type")
         if kind == "session":
             return  # the header: begin() already turned it into the session draft
-        if kind == "session_info" and not session.store_title:
-            # The store's label wins (begin() gives it on every read, so resumed reads agree).
+        if kind == "session_info" and session.title_rank <= _NAMED:
             name = _str(obj.get("name"))
             if name is not None:
+                session.title_rank = _NAMED
                 yield SessionDraft(session.native_id, title=name)
         node = _str(obj.get("id"))
         if kind == "message" or (kind is None and "role" in obj):
@@ -135,10 +152,16 @@ class OpenClawReader(JsonlReader):
             if not isinstance(message, dict):
                 yield ReadWarning(str(source.path), "`message` is not a JSON object", line.number)
                 return
-            pieces = _message_pieces(message, node)
+            base = distinct_key(session.keys, node, line.raw) if node else f"L{line.number}"
+            pieces = _message_pieces(message, node or base)
+            if session.title_rank < _FIRST_WORDS and message.get("role") == "user":
+                title = title_line(pieces[0][2])
+                if title is not None:
+                    session.title_rank = _FIRST_WORDS
+                    yield SessionDraft(session.native_id, title=title)
         else:
+            base = distinct_key(session.keys, node, line.raw) if node else f"L{line.number}"
             pieces = _entry_pieces(obj)
-        base = distinct_key(session.keys, node, line.raw) if node else f"L{line.number}"
         parent = _str(obj.get("parentId"))
         stamp = _timestamp(obj.get("timestamp"))
         if stamp is None and isinstance(obj.get("message"), dict):
@@ -159,8 +182,9 @@ class OpenClawReader(JsonlReader):
             )
 
 
-def _message_pieces(msg: dict[str, Any], node: str | None) -> list[_Piece]:
-    """The entries of one pi `AgentMessage`, in block order."""
+def _message_pieces(msg: dict[str, Any], group: str) -> list[_Piece]:
+    """The entries of one pi `AgentMessage`, in block order (`group`: its node id, or its line's key in a v1
+    file, which ties a `!` command to its output)."""
     role = msg.get("role")
     if role == "user":
         return [("owner", "message", _blocks_text(msg.get("content")), {})]
@@ -172,11 +196,10 @@ def _message_pieces(msg: dict[str, Any], node: str | None) -> list[_Piece]:
     if role == "bashExecution":
         # A command the human ran with `!`: their words, then its output.
         out = msg.get("output")
-        shown = tool_output(out) if isinstance(out, str) else json_text(out or "")
-        extra = {"tool": "bash", "group": node}
+        extra = {"tool": "bash", "group": group}
         return [
             ("owner", "tool_call", _str(msg.get("command")) or "", extra),
-            ("tool", "tool_result", shown, extra),
+            ("tool", "tool_result", _bash_output(msg, out), extra),
         ]
     if role == "system":
         text = _blocks_text(msg.get("content"))
@@ -230,6 +253,44 @@ def _assistant_pieces(msg: dict[str, Any]) -> list[_Piece]:
     return out or [(speaker, "message", "", {})]
 
 
+def _bash_output(msg: dict[str, Any], out: Any) -> str:
+    """What a `!` command printed, saying as the other readers do when it failed (a first line
+    `Exit code: N`), was cancelled, or was cut short (pi keeps the whole output in a file: its path is an
+    exact string)."""
+    text = tool_output(out) if isinstance(out, str) else json_text(out or "")
+    code = msg.get("exitCode")
+    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    lines = [f"Exit code: {code}"] if failed else []
+    lines += ["Cancelled"] if msg.get("cancelled") is True else []
+    lines += [text] if text else []
+    if msg.get("truncated") is True:
+        path = _str(msg.get("fullOutputPath"))
+        lines.append(f"[output truncated; the whole of it at {path}]" if path else "[output truncated]")
+    return "\n".join(lines)
+
+
+def _titled_before(path: Path, cursor: Cursor) -> tuple[int, str | None]:
+    """For a read resumed from a cursor saved before titles were ranked: the best title source among the
+    lines already read, and the first words to title the session by when that is all there is (read once:
+    the next cursor keeps the rank)."""
+    first: str | None = None
+    try:
+        for item in iter_jsonl(path, Cursor()):
+            if not isinstance(item, Line):
+                continue
+            if item.number > cursor.line:
+                break
+            obj = item.obj
+            if obj.get("type") == "session_info" and _str(obj.get("name")):
+                return _NAMED, None  # already given by that line when it was read
+            message = obj.get("message") if obj.get("type") == "message" else obj
+            if first is None and isinstance(message, dict) and message.get("role") == "user":
+                first = title_line(_blocks_text(message.get("content")))
+    except SourceError:
+        return _FIRST_WORDS, None  # unreadable now: the read itself will say so; no title is guessed
+    return (_FIRST_WORDS, first) if first is not None else (-1, None)
+
+
 def _transcript_only(msg: dict[str, Any]) -> bool:
     return msg.get("provider") == "openclaw" and msg.get("model") in TRANSCRIPT_ONLY_MODELS
 
@@ -241,6 +302,7 @@ def _entry_pieces(obj: dict[str, Any]) -> list[_Piece]:
         bits = [
             f"tokensBefore={obj['tokensBefore']}" if "tokensBefore" in obj else "",
             f"firstKeptEntryId={obj['firstKeptEntryId']}" if "firstKeptEntryId" in obj else "",
+            f"firstKeptEntryIndex={obj['firstKeptEntryIndex']}" if "firstKeptEntryIndex" in obj else "",
             "fromHook" if obj.get("fromHook") else "",
         ]
         label = ", ".join(b for b in bits if b)
