@@ -277,19 +277,68 @@ _LITERAL_CAP = 64
 # Where a file's lines part: a newline, a JSON-escaped one, or the ⏎ reports join an entry's lines with.
 _SEGMENTS = re.compile(rb"\n|\\n| \xe2\x8f\x8e ")
 _SEGMENT_TRIM = b' \t\r",'
+# A JSON string escape, undone the way a reader of the reply would: `\uXXXX` or one of JSON's letters.
+_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+# Where the pieces of a file's line part: a JSON string's quotes, a table's columns, a cut's "…".
+_FLAT_SEGMENTS = re.compile(r'"|…| \| ')
+_FLAT_TRIM = " ,:"
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    code, letter = match.groups()
+    return chr(int(code, 16)) if code else _ESCAPED.get(letter, letter)
+
+
+def _undone(text: str) -> str:
+    """`text` with JSON escapes undone to any depth: a snippet undoes the escapes of an envelope's text, and
+    a JSON reply escapes the result again, so the depths differ between a text and what a file holds."""
+    while True:
+        undone = _ESCAPE.sub(_unescaped, text)
+        if undone == text:  # each round shortens what it changes, so this ends
+            return text
+        text = undone
+
+
+def _flat(text: str) -> str:
+    """`text` in the one form every surface's rewriting of it shares: escapes undone, the ⏎ a report joins
+    lines with and every run of white space a single space (a search snippet, `find/hits.py`, flattens a
+    window of the text so; a report's `one_line` joins the lines with ⏎)."""
+    return " ".join(_undone(text).replace("⏎", " ").split())
 
 
 class _Needles:
     """What of some erased texts a file must not hold: each text whole, its distinctive lines, and its
-    32-byte pieces — as written and as JSON escapes them (overflow files of JSON replies)."""
+    32-byte pieces — as written and as JSON escapes them (overflow files of JSON replies) — and, for a text
+    a surface rewrites (several lines, runs of white space, escapes), the same of its flattened form, looked
+    for in the file flattened alike: a snippet or a report's line of it, whole or cut, at any JSON depth."""
 
     def __init__(self, texts: Iterable[str]) -> None:
         self.literal: set[bytes] = set()
         self.lines: set[bytes] = set()
         self.grams: set[int] = set()
+        self.flat_literal: set[str] = set()
+        self.flat_lines: set[str] = set()
+        self.flat_grams: set[int] = set()
         for text in texts:
             for form in {text, orjson.dumps(text).decode()[1:-1]}:
                 self._add(form)
+            flat = _flat(text)
+            self._add_flat(flat, rewritten=flat != text.strip())
+
+    def _add_flat(self, flat: str, rewritten: bool) -> None:
+        """`rewritten`: flattening changed the text; else the forms as written find every copy of it but a
+        short one standing as a JSON string past the literals' cap, which `flat_lines` finds."""
+        if not flat:
+            return
+        pieces = rewritten and len(self.grams) + len(self.flat_grams) + len(flat) <= _GRAM_CAP
+        if pieces:
+            self.flat_grams.update(hash(flat[i:i + _GRAM]) for i in range(len(flat) - _GRAM + 1))
+        if (len(flat) < _REACH or (rewritten and not pieces)) and flat.strip(_FLAT_TRIM):
+            # Shorter than a snippet's window: a snippet of it holds it whole.
+            self.flat_lines.add(flat.strip(_FLAT_TRIM))
+            if rewritten and len(self.flat_literal) < _LITERAL_CAP:
+                self.flat_literal.add(flat)
 
     def _short(self, piece: bytes) -> None:
         self.lines.add(piece.strip(_SEGMENT_TRIM))
@@ -312,7 +361,7 @@ class _Needles:
                 self._short(line)
 
     def __bool__(self) -> bool:
-        return bool(self.literal or self.grams)
+        return bool(self.literal or self.grams or self.flat_literal or self.flat_grams or self.flat_lines)
 
     def found_in(self, data: bytes) -> bool:
         if any(needle in data for needle in self.literal):
@@ -321,7 +370,22 @@ class _Needles:
         if any(hash(data[i:i + _GRAM]) in grams for i in range(0, len(data) - _GRAM + 1, _STRIDE)):
             return True
         lines = self.lines
-        return bool(lines) and any(raw.strip(_SEGMENT_TRIM) in lines for raw in _SEGMENTS.split(data))
+        if lines and any(raw.strip(_SEGMENT_TRIM) in lines for raw in _SEGMENTS.split(data)):
+            return True
+        flat = self.flat_literal or self.flat_grams or self.flat_lines
+        return bool(flat) and self._found_flat(data.decode(errors="replace"))
+
+    def _found_flat(self, text: str) -> bool:
+        flat = _flat(text)
+        if any(needle in flat for needle in self.flat_literal):
+            return True
+        grams = self.flat_grams
+        if any(hash(flat[i:i + _GRAM]) in grams for i in range(0, len(flat) - _GRAM + 1, _STRIDE)):
+            return True
+        wanted = self.flat_lines
+        return bool(wanted) and any(
+            " ".join(piece.replace("⏎", " ").split()).strip(_FLAT_TRIM) in wanted
+            for line in text.splitlines() for piece in _FLAT_SEGMENTS.split(_undone(line)))
 
 
 # A name `spill` gives (the tool's, then time, process and sequence): it holds no words of a reply.

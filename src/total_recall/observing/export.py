@@ -6,8 +6,9 @@ BLOCK_OPEN … BLOCK_CLOSE, which the observer never reads as a session's own wo
 outside the record, so the record's home keeps a private list of where exports went
 (`observations-exported.json`): after an erase withdraws observations, `refresh_exports` rewrites each file
 there that is still an export (and the home's `observations.md`, which older versions wrote without the
-list) from the current observations. An export is private (0600) and written whole: a temp file beside it,
-renamed over it.
+list) from the current observations; a quarantine and its release refresh them alike, since an export
+leaves out what cites an entry in quarantine. An export is private (0600) and written whole: a temp file
+beside it, renamed over it.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from datetime import datetime
 from pathlib import Path
 
 from total_recall.config import PRIVATE_FILE
-from total_recall.observing.listing import observations
+from total_recall.observing.listing import holds, observations
 from total_recall.observing.observation import (
     BLOCK_CLOSE,
     BLOCK_OPEN,
     PRIORITIES,
-    ObservationRejected,
     iso,
     utc_now,
 )
@@ -70,7 +70,8 @@ def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_no
 
 def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) -> list[Path]:
     """Rewrite every export this record's home knows of from the current observations (after an erase:
-    what it withdrew leaves every copy); returns the files rewritten, or removed when one cannot be.
+    what it withdrew leaves every copy; after a quarantine or its release: what cites the entries leaves
+    or comes back); returns the files rewritten, or removed when one cannot be.
 
     Only paths an export wrote are known (the list, and the home's `observations.md` of older versions):
     a copy the owner made or moved elsewhere is his. A listed path that is no longer an export (gone,
@@ -105,7 +106,7 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) 
 
 
 def _write_export(record: Record, target: Path, clock: Callable[[], datetime]) -> int:
-    rows = _shown(record, observations(record, limit=1_000_000))
+    rows = observations(record, limit=1_000_000)
     lines = [HEAD.decode(), "",
              f"_Distilled by Total Recall from its record at {iso(clock())}; each note names the entries it "
              "came from (`total-recall read s3#12`)._", ""]
@@ -190,7 +191,8 @@ def _remove_temps(path: Path) -> None:
 def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION_START_TOKENS) -> str:
     """The highest-priority current observations, rules first and those of the project at `cwd` before
     others, within `cap_tokens` (the block's own lines included); '' when there are none."""
-    rows = observations(record, limit=1_000_000)
+    # Checked below only as far as the cap reaches: this block is built on every session's start.
+    rows = observations(record, limit=1_000_000, shown=False)
     cwds = table.session_cwds(record, [o.id for o in rows])
     here = (cwd or "").rstrip("/")
 
@@ -213,7 +215,7 @@ def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION
         if used + cost > cap_tokens:
             left += 1
             continue
-        if not _holds(verifier, o):
+        if not holds(verifier, o):
             continue
         lines.append(line)
         used += cost
@@ -224,18 +226,3 @@ def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION
     if tail and used + estimate_tokens(tail[0]) + 1 <= cap_tokens:
         body += tail
     return "\n".join([*body, BLOCK_CLOSE])
-
-
-def _shown(record: Record, rows: list[Observation]) -> list[Observation]:
-    verifier = Verifier(record)
-    return [o for o in rows if _holds(verifier, o)]
-
-
-def _holds(verifier: Verifier, o: Observation) -> bool:
-    """Whether what it cites is still shown by the record (a quarantined entry's words stay out)."""
-    try:
-        verifier.recheck(o)
-    except ObservationRejected:
-        return False
-    return True
-

@@ -33,6 +33,43 @@ COPY_CHARS = 40
 LINE_CHARS = 16
 
 
+# A harness's bookkeeping line names what it carries: `last-prompt: …`, `queue-operation enqueue: …`.
+_LABEL = re.compile(r"^[a-z][\w-]*(?: [a-z][\w-]*)?: ")
+
+
+def echoes(text: str) -> set[str]:
+    """What a harness entry may repeat of a message of its session whole, at any length: its text, and the
+    value its label carries (Claude Code's `last-prompt` and queue records repeat the owner's prompt)."""
+    forms = {text.strip()}
+    if (m := _LABEL.match(text)) is not None:
+        forms.add(text[m.end():].strip())
+    return {f for f in forms if f}
+
+
+def arguments(text: str) -> set[str]:
+    """The string values of a tool call's JSON arguments of `LINE_CHARS` or more: what a harness writes again
+    elsewhere (a Write's content in its result's record, an agent call's prompt as its sub-agent's first
+    message)."""
+    if not text.startswith("{"):
+        return set()
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return set()
+    out: set[str] = set()
+    stack = [args]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if len(node.strip()) >= LINE_CHARS:
+                out.add(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
 def quoted(text: str) -> set[str]:
     """What a harness's own text may quote word for word, each of `LINE_CHARS` or more: the blocks it sets
     between tags (Vibe's compaction child carries the owner's last messages over in a
@@ -54,7 +91,13 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     - the same text in another generation of the same native session (a rewritten file), as a later
       generation is recorded (`erased_marks`);
     - the same text in the same session where one of the two is the harness's (Codex logs each message
-      again as an event); an owner saying "yes" twice keeps the other;
+      again as an event), or the value a harness's bookkeeping line carries (`echoes`); an owner saying
+      "yes" twice keeps the other;
+    - the same message (kind and text) of `LINE_CHARS` or more in a session started from the erased one's,
+      or the one it was started from (a fork copies the history, and Codex's copies carry no ids);
+    - for an erased tool call: the entries cut from its result's source record when that holds one of the
+      call's `arguments` (Claude Code keeps a Write's content and an Edit's strings there), and a sub-agent's
+      entry that is one of them whole (the prompt an agent call started it with);
     - the harness's summaries and messages quoting an owner's or agent's message as a block of their
       own (`_quoting`): Vibe's compaction child carries the owner's last messages over word for word,
       Claude Code's compaction summary lists them."""
@@ -62,8 +105,8 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
         return []
     chosen = set(ids)
     wanted = record.db.execute(
-        "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, e.raw_id, s.harness, "
-        "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
+        "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, e.raw_id, e.grp, s.harness, "
+        "s.native_id AS native_session, s.parent_native FROM entries e JOIN sessions s ON s.id = e.session "
         "WHERE e.id IN (SELECT value FROM json_each(?))",
         (orjson.dumps(list(ids)).decode(),),
     ).fetchall()
@@ -88,7 +131,9 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     # One read of each native session's entries (all its generations), however many entries are erased.
     by_text: dict[tuple[str, str], dict[str, list[sqlite3.Row]]] = {}
     for w in wanted:
-        by_text.setdefault((w["harness"], w["native_session"]), {}).setdefault(w["text"], []).append(w)
+        said = by_text.setdefault((w["harness"], w["native_session"]), {})
+        for form in {w["text"], w["text"].strip()}:
+            said.setdefault(form, []).append(w)
     for (harness, native_session), said in by_text.items():
         for r in record.db.execute(
             "SELECT e.id, e.session, e.seq, e.author, e.text FROM entries e "
@@ -96,10 +141,14 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
             "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL",
             (harness, native_session),
         ):
-            for w in said.get(r["text"], ()):
-                echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
-                if r["id"] not in chosen and (r["session"] != w["session"] or echo):
-                    found[r["id"]] = (r["id"], r["session"], r["seq"])
+            for form in echoes(r["text"]) | {r["text"]} if r["author"] == "harness" else (r["text"],):
+                for w in said.get(form, ()):
+                    echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
+                    if r["id"] not in chosen and (r["session"] != w["session"] or echo):
+                        found[r["id"]] = (r["id"], r["session"], r["seq"])
+    for r in [*_forked(record, wanted), *_called(record, wanted)]:
+        if r[0] not in chosen:
+            found[r[0]] = r
     for r in _lines_holding(record, wanted, {f[1] for f in found.values()}):
         if r[0] not in chosen:
             found[r[0]] = r
@@ -109,6 +158,65 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
         if r[0] not in chosen:
             found[r[0]] = r
     return sorted(found.values(), key=lambda f: (f[1], f[2]))
+
+def _forked(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
+    """(entry, session, seq) of the same message (kind and text, `LINE_CHARS` or more) in the sessions
+    started from an erased message's session, or in the one it was started from."""
+    out: list[tuple[int, int, int]] = []
+    for w in wanted:
+        if len(w["text"].strip()) < LINE_CHARS or w["author"] not in ("owner", "agent"):
+            continue
+        related = _related(record, w["harness"], w["native_session"], w["parent_native"])
+        for r in record.db.execute(
+            "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
+            "AND kind = ? AND text = ? AND erased_at IS NULL",
+            (orjson.dumps(related).decode(), w["kind"], w["text"]),
+        ):
+            out.append((r["id"], r["session"], r["seq"]))
+    return out
+
+
+def _called(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
+    """(entry, session, seq) of what an erased tool call's `arguments` were written into again: the entries
+    cut from its result's source record when that holds one (as it is or JSON-escaped), and the entries of
+    the sessions started from its session that are one of them whole (a sub-agent's prompt)."""
+    out: list[tuple[int, int, int]] = []
+    for w in wanted:
+        values = arguments(w["text"]) if w["kind"] == "tool_call" else set()
+        if not values:
+            continue
+        if w["grp"] is not None:
+            needles = [n for v in values for n in (v.encode(), orjson.dumps(v)[1:-1])]
+            lines: dict[int, bool] = {}
+            for r in record.db.execute(
+                "SELECT e.id, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
+                "WHERE e.session = ? AND e.grp = ? AND e.kind = 'tool_result' AND e.erased_at IS NULL",
+                (w["session"], w["grp"]),
+            ):
+                if r["raw_id"] not in lines:
+                    line = unpack(r["raw"])
+                    lines[r["raw_id"]] = any(n in line for n in needles)
+                if lines[r["raw_id"]]:
+                    out.append((r["id"], w["session"], r["seq"]))
+        children = _related(record, w["harness"], w["native_session"], None)
+        for r in record.db.execute(
+            "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
+            "AND erased_at IS NULL AND text IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(children).decode(), orjson.dumps(sorted(values)).decode()),
+        ):
+            out.append((r["id"], r["session"], r["seq"]))
+    return out
+
+
+def _related(record: Record, harness: str, native: str, parent: str | None) -> list[int]:
+    """The sessions (every generation) started from native session `native`, and those of `parent`."""
+    rows = record.db.execute(
+        "SELECT id FROM sessions WHERE harness = ? AND parent_native = ? "
+        "UNION SELECT id FROM sessions WHERE harness = ? AND native_id = ?",
+        (harness, native, harness, parent),
+    )
+    return [r[0] for r in rows]
+
 
 def _quoting(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
     """(entry, session, seq) of the harness's own summaries and messages that quote an erased message

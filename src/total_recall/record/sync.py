@@ -19,7 +19,7 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.copies import COPY_CHARS, Marks, Quotes, erased_marks, quoted
+from total_recall.record.copies import COPY_CHARS, LINE_CHARS, Marks, Quotes, echoes, erased_marks, quoted
 from total_recall.record.database import ERASED_KEY, TOMBSTONE, Record, titled
 from total_recall.record.lines import pack
 from total_recall.record.locks import held
@@ -114,12 +114,24 @@ class _Batch:
                     self.matched_raws.add(raw)
 
     def _quoting(self, item: EntryDraft, by_quote: Quotes) -> tuple[str, str] | None:
-        """The erasure of a message the harness's summary or message `item` quotes as a block of its own,
-        by `copies._quoting`'s rule: a quote of `LINE_CHARS` or more in the message's own session or one
-        started from it, of `COPY_CHARS` or more in a summary of any session."""
-        if item.author != "harness" or item.kind not in ("summary", "message"):
+        """The erasure of a message `item` repeats, by `copies.copies`' rules: a harness entry repeating it
+        whole (`echoes`) in its session or one started from it; a harness summary or message quoting it as
+        a block of its own, of `LINE_CHARS` or more there, of `COPY_CHARS` or more in any session; the
+        same message of `LINE_CHARS` or more in a session started from its own (a fork's copy)."""
+        parent = self._parent(item.session)
+        if item.author != "harness":
+            # A fork's copy of a message its parent session held (`copies._forked`).
+            text = item.text.strip()
+            copied = item.kind == "message" and len(text) >= LINE_CHARS and parent is not None
+            mark = by_quote.get(self.record.text_hash(text)) if copied else None
+            return (mark[0], mark[1]) if mark is not None and mark[2] == parent else None
+        related = {item.session, parent}
+        for form in echoes(item.text):  # the harness repeating a message whole, at any length
+            mark = by_quote.get(self.record.text_hash(form))
+            if mark is not None and mark[2] in related:
+                return mark[0], mark[1]
+        if item.kind not in ("summary", "message"):
             return None
-        related = {item.session, self._parent(item.session)}
         for block in quoted(item.text):
             mark = by_quote.get(self.record.text_hash(block))
             if mark is not None and (mark[2] in related
