@@ -134,3 +134,16 @@ def test_search_within_a_session_named_by_its_own_id(cli_run: Any) -> None:
     hits = json.loads(cli_run("search", "worktree", "--session", "ef958aa1", "--json").stdout)["hits"]
     assert hits and {h["address"].split("#")[0] for h in hits} == {number}
     assert hits == json.loads(cli_run("search", "worktree", "--session", number, "--json").stdout)["hits"]
+
+
+@pytest.mark.parametrize("address", ["s1#99#2", "s1#3#2", f"{WORKTREES}#99#2", "s١", "s1#١"])
+def test_an_address_naming_entries_twice_or_in_other_digits_is_refused_and_nothing_is_done(
+    cli_run: Any, address: str
+) -> None:
+    before = json.loads(cli_run("read", "s1#2", "--json").stdout)["entries"][0]["text"]
+    for command in (["read", address], ["erase", address, "--reason", "x"],
+                    ["quarantine", address, "--reason", "x"]):
+        done = cli_run(*command, code=2)
+        assert "not an address" in done.stderr or "names no session" in done.stderr
+    assert json.loads(cli_run("read", "s1#2", "--json").stdout)["entries"][0]["text"] == before
+    assert json.loads(cli_run("read", "s1#2", "--json").stdout)["entries"][0]["quarantined"] is None

@@ -95,7 +95,8 @@ class Span(NamedTuple):
         return text[self.start : self.end]
 
 
-_ADDRESS = re.compile(r"^s(\d+)(?:#(\d+)(?:-(\d+))?)?$")
+# ASCII digits only: `\d` would read `s١` (an Arabic-Indic one) as s1.
+_ADDRESS = re.compile(r"^s([0-9]+)(?:#([0-9]+)(?:-([0-9]+))?)?$")
 # SQLite's INTEGER is signed 64-bit: a larger number could name nothing and would not even bind.
 NUMBER_MAX = 2**63 - 1
 # How much of a value a caller gave an error message echoes: enough to recognise it, never a flood.

@@ -23,8 +23,8 @@ TIERS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("a piece of the native id", lambda native, query: query in native),
 )
 SHOWN = 5  # candidates an ambiguous name lists
-_LOOKS_LIKE_ADDRESS = re.compile(r"s\d|\d+#")  # s3…, 3#4: meant as our address, not as an id
-_ENTRY_PART = re.compile(r"\d+(?:-\d+)?")
+_LOOKS_LIKE_ADDRESS = re.compile(r"s[0-9]|[0-9]+#")  # s3…, 3#4: meant as our address, not as an id
+_ENTRY_PART = re.compile(r"[0-9]+(?:-[0-9]+)?")
 
 
 def matching(candidates: Iterable[T], query: str, native: Callable[[T], str]) -> list[T]:
@@ -96,8 +96,9 @@ def resolve_address(record: Record, text: str) -> Address:
     query = text.strip() if isinstance(text, str) else ""
     try:
         return Address.parse(query)
-    except AddressError:
-        pass
+    except AddressError as exc:
+        if query.count("#") > 1:  # `s1#99#2`: no session id holds a `#`, and the entries are named once
+            raise AddressError(f"{exc} — it names entries more than once") from None
     head, sep, tail = query.rpartition("#")
     name, entries = (head, tail) if sep and head and _ENTRY_PART.fullmatch(tail) else (query, "")
     session = resolve_session(record, name)
