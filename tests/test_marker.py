@@ -622,3 +622,19 @@ def test_an_overflow_line_says_plainly_when_entries_went_unread_and_never_counts
             lines = [p for p in marker.pointers if "exact strings" in p]
             assert lines and all(("entries not read for" in p) for p in lines), (budget, lines)
             assert not any(p.startswith(("→ 0 more", "→ 0+")) or "+ more" in p for p in lines), lines
+
+
+def test_a_string_standing_inside_a_longer_one_of_its_entry_is_quoted_once_inside_it(tmp_path: Path) -> None:
+    # A real session's marker (marot/spotter) spent three lines on one call: the command, the script's path
+    # inside it, and the script's name inside that.
+    ran = 'bash -n spotter-plugin/scripts/notify-session.sh && echo "notify-session.sh OK"'
+    session = ClaudeSession(tmp_path / "claude").owner("Check the hook scripts parse.")
+    session.tool(ran, "notify-session.sh OK").agent("It parses.")
+    session.owner("Good, commit it.")
+    with Record(tmp_path / "record.sqlite3") as record:
+        number = session.sync(record)
+        marker = build_marker(record, Address(number, 1, 5), budget=1500)
+        verify(record, marker)
+    strings = [s.text for s in marker.strings]
+    assert ran in strings
+    assert [s for s in strings if "notify-session.sh" in s and s != ran] == []

@@ -225,6 +225,28 @@ def _ranked(entries: Sequence[Scanned], found: Sequence[tuple[int, int, str, str
                  + min(3, mentions[quoted] - 1) + bonus)
         out.append(FoundString(e.seq, quoted, kind, score))
     out.sort(key=lambda f: -f.score)  # stable: equal scores keep the order of first appearance
+    return _uncontained(out)
+
+
+def _uncontained(ranked: list[FoundString]) -> list[FoundString]:
+    """Without the strings that stand inside another of the same entry (the path inside a command, the
+    `2>/dev/null` after it, the file name inside its path): the longer one quotes them word for word, and
+    each line of a marker costs its address again. The longer one takes the better rank of the two."""
+    by_entry: dict[int, list[FoundString]] = {}
+    for f in ranked:
+        by_entry.setdefault(f.seq, []).append(f)
+    dropped: set[int] = set()
+    for found in by_entry.values():
+        if len(found) < 2:
+            continue
+        for f in found:
+            holders = [g for g in found if g is not f and f.text in g.text and id(g) not in dropped
+                       and (len(g.text) > len(f.text))]
+            if holders:
+                dropped.add(id(f))
+                holders[0].score = max(holders[0].score, f.score)
+    out = [f for f in ranked if id(f) not in dropped]
+    out.sort(key=lambda f: -f.score)  # stable, as above
     return out
 
 
