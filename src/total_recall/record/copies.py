@@ -161,48 +161,65 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
 
 def _forked(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
     """(entry, session, seq) of the same message (kind and text, `LINE_CHARS` or more) in the sessions
-    started from an erased message's session, or in the one it was started from."""
-    out: list[tuple[int, int, int]] = []
+    started from an erased message's session, or in the one it was started from. One read of those
+    sessions' entries a session erased from, however many entries are erased."""
+    said: dict[tuple[str, str, str | None], set[tuple[str, str]]] = {}
     for w in wanted:
-        if len(w["text"].strip()) < LINE_CHARS or w["author"] not in ("owner", "agent"):
+        if len(w["text"].strip()) >= LINE_CHARS and w["author"] in ("owner", "agent"):
+            said.setdefault((w["harness"], w["native_session"], w["parent_native"]), set()).add(
+                (w["kind"], w["text"]))
+    out: list[tuple[int, int, int]] = []
+    for (harness, native, parent), messages in said.items():
+        related = _related(record, harness, native, parent)
+        if not related:
             continue
-        related = _related(record, w["harness"], w["native_session"], w["parent_native"])
+        texts = orjson.dumps(sorted({text for _, text in messages})).decode()
         for r in record.db.execute(
-            "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
-            "AND kind = ? AND text = ? AND erased_at IS NULL",
-            (orjson.dumps(related).decode(), w["kind"], w["text"]),
+            "SELECT id, session, seq, kind, text FROM entries "
+            "WHERE session IN (SELECT value FROM json_each(?)) AND erased_at IS NULL "
+            "AND text IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(related).decode(), texts),
         ):
-            out.append((r["id"], r["session"], r["seq"]))
+            if (r["kind"], r["text"]) in messages:
+                out.append((r["id"], r["session"], r["seq"]))
     return out
 
 
 def _called(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
     """(entry, session, seq) of what an erased tool call's `arguments` were written into again: the entries
     cut from its result's source record when that holds one (as it is or JSON-escaped), and the entries of
-    the sessions started from its session that are one of them whole (a sub-agent's prompt)."""
-    out: list[tuple[int, int, int]] = []
+    the sessions started from its session that are one of them whole (a sub-agent's prompt). One read of
+    each session's results and of its children's entries, however many calls are erased."""
+    calls: dict[int, list[tuple[sqlite3.Row, set[str]]]] = {}
     for w in wanted:
         values = arguments(w["text"]) if w["kind"] == "tool_call" else set()
-        if not values:
+        if values:
+            calls.setdefault(w["session"], []).append((w, values))
+    out: list[tuple[int, int, int]] = []
+    for session, made in calls.items():
+        needles = {w["grp"]: [n for v in values for n in (v.encode(), orjson.dumps(v)[1:-1])]
+                   for w, values in made if w["grp"] is not None}
+        lines: dict[int, bool] = {}
+        for r in record.db.execute(
+            "SELECT e.id, e.seq, e.grp, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
+            "WHERE e.session = ? AND e.kind = 'tool_result' AND e.erased_at IS NULL "
+            "AND e.grp IN (SELECT value FROM json_each(?))",
+            (session, orjson.dumps(sorted(needles)).decode()),
+        ):
+            if r["raw_id"] not in lines:
+                line = unpack(r["raw"])
+                lines[r["raw_id"]] = any(n in line for n in needles[r["grp"]])
+            if lines[r["raw_id"]]:
+                out.append((r["id"], session, r["seq"]))
+        first = made[0][0]
+        children = _related(record, first["harness"], first["native_session"], None)
+        if not children:
             continue
-        if w["grp"] is not None:
-            needles = [n for v in values for n in (v.encode(), orjson.dumps(v)[1:-1])]
-            lines: dict[int, bool] = {}
-            for r in record.db.execute(
-                "SELECT e.id, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
-                "WHERE e.session = ? AND e.grp = ? AND e.kind = 'tool_result' AND e.erased_at IS NULL",
-                (w["session"], w["grp"]),
-            ):
-                if r["raw_id"] not in lines:
-                    line = unpack(r["raw"])
-                    lines[r["raw_id"]] = any(n in line for n in needles)
-                if lines[r["raw_id"]]:
-                    out.append((r["id"], w["session"], r["seq"]))
-        children = _related(record, w["harness"], w["native_session"], None)
+        given = orjson.dumps(sorted({v for _, vs in made for v in vs})).decode()
         for r in record.db.execute(
             "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
             "AND erased_at IS NULL AND text IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(children).decode(), orjson.dumps(sorted(values)).decode()),
+            (orjson.dumps(children).decode(), given),
         ):
             out.append((r["id"], r["session"], r["seq"]))
     return out
