@@ -70,6 +70,13 @@ class PushParams(Params):
         "The folder the session works in: its project's assets come before others'."))] = ""
 
 
+def push_scope(call: Call, p: PushParams) -> None:
+    """The session every message of a batch shares, refused once."""
+    if p.session_id.strip():
+        with call.record() as record:
+            _session(call, record, "push", p.session_id)
+
+
 def push(call: Call, p: PushParams) -> Reply:
     """Up to five pointers to what the owner already owns that this message needs; none when nothing
     clears the bar (a correct answer: a pointer that helps nothing costs tokens every turn)."""
@@ -124,7 +131,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
             "harnesses' config roots."),
     Operation(
         "push", "finding", Effect.READS, PushParams, push, argument=("text",), batch="text",
-        flags={"session_id": "session"},
+        shared=push_scope, flags={"session_id": "session"},
         example="total-recall push 'grab last quarter's report from the supplier portal'",
         doc="The pointers pushed before a turn: up to five things the owner already owns that the message "
             "needs (`name — what it is for — address or path`), an asset the message names first; none "

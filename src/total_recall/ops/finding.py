@@ -7,10 +7,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from total_recall.errors import SearchError
 from total_recall.find.hits import group as group_hits
 from total_recall.find.search import search as find
+from total_recall.find.when import SINCE_FORMS
+from total_recall.find.when import since as since_moment
 from total_recall.mining.flood import fit_json
-from total_recall.model import Author, Harness
+from total_recall.model import Author, Harness, echoed
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import REPORT_MAX_BYTES, Directory, ReplyBytes, Since
 from total_recall.ops.replies import group_json, hit_json
@@ -49,10 +52,20 @@ def search(call: Call, p: SearchParams) -> Reply:
     return fit_json("search", p.query[:40], {"query": p.query, key: found}, key, p.max_bytes)
 
 
+def scope(call: Call, p: SearchParams) -> None:
+    """The session and the time every query of a batch shares, refused once as a single search refuses
+    them."""
+    if p.since and since_moment(p.since) is None:
+        raise SearchError(f"since: {echoed(p.since)} is not a time; give {SINCE_FORMS}")
+    if p.session_id.strip():
+        with call.record() as record:
+            call.session(record, "search", p.session_id)
+
+
 OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
         "search", "finding", Effect.READS, SearchParams, search, argument=("query",), batch="query",
-        flags={"session_id": "session"},
+        shared=scope, flags={"session_id": "session"},
         example="total-recall search 'TypeError: Cannot read' --since 'last week'",
         doc="Find entries by words, exact strings (paths, hashes, URLs, error lines) and meaning. Every hit "
             "is an address that `read` opens exactly, with a snippet around the match; hits that do not "

@@ -20,7 +20,7 @@ from total_recall.keeping.marker import markers_for
 from total_recall.keeping.tail import DEFAULT_KEEP_EXCHANGES
 from total_recall.mining.flood import fit_json
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import REPORT_MAX_BYTES, ReplyBytes, SessionName
+from total_recall.ops.params import BLANK_AS_SPACE, REPORT_MAX_BYTES, ReplyBytes, SessionName
 from total_recall.ops.replies import account_json, compaction_json, cue_json, stored_marker_json
 from total_recall.record.sessions import resolve_address
 
@@ -35,7 +35,7 @@ class CompactParams(Params):
     budget: Annotated[int, Field(ge=1, le=MARKER_BUDGET_MAX, description=(
         "Tokens for the whole marker (an estimate calibrated on cl100k; treat it as ±20%)."))]
     session_id: SessionName = ""
-    range: Annotated[str, Field(description=(
+    range: Annotated[str, Field(max_length=500, description=(
         "The range to compact (s7#10-200, or with the session's own id for s7), inside the session; empty: "
         "everything before the verbatim tail of the last keep_exchanges whole exchanges."))] = ""
     bo: Annotated[int | None, Field(ge=0, le=MARKER_BUDGET_MAX, description=(
@@ -84,7 +84,7 @@ class CueParams(Params):
     session_id: SessionName = ""
     text: Annotated[str, Field(min_length=1, max_length=MAX_CUE_CHARS, description=(
         "One present-tense line for your future self: what this thread is and when to come back to it "
-        "(not a summary: the record holds the content)."))]
+        "(not a summary: the record holds the content).")), BLANK_AS_SPACE]
 
 
 def cue(call: Call, p: CueParams) -> Reply:
@@ -97,7 +97,7 @@ def cue(call: Call, p: CueParams) -> Reply:
 
 
 class ReceiptsParams(Params):
-    session_id: Annotated[str, Field(description=(
+    session_id: Annotated[str, Field(max_length=500, description=(
         "One session (s7, its own id, or a unique prefix or piece of it); empty: every session."))] = ""
     max_bytes: ReplyBytes = REPORT_MAX_BYTES
 

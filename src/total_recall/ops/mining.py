@@ -23,7 +23,9 @@ from total_recall.mining.scope import LIMIT_DEFAULT, Selection, check_period
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import (
     EXTRACT_MAX_BYTES,
+    PATH_MAX,
     PERIOD_HOURS,
+    PRINTABLE,
     REPORT_MAX_BYTES,
     Directory,
     Everything,
@@ -239,9 +241,9 @@ def dream(call: Call, p: DreamParams) -> Reply:
 
 
 class HistogramParams(Params):
-    file_path: Annotated[str, Field(description=(
+    file_path: Annotated[str, Field(max_length=PATH_MAX, description=(
         "An overflow file a capped reply named (only the files of this record's overflow folder are "
-        "read)."))]
+        "read).")), PRINTABLE]
     mode: Annotated[Literal["histogram", "extract"], Field(description=(
         "histogram: where the bytes are by line range; extract: the lines line=N, or start=A to end=B."))] = (
         "histogram")

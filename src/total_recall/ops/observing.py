@@ -19,7 +19,7 @@ from pydantic import Field
 from total_recall.mining.flood import fit_json
 from total_recall.model import NUMBER_MAX
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import REPORT_MAX_BYTES, Limit, ReplyBytes
+from total_recall.ops.params import PATH_MAX, PRINTABLE, REPORT_MAX_BYTES, Limit, ReplyBytes
 
 ObservationType = Literal["event", "fact", "preference", "goal", "habit", "rule", "context"]
 Priority = Literal["high", "medium", "low"]
@@ -96,9 +96,9 @@ def observations(call: Call, p: ObservationsParams) -> Reply:
 
 
 class ExportParams(Params):
-    to: Annotated[str, Field(max_length=4096, description=(
+    to: Annotated[str, Field(max_length=PATH_MAX, description=(
         "Where to write: a folder (it gets observations.md) or a .md file; empty: the record's home. A file "
-        "there is replaced only when it is an earlier export."))] = ""
+        "there is replaced only when it is an earlier export.")), PRINTABLE] = ""
 
 
 def export_observations(call: Call, p: ExportParams) -> Reply:

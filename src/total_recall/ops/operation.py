@@ -19,9 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar, get_args
+from types import UnionType
+from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic_core import PydanticKnownError
 
 from total_recall.errors import AddressError, OutsideBinding, ScopeError
 from total_recall.model import Address, Session, echoed
@@ -45,9 +47,46 @@ class Effect(Enum):
 
 
 class Params(BaseModel):
-    """An operation's parameters: an unknown name is refused (a typo is a call run on the wrong scope)."""
+    """An operation's parameters: an unknown name is refused (a typo is a call run on the wrong scope), and
+    so is a value of another JSON type than the parameter's (see `exact_type`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _exact_type(cls, value: Any, info: ValidationInfo) -> Any:
+        return exact_type(cls.model_fields[str(info.field_name)].annotation, value)
+
+
+def exact_type(annotation: Any, value: Any) -> Any:
+    """`value`, unless it is of another JSON type than a flag's or a number's `annotation` asks for.
+
+    Pydantic would coerce it: `"yes"` would be `true` (releasing a quarantine, applying a nightly run),
+    `true` would be 1 and `"5"` 5 — a call the client did not make. The CLI hands over values click has
+    already typed, so only a server's caller can send these. The MCP server checks its arguments with this
+    too, before its SDK's own model coerces them.
+
+    Raises:
+        PydanticKnownError: a non-boolean for a flag, a boolean or a string for a number.
+    """
+    kind = _scalar(annotation)
+    if kind is bool and value is not None and not isinstance(value, bool):
+        raise PydanticKnownError("bool_type")
+    if kind in (int, float) and isinstance(value, bool | str):
+        raise PydanticKnownError("int_type" if kind is int else "float_type")
+    return value
+
+
+def _scalar(annotation: Any) -> Any:
+    """bool, int or float when that is the one scalar `annotation` takes (optional or annotated), else
+    None."""
+    origin = get_origin(annotation)
+    if origin in (Union, UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        return _scalar(inner[0]) if len(inner) == 1 else None
+    if origin is Annotated:
+        return _scalar(get_args(annotation)[0])
+    return annotation if annotation in (bool, int, float) else None
 
 
 P = TypeVar("P", bound=Params)
@@ -174,6 +213,9 @@ class Operation(Generic[P]):
     reply: type | None = None  # the reply's TypedDict: MCP publishes it as the output schema
     # The parameter the CLI's `--batch FILE` fills from each line of FILE, one call (and one JSON line) each.
     batch: str = ""
+    # What every line of a batch shares (a session, a time), refused once before any line runs: it is given
+    # the other parameters, already checked by the model, and never reads the batch parameter.
+    shared: Callable[[Call, P], None] | None = None
     aliases: tuple[str, ...] = ()  # other MCP tool names for the same operation
     creates: bool = False  # opening a record that is not there yet is what it is for (sync)
     # Whether a harness binding means anything to it (the CLI offers `--harness` as the binding then).

@@ -7,9 +7,11 @@ operation refuses, and the CLI refuses what MCP refuses, in the same words.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from total_recall.mining.scope import (
     EXTRACT_MAX_BYTES,
@@ -24,6 +26,34 @@ from total_recall.mining.scope import (
 )
 from total_recall.model import NUMBER_MAX
 
+PATH_MAX = 4096  # Linux's PATH_MAX: no folder or file is named by more
+
+
+def _control(char: str) -> bool:
+    return unicodedata.category(char) == "Cc"
+
+
+def _printable(text: str) -> str:
+    """`text` when it holds no control character: SQLite's LIKE stops reading a pattern at a NUL (a
+    `directory` of "\\x00zz" would filter nothing) and no path can hold one."""
+    if any(_control(c) for c in text):
+        raise PydanticCustomError("control_character",
+                                  "must be text without control characters (a NUL, a tab, a line break)")
+    return text
+
+
+def _blank_as_space(text: str) -> str:
+    """`text`, or a space when it holds nothing but white space and control characters: a NUL is no more
+    a reason (or a cue) than a space is, and the core's own "needs a reason" refuses both alike. A space,
+    not "": over MCP the model runs twice (the SDK's, then ours), and "" would fail `min_length` there."""
+    return " " if text and all(c.isspace() or _control(c) for c in text) else text
+
+
+# A path or a filter matched against paths: bounded, and refused when it holds a control character.
+PRINTABLE = AfterValidator(_printable)
+# What a person writes (a reason, a cue): blank when it holds only white space and control characters.
+BLANK_AS_SPACE = AfterValidator(_blank_as_space)
+
 # Blank is empty (one meaning for "" and "  " in every operation), and no name is longer than the longest
 # session id by far: a longer one is refused before it is echoed back in a "matches no session".
 SessionName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Field(description=(
@@ -36,8 +66,8 @@ HoursBack = Annotated[float, Field(ge=0, le=HOURS_MAX, description=(
     f"Sessions active in the last N hours (at most {HOURS_MAX}, 100 years); 0 or omitted: the default "
     "window (the last 240 hours), never unbounded."))]
 Everything = Annotated[bool, Field(description="The whole record, on purpose; not with hours_back.")]
-Directory = Annotated[str, Field(description=(
-    "Only sessions whose working directory contains this (case-blind)."))]
+Directory = Annotated[str, Field(max_length=PATH_MAX, description=(
+    "Only sessions whose working directory contains this (case-blind).")), PRINTABLE]
 Limit = Annotated[int, Field(ge=1, le=LIMIT_MAX, description=f"How many at most (1-{LIMIT_MAX}).")]
 ReplyBytes = Annotated[int, Field(ge=MAX_BYTES_MIN, le=MAX_BYTES_CEILING, description=(
     f"Reply budget in bytes ({MAX_BYTES_MIN}-{MAX_BYTES_CEILING}); what does not fit goes whole to a private "
@@ -53,8 +83,11 @@ Since = Annotated[str, Field(max_length=200, description=(
 
 
 __all__ = [
+    "BLANK_AS_SPACE",
     "EXTRACT_MAX_BYTES",
+    "PATH_MAX",
     "PERIOD_HOURS",
+    "PRINTABLE",
     "REPORT_MAX_BYTES",
     "Directory",
     "Everything",

@@ -19,9 +19,9 @@ from total_recall.config import (
 from total_recall.errors import ScopeError
 from total_recall.mining.bounds import dump, paginate
 from total_recall.mining.flood import fit_json
-from total_recall.model import Address, Harness, SyncReport
+from total_recall.model import ECHO_CHARS, Address, Harness, SyncReport, echoed
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import REPORT_MAX_BYTES, Directory, Limit, ReplyBytes, Since
+from total_recall.ops.params import BLANK_AS_SPACE, REPORT_MAX_BYTES, Directory, Limit, ReplyBytes, Since
 from total_recall.ops.replies import entry_json, session_json, sync_json
 from total_recall.record.database import Record
 from total_recall.record.reading import read as read_entries
@@ -39,7 +39,8 @@ Harnesses = Annotated[tuple[Harness, ...], Field(description="Only these harness
 Address_ = Annotated[str, Field(min_length=1, max_length=500, description=(
     "s7 (a session), s7#12 (an entry) or s7#10-20 (a range); the session's own id, or a unique prefix of it, "
     "may stand for s7."))]
-Reason = Annotated[str, Field(max_length=500, description="Why (kept in the log beside the change).")]
+Reason = Annotated[str, Field(max_length=500, description="Why (kept in the log beside the change)."),
+                   BLANK_AS_SPACE]
 
 
 # -- sync --
@@ -157,7 +158,8 @@ def sessions(call: Call, p: SessionsParams) -> Reply:
     elif not found:
         given = (("harness", ",".join(p.harness)), ("directory", p.directory), ("since", p.since))
         call.notes.append("no session matches " + " and ".join(
-            f"{_SESSIONS.flag(name)} {value}" for name, value in given if value))
+            f"{_SESSIONS.flag(name)} {value if len(value) <= ECHO_CHARS else echoed(value)}"
+            for name, value in given if value))
     rows = [{**session_json(a.session), "last_active": iso(a.last_active)} for a in found]
     return fit_json("sessions", "record", {"sessions": rows}, "sessions", p.max_bytes)
 
@@ -256,7 +258,8 @@ class EraseParams(Params):
     address: Annotated[str, Field(min_length=1, max_length=500, description=(
         "What to erase: s7, s7#12 or s7#10-20 (the session's own id may stand for s7), or cue:N (a recall "
         "cue) or receipt:N (a receipt's note)."))]
-    reason: Annotated[str, Field(min_length=1, max_length=500, description="Why (kept with the tombstone).")]
+    reason: Annotated[str, Field(min_length=1, max_length=500, description="Why (kept with the tombstone)."),
+                      BLANK_AS_SPACE]
 
 
 def erase(call: Call, p: EraseParams) -> Reply:
@@ -277,9 +280,14 @@ class QuarantineParams(Params):
 
 
 def quarantine(call: Call, p: QuarantineParams) -> Reply:
+    from total_recall.observing.export import refresh_exports
+
     with call.record() as record:
         address = call.check(record, resolve_address(record, p.address))
         done = record.quarantine(address, p.reason or None, undo=p.undo)
+        # An exported observations.md may be loaded into an agent's window (an OpenClaw workspace): what
+        # cites the entries leaves it, as it leaves the SessionStart block, and comes back on release.
+        refresh_exports(record)
     return {"released" if p.undo else "quarantined": done, "reason": p.reason or None}
 
 

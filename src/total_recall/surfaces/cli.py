@@ -23,7 +23,7 @@ from total_recall.config import (
     home_at,
     record_home,
 )
-from total_recall.errors import TotalRecallError
+from total_recall.errors import ConfigError, TotalRecallError
 from total_recall.record.database import Record
 
 
@@ -111,14 +111,17 @@ class _Grouped(click.Group):
 
 @click.group(cls=_Grouped, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="total-recall")
-@click.option("--home", type=click.Path(path_type=Path), default=None,
+@click.option("--home", type=click.Path(), default=None,
               help="Folder of the record (default: $TOTAL_RECALL_HOME, else ~/.local/share/total-recall).")
 @click.option("--demo", is_flag=True, help="Use the bundled demo store and its own record.")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None, demo: bool) -> None:
+def cli(ctx: click.Context, home: str | None, demo: bool) -> None:
     """Total Recall: a memory for coding agents that keeps the exact words."""
     try:
-        where = home or record_home()
+        if home is not None and not home.strip():  # Path("") is the current folder: never meant
+            raise ConfigError("--home is empty: name the record's folder, or leave --home out for "
+                              "$TOTAL_RECALL_HOME, else ~/.local/share/total-recall")
+        where = Path(home) if home is not None else record_home()
     except TotalRecallError as exc:  # TOTAL_RECALL_HOME that names no usable folder ("~nouser/x")
         if ctx.invoked_subcommand == "hook":  # a hook never breaks its harness: said, and nothing done
             click.echo(f"total-recall hook: {exc}", err=True)

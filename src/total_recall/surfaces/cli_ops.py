@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import traceback
 import types
 from typing import Any, BinaryIO, Literal, NoReturn, TextIO, Union, get_args, get_origin
 
@@ -22,12 +23,12 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from total_recall.errors import TotalRecallError
-from total_recall.model import HARNESSES
+from total_recall.model import ECHO_CHARS, HARNESSES, echoed
 from total_recall.ops import OPERATIONS
 from total_recall.ops.operation import Call, Operation, Reply
 from total_recall.record.sync import processes_from
 from total_recall.surfaces.human import human, progress_bar
-from total_recall.surfaces.words import explain, in_cli_words
+from total_recall.surfaces.words import defect, explain, in_cli_words
 
 # Older spellings a flag keeps for the scripts that use them: one filter, one word (`directory`).
 OLDER_FLAGS = {"directory": ("--project",)}
@@ -146,7 +147,7 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     try:
         checked = op.params.model_validate(values)
     except ValidationError as exc:
-        fail(in_cli_words(op, explain(op, exc, lambda p: f"`{op.flag(p)}`")))
+        fail(_explained(op, exc))
     bar = progress_bar(enabled=(progress and op.creates) or (progress and op.name == "index"))
     call.progress = bar.update if bar else None
     try:
@@ -158,6 +159,11 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     finally:
         if bar:
             bar.stop()
+
+
+def _explained(op: Operation[Any], exc: ValidationError, skip: str = "") -> str:
+    """The parameter model's refusal in the CLI's words (the flags as typed)."""
+    return in_cli_words(op, explain(op, exc, lambda p: f"`{op.flag(p)}`", skip=skip))
 
 
 def _batch_lines(batch: BinaryIO) -> TextIO:
@@ -173,18 +179,45 @@ def _batch_lines(batch: BinaryIO) -> TextIO:
 
 
 def _batch(op: Operation[Any], call: Call, values: dict[str, Any], lines: TextIO) -> None:
-    """One call per non-blank line, one JSON line each: `{"<param>": line, **reply}`, or `"error"`."""
+    """One call per non-blank line, one JSON line each: `{"<param>": line, **reply}`, or `"error"` (the line
+    cut short when it is long). What the lines share is refused once, before any line runs (exit 2); a
+    defect on one line is said on its line and the batch goes on, ending with exit 1."""
+    _check_shared(op, call, values)
+    failed = False
     for line in lines:
         text = line.rstrip("\n")
         if not text.strip():
             continue
+        given = text if len(text) <= ECHO_CHARS else echoed(text)
         try:
             reply = op.run(call, op.params.model_validate({**values, op.batch: text}))
         except ValidationError as exc:
-            reply = {op.batch: text, "error": in_cli_words(op, explain(op, exc, lambda p: f"`{op.flag(p)}`"))}
+            reply = {op.batch: given, "error": _explained(op, exc)}
         except TotalRecallError as exc:
-            reply = {op.batch: text, "error": in_cli_words(op, str(exc))}
+            reply = {op.batch: given, "error": in_cli_words(op, str(exc))}
+        except Exception as exc:  # a defect of ours: said on its line, its traceback on stderr, never hidden
+            traceback.print_exc()
+            failed = True
+            reply = {op.batch: given, "error": in_cli_words(op, defect(op.name, exc, "its traceback is on "
+                                                                                "stderr"))}
         click.echo(orjson.dumps({op.batch: text, **reply}).decode())
+    if failed:
+        sys.exit(1)
+
+
+def _check_shared(op: Operation[Any], call: Call, values: dict[str, Any]) -> None:
+    """Exit 2 naming the flag when a value every line of a batch shares is refused (`--limit 0`, `--since
+    garbage`, `--session s99999`): as a single call would be, not once per line."""
+    try:
+        op.params.model_validate(values)
+    except ValidationError as exc:
+        if any(e["loc"][:1] != (op.batch,) for e in exc.errors()):
+            fail(_explained(op, exc, skip=op.batch))
+    if op.shared is not None:
+        try:
+            op.shared(call, op.params.model_construct(**values))
+        except TotalRecallError as exc:
+            fail(in_cli_words(op, str(exc)))
 
 
 def fail(message: str) -> NoReturn:

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -36,7 +37,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError
 
 from total_recall import __version__
 from total_recall.errors import ConfigError, TotalRecallError
@@ -48,8 +49,9 @@ from total_recall.mining.scope import (
 )
 from total_recall.model import HARNESSES
 from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
+from total_recall.ops.operation import exact_type
 from total_recall.record.database import Record
-from total_recall.surfaces.words import explain, named
+from total_recall.surfaces.words import defect, explain, named
 
 SERVER_KEY = "total-recall"
 HARNESS_ENV = "HARNESS"
@@ -217,8 +219,7 @@ class RecallServer(MCPServer[Any]):
             # own text is only "Error executing tool X"), and its traceback goes to the server's log.
             cause = exc.__cause__ or exc
             log.error("%s failed unexpectedly", name, exc_info=cause)
-            raise ToolError(_within(f"{name}: failed unexpectedly ({type(cause).__name__}: {cause}); a "
-                                    "Total Recall defect, the server's log holds its traceback", bound)
+            raise ToolError(_within(defect(name, cause, "the server's log holds its traceback"), bound)
                             ) from cause
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
@@ -280,7 +281,9 @@ def _tool(op: Operation[Any], name: str, binding: Binding,
     parameters = []
     for field_name, info in op.params.model_fields.items():
         described = Field(description=info.description, json_schema_extra=info.json_schema_extra)
-        annotation: Any = Annotated[(info.annotation, *info.metadata, described)]
+        # The SDK's own argument model would coerce "yes" to true before the parameter model sees it.
+        exact = BeforeValidator(partial(exact_type, info.annotation))
+        annotation: Any = Annotated[(info.annotation, *info.metadata, exact, described)]
         default = (inspect.Parameter.empty if info.is_required()
                    else info.get_default(call_default_factory=True))
         parameters.append(inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default,

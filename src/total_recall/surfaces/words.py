@@ -23,9 +23,9 @@ _BOUND = {"less_than_equal": ("le", "at most"), "greater_than_equal": ("ge", "at
 
 
 def explain(op: Operation[Any], error: ValidationError,
-            name: Callable[[str], str] = lambda p: f"`{p}`") -> str:
+            name: Callable[[str], str] = lambda p: f"`{p}`", skip: str = "") -> str:
     """A parameter model's rejection in one line per parameter: its name (as `name` spells it), what it
-    must be, what was given."""
+    must be, what was given; the parameter `skip` left out (a `--batch` line's, checked per line)."""
     def given(value: object) -> str:
         # 24 and 24.0 are one value: the CLI parses a float flag, JSON may carry either.
         return echoed(int(value) if isinstance(value, float) and value.is_integer() else value)
@@ -33,7 +33,7 @@ def explain(op: Operation[Any], error: ValidationError,
     parts = []
     for e in error.errors():
         param = str(e["loc"][0]) if e["loc"] else "arguments"
-        if e["type"] == "extra_forbidden":
+        if e["type"] == "extra_forbidden" or (skip and param == skip):
             continue  # unknown names are refused before validation, naming what is accepted
         if e["type"] in _BOUND:
             key, words = _BOUND[e["type"]]
@@ -47,6 +47,12 @@ def explain(op: Operation[Any], error: ValidationError,
             message = e["msg"][:1].lower() + e["msg"][1:]
             parts.append(f"{name(param)}: {message} (given {given(e.get('input'))})")
     return f"{op.name}: " + "; ".join(parts)
+
+
+def defect(name: str, cause: BaseException, where: str) -> str:
+    """What a surface says when `name` failed on a defect of ours, not on what it was given: the error, and
+    `where` its traceback went."""
+    return f"{name}: failed unexpectedly ({type(cause).__name__}: {cause}); a Total Recall defect, {where}"
 
 
 def named(name: str, message: str) -> str:
