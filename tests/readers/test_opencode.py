@@ -9,7 +9,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +25,16 @@ from total_recall.errors import SourceError
 from total_recall.readers import Cursor, Source
 from total_recall.readers.base import LINE_LIMIT
 from total_recall.readers.opencode import OpenCodeReader
+from total_recall.record.database import Record
+from total_recall.record.sync import sync
 
 DUMP = SESSIONS / "opencode" / "sqlite_1.18.33" / "opencode.sql"
 LEGACY = SESSIONS / "opencode" / "json_storage_legacy" / "storage"
 DERIVED = PROMPT_CULT / "derived" / "opencode_fixture_from_tests.sql"
 SID = "ses_f0de500f8ffeXvsiYJDOg5JtrU"
-LATER = 1790768260000  # after every time in the dump
+# Now: after every time in the dumps, and fresh, so a half-done turn at it is one still being written (one
+# silent for an hour counts as abandoned, `opencode.ABANDONED_MS`).
+LATER = int(time.time() * 1000)
 
 reader = OpenCodeReader()
 
@@ -336,8 +342,21 @@ def test_every_part_type_maps_to_its_author_and_kind(tmp_path: Path) -> None:
     assert got["msg_e:error"].text == "error MessageAbortedError: The operation was aborted."
 
 
+def fresh(db: Path) -> None:
+    """The dump's rows as if just written: shifted so the newest is now (the dump dates from 1970)."""
+    con = sqlite3.connect(db)
+    shift = LATER - max(con.execute("SELECT max(time_updated) FROM part").fetchone()[0] or 0,
+                        con.execute("SELECT max(time_updated) FROM message").fetchone()[0] or 0)
+    for table in ("message", "part"):
+        con.execute(f"UPDATE {table} SET time_created = time_created + ?, time_updated = time_updated + ?",
+                    (shift, shift))
+    con.commit()
+    con.close()
+
+
 def test_the_derived_subset_schema_reads_and_holds_back_its_unfinished_last_turn(tmp_path: Path) -> None:
     db = build(tmp_path, DERIVED)
+    fresh(db)
     got = read_all(reader, source(db))
     assert set(got.sessions) == {"ses_fixture0001aaaa", "ses_todo0000000000000000000000bb",
                                  "ses_todo0000000000000000000001aa"}
@@ -464,3 +483,59 @@ def test_a_settled_user_message_with_no_parts_is_said_and_one_still_being_writte
     assert [w.why for w in got.warnings] == [
         "message:msg_zz1: a user message with no parts, so no words to read"]
     assert {w.path for w in got.warnings} == {str(db)}
+
+
+def test_a_turn_left_half_done_for_an_hour_is_read_as_it_stands(tmp_path: Path) -> None:
+    # OpenCode killed mid-turn leaves its last assistant message without `time.completed` for good.
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    old = LATER - 2 * 3_600_000
+    add_message(con, "msg_dead", old, assistant(old, done=False))
+    add_part(con, "prt_dead1", "msg_dead", old, {"type": "text", "text": "Deploying the fix now"})
+    add_part(con, "prt_dead2", "msg_dead", old + 1, {
+        "type": "tool", "tool": "bash", "callID": "call_9",
+        "state": {"status": "running", "input": {"command": "make deploy"}, "time": {"start": old + 1}}})
+    con.commit()
+    con.close()
+    got = read_all(reader, source(db))
+    assert [(e.key, e.text) for e in got.entries if e.row in ("part:prt_dead1", "part:prt_dead2")] == [
+        ("prt_dead1", "Deploying the fix now"), ("prt_dead2:call", '{"command":"make deploy"}')]
+    assert got.cursor is not None and "recheck_at" not in got.cursor.state
+
+
+def test_a_turn_still_being_written_names_when_to_look_again_and_sync_looks_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = build(tmp_path / "store")
+    con = sqlite3.connect(db)
+    add_message(con, "msg_live", LATER, assistant(LATER, done=False))
+    add_part(con, "prt_live", "msg_live", LATER, {"type": "text", "text": "Thinking about it"})
+    con.commit()
+    con.close()
+    first = read_all(reader, source(db))
+    assert first.cursor is not None
+    in_an_hour = datetime.fromtimestamp((LATER + 3_600_000) / 1000, UTC)
+    assert first.cursor.state["recheck_at"] == in_an_hour.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    with Record(tmp_path / "record.sqlite3") as record:
+        roots = {"opencode": tmp_path / "store"}
+        assert sync(record, ["opencode"], roots=roots).sources_read == 1
+        assert sync(record, ["opencode"], roots=roots).sources_read == 0  # unchanged, and not due yet
+    # An hour later (the record's cursor moved back, as time moving on would): read again, unchanged.
+    rec = sqlite3.connect(tmp_path / "record.sqlite3")
+    [(state,)] = rec.execute("SELECT state FROM sources WHERE harness = 'opencode'").fetchall()
+    rec.execute("UPDATE sources SET state = ? WHERE harness = 'opencode'",
+                (json.dumps({**json.loads(state), "recheck_at": "2000-01-01T00:00:00.000Z"}),))
+    rec.commit()
+    rec.close()
+    with Record(tmp_path / "record.sqlite3") as record:
+        assert sync(record, ["opencode"], roots=roots).sources_read == 1
+
+
+def test_an_empty_database_opencode_has_just_created_is_an_empty_store_not_an_error(tmp_path: Path) -> None:
+    db = tmp_path / "opencode.db"
+    db.write_bytes(b"")
+    got = read_all(reader, source(db))
+    assert (got.sessions, got.entries, got.warnings) == ({}, [], [])
+    with Record(tmp_path / "record.sqlite3") as record:
+        report = sync(record, ["opencode"], roots={"opencode": tmp_path})
+    assert report.errors == [] and report.entries_added == 0

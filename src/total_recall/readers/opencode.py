@@ -17,6 +17,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +49,9 @@ SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED_TABLES = ("session", "message", "part")
 UNFINISHED_TOOL = ("pending", "running")
+# A half-done assistant message with no sign of life for this long was left so (OpenCode killed mid-turn):
+# read as it stands, rather than waited for for ever. OpenCode streams a turn's parts as they come.
+ABANDONED_MS = 3_600_000
 STATE_VERSION = 1
 SNAPSHOT_TRIES = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -195,9 +199,10 @@ def _side(db: Path, suffix: str) -> Path:
     return db.with_name(db.name + suffix)
 
 
-def _connect(copy: Path, path: Path) -> sqlite3.Connection:
+def _connect(copy: Path, path: Path) -> sqlite3.Connection | None:
     """A connection to our private copy `copy` of the store `path` (named in errors); the copy is ours,
-    so SQLite may replay its -wal or roll back its -journal there.
+    so SQLite may replay its -wal or roll back its -journal there. None for a database with no table yet
+    (OpenCode has just created it: an empty file is one).
 
     Raises:
         SourceError: the copy is not a readable SQLite database, or not an OpenCode one.
@@ -211,6 +216,9 @@ def _connect(copy: Path, path: Path) -> sqlite3.Connection:
         if con is not None:
             con.close()
         raise SourceError(f"{path}: not a readable SQLite database: {exc}") from exc
+    if not tables:
+        con.close()
+        return None
     missing = [t for t in REQUIRED_TABLES if t not in tables]
     if missing:
         con.close()
@@ -222,11 +230,16 @@ def _connect(copy: Path, path: Path) -> sqlite3.Connection:
 def _read_db(path: Path, known: dict[str, Any]) -> Iterator[Item]:
     _check_header(path)
     with _snapshot(path) as copy:
-        yield from _read_copy(_connect(copy, path), path, known)
+        con = _connect(copy, path)
+        if con is None:
+            yield Checkpoint(Cursor(state=_cursor_state({})))
+            return
+        yield from _read_copy(con, path, known)
 
 
 def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> Iterator[Item]:
     name = str(path)
+    now = int(time.time() * 1000)
     try:
         by_msg = "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id"
         msg_stats = {r[0]: f"{r[1]}:{r[2]}" for r in con.execute(by_msg)}
@@ -250,13 +263,13 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
                     yield item
                 else:
                     msgs.append(item)
-            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name)
+            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name, now)
             state[sid] = _session_state(stamp, msgs, stop, prev)
     except sqlite3.Error as exc:
         raise SourceError(f"{path}: cannot read: {exc}") from exc
     finally:
         con.close()
-    yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
+    yield Checkpoint(Cursor(state=_cursor_state(state)))
 
 
 # A row's `data` over the line limit is never fetched into Python: only its size, to name it.
@@ -411,6 +424,7 @@ def _load_json(path: Path) -> tuple[dict[str, Any], bytes] | ReadWarning:
 
 
 def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
+    now = int(time.time() * 1000)
     found: list[tuple[int, str, dict[str, Any], Path]] = []
     for sfile in sorted((storage / "session").glob("*/*.json")):
         loaded = _load_json(sfile)
@@ -450,9 +464,9 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         at = _resume_at(prev)
         if at is not None:
             msgs = [m for m in msgs if (m.created, m.id) >= at]
-        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage))
+        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage), now)
         state[sid] = _session_state(stamp, msgs, stop, prev)
-    yield Checkpoint(Cursor(state={"v": STATE_VERSION, "sessions": state}))
+    yield Checkpoint(Cursor(state=_cursor_state(state)))
 
 
 def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning]:
@@ -502,30 +516,60 @@ def _resume_at(prev: Any) -> tuple[int, str] | None:
     return None
 
 
-def _session_state(stamp: str, msgs: list[_Msg], stop: _Msg | None, prev: Any) -> dict[str, Any]:
+def _session_state(stamp: str, msgs: list[_Msg], stop: _Stop | None, prev: Any) -> dict[str, Any]:
     # Resume at the stopping message, or at the last one read: parts can still land on it after
     # its row (a user message's text arrives just after the message).
-    at = stop or (msgs[-1] if msgs else None)
+    at = stop.msg if stop else (msgs[-1] if msgs else None)
     frm: list[Any] | None = [at.created, at.id] if at else None
     if frm is None and isinstance(prev, dict):
         frm = prev.get("from")
-    return {"stamp": stamp, "done": stop is None, "from": frm}
+    out = {"stamp": stamp, "done": stop is None, "from": frm}
+    if stop is not None:
+        out["abandoned_at"] = stop.alive + ABANDONED_MS
+    return out
+
+
+def _cursor_state(sessions: dict[str, Any]) -> dict[str, Any]:
+    """The cursor's state; while a session waits on a half-done message, `recheck_at` says when it counts as
+    abandoned, so a sync reads the store again then though nothing in it changed (`Cursor.state`)."""
+    out: dict[str, Any] = {"v": STATE_VERSION, "sessions": sessions}
+    due = [s["abandoned_at"] for s in sessions.values() if isinstance(s.get("abandoned_at"), int)]
+    if due:
+        out["recheck_at"] = _iso(min(due))
+    return out
 
 
 def _unfinished(info: dict[str, Any]) -> bool:
     return info.get("role") == "assistant" and not _get(info, "time", "completed") and not info.get("error")
 
 
-def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str) -> Generator[Item, None, _Msg | None]:
-    """Entries of a session's messages in order; returns the message it stopped at, if any. A settled
-    owner's message with no part holds no words to read: said, not passed over in silence."""
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    """The half-done message a session's read stopped at, and its last sign of life (ms)."""
+
+    msg: _Msg
+    alive: int
+
+
+def _last_sign(msg: _Msg, parts: list[_Part | ReadWarning]) -> int:
+    """When a message last showed life: its own times, and its parts' starts and ends (ms since the epoch)."""
+    times = [msg.created, _int(_get(msg.info, "time", "created")) or 0]
+    times += [t or 0 for p in parts if isinstance(p, _Part) for t in (p.created, p.ended)]
+    return max(times)
+
+
+def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
+          ) -> Generator[Item, None, _Stop | None]:
+    """Entries of a session's messages in order; returns where it stopped, if it did. A settled owner's
+    message with no part holds no words to read: said, not passed over in silence."""
     last_assistant = max((i for i, m in enumerate(msgs) if m.info.get("role") == "assistant"), default=-1)
     for i, msg in enumerate(msgs):
-        # A later assistant turn means OpenCode moved on: whatever this one left unfinished stays so.
-        settled = i < last_assistant
-        if not settled and _unfinished(msg.info):
-            return msg
         parts = parts_of(msg)
+        # A later assistant turn means OpenCode moved on: whatever this one left unfinished stays so; and
+        # so does a turn silent for ABANDONED_MS.
+        settled = i < last_assistant or now - _last_sign(msg, parts) >= ABANDONED_MS
+        if not settled and _unfinished(msg.info):
+            return _Stop(msg, _last_sign(msg, parts))
         if settled and msg.info.get("role") == "user" and not any(isinstance(x, _Part) for x in parts):
             yield ReadWarning(where, f"message:{msg.id}: a user message with no parts, so no words to read")
         for part in parts:
@@ -534,7 +578,7 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str) -> Generato
                 continue
             status = _get(part.data, "state", "status")
             if not settled and part.data.get("type") == "tool" and status in UNFINISHED_TOOL:
-                return msg
+                return _Stop(msg, _last_sign(msg, parts))
             yield from _part_entries(sid, msg, part)
         error = msg.info.get("error")
         if error:

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +248,13 @@ class _Batch:
         self.last_raw = -1
 
 
+def _due(cursor: Cursor) -> bool:
+    """Whether a reader that held something back asked to look again by now, though the source is unchanged
+    (`recheck_at` in its cursor's state: an OpenCode turn left half-done counts as abandoned then)."""
+    at = cursor.state.get("recheck_at")
+    return isinstance(at, str) and at <= datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 @dataclass(frozen=True, slots=True)
 class _Planned:
     """A source to read: its row in the record, from where, the fingerprint taken before reading."""
@@ -365,7 +373,7 @@ class Syncer:
         except OSError as exc:
             self.report.errors.append(f"{source.path}: cannot stat: {exc.strerror or exc}")
             return None
-        if row.fingerprint == fingerprint and row.read_error is None:
+        if row.fingerprint == fingerprint and row.read_error is None and not _due(row.cursor):
             self.report.sources_skipped += 1
             return None
         self.report.sources_read += 1
