@@ -539,3 +539,25 @@ def test_an_empty_database_opencode_has_just_created_is_an_empty_store_not_an_er
     with Record(tmp_path / "record.sqlite3") as record:
         report = sync(record, ["opencode"], roots={"opencode": tmp_path})
     assert report.errors == [] and report.entries_added == 0
+
+
+def test_a_session_whose_turns_are_only_in_the_newer_session_message_table_is_warned_not_silent(
+    tmp_path: Path,
+) -> None:
+    # OpenCode's schema holds `session_message` from 1.18 (the recorded store's is empty); a capture of
+    # `opencode serve` 1.18.18 kept its turns there. Until it is read, such a session is said, not empty.
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, "
+                "time_updated) SELECT 'ses_newer', project_id, 'newer', directory, 'Ping', version, ?, ? "
+                "FROM session LIMIT 1", (LATER, LATER))
+    said = {"id": "msg_n1", "text": "Reply with one word: PONG", "type": "user"}
+    con.execute("INSERT INTO session_message VALUES ('msg_n1', 'ses_newer', 'user', 1, ?, ?, ?)",
+                (LATER, LATER, json.dumps(said)))
+    con.commit()
+    con.close()
+    got = read_all(reader, source(db))
+    assert [w.why for w in got.warnings] == ["session:ses_newer: 1 message(s) only in `session_message`, the "
+                                             "newer format this reader does not read yet; not recorded"]
+    again = read_all(reader, source(db), got.cursor)
+    assert again.warnings == []  # said once

@@ -245,6 +245,7 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
         msg_stats = {r[0]: f"{r[1]}:{r[2]}" for r in con.execute(by_msg)}
         by_part = "SELECT session_id, count(*) FROM part GROUP BY session_id"
         part_counts = {r[0]: r[1] for r in con.execute(by_part)}
+        newer = _newer_messages(con)
         sessions = con.execute("SELECT * FROM session ORDER BY time_created, id").fetchall()
         state: dict[str, Any] = {}
         for srow in sessions:
@@ -256,6 +257,9 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
                 state[sid] = prev
                 continue
             yield _db_session(srow)
+            if newer.get(sid) and sid not in msg_stats:
+                yield ReadWarning(name, f"session:{sid}: {newer[sid]} message(s) only in `session_message`, "
+                                  "the newer format this reader does not read yet; not recorded")
             msgs: list[_Msg] = []
             for mrow in _db_messages(con, sid, _resume_at(prev)):
                 item = _db_message(name, mrow)
@@ -275,6 +279,15 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
 # A row's `data` over the line limit is never fetched into Python: only its size, to name it.
 _DATA = (f"CASE WHEN length(CAST(data AS BLOB)) > {LINE_LIMIT} THEN NULL ELSE data END AS data,"
          " length(CAST(data AS BLOB)) AS size")
+
+
+def _newer_messages(con: sqlite3.Connection) -> dict[str, int]:
+    """How many rows each session holds in `session_message`, the table OpenCode's newer session state
+    writes (the schema has it from 1.18; the stores recorded so far keep their turns in `message`)."""
+    found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_message'"
+    if not con.execute(found).fetchone():
+        return {}
+    return {r[0]: r[1] for r in con.execute("SELECT session_id, count(*) FROM session_message GROUP BY 1")}
 
 
 def _db_messages(con: sqlite3.Connection, sid: str, at: tuple[int, str] | None) -> list[sqlite3.Row]:
