@@ -9,15 +9,36 @@ the CLI as the owner does and then looks for the words in every reply and every 
 from __future__ import annotations
 
 import json
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.keeping_sessions import ClaudeSession
-from tests.test_erase import claude, entries, found, hits, listed, run
+from tests.llm_stub import Reply, Stub, completion, running_stub
+from tests.test_erase import (
+    SECRET,
+    TOKEN,
+    WORD,
+    claude,
+    entries,
+    found,
+    hits,
+    home,
+    listed,
+    reader,
+    run,
+    secret_address,
+)
+from total_recall.llm.provider import Provider
+from total_recall.mining.summaries import summarise_from, summary_cache
+from total_recall.model import Address
+from total_recall.record.database import Record
 
-__all__ = ["claude"]  # the fixture, imported for pytest
+__all__ = ["claude", "reader"]  # the fixtures, imported for pytest
 
 
 def _append(session: ClaudeSession, line: dict[str, Any]) -> None:
@@ -187,3 +208,157 @@ def test_a_title_cut_around_a_tag_in_the_first_prompt_goes_when_the_prompt_is_er
     [number] = [s["session"] for s in listed() if s["native_id"] == session.id]
     run("erase", f"{number}#1", "--reason", "a pin")
     assert everywhere("TTLq2b") == [] and everywhere("my pin is") == []
+
+
+# -- round two: summaries, titles a harness writes later, forks' titles, repeated bookkeeping, snapshots --
+
+
+def _two_blocks(claude: ClaudeSession, record: Record, stub: Stub, tmp_path: Path) -> None:
+    """Block 1 over s1#1-6 quotes the secret of s1#3; block 2, over entries synced later, restates it (its
+    prompt carried block 1, as every later block's does)."""
+    provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
+    stub.script(Reply(body=completion(f"- The owner gave the deploy token {TOKEN} (s1#3).")))
+    summarise_from(record, session=1, provider=provider)
+    claude.owner("Now deploy to production.").agent("Deploying.")
+    run("sync")
+    stub.script(Reply(body=completion(f"- Deployed with the token {TOKEN} (s1#3) (s1#8).")))
+    summarise_from(record, session=1, provider=provider)
+
+
+def test_erasing_an_entry_blanks_every_later_summary_block_its_words_may_have_reached(
+    claude: ClaudeSession, tmp_path: Path, reader: sqlite3.Connection
+) -> None:
+    with running_stub() as stub, Record(home() / "record.sqlite3") as record:
+        _two_blocks(claude, record, stub, tmp_path)
+        assert TOKEN in stub.prompt(-1)  # block 1 went into block 2's prompt
+        record.erase(Address.parse(secret_address()), "a deploy token")
+        blocks = summary_cache(record, session=1, with_text=True)["blocks"]
+    assert [(b["range"], b["erased_since"], b["text"]) for b in blocks] == [
+        ("s1#1-6", ["s1#3"], None), ("s1#7-8", ["s1#3"], None)]
+    assert found(WORD) == {}
+
+
+def test_a_quarantined_entry_withholds_the_summary_blocks_written_before_and_keeps_them_out_of_prompts(
+    claude: ClaudeSession, tmp_path: Path
+) -> None:
+    with running_stub() as stub, Record(home() / "record.sqlite3") as record:
+        _two_blocks(claude, record, stub, tmp_path)
+        record.quarantine(Address.parse(secret_address()), "not for windows")
+        held = summary_cache(record, session=1, with_text=True)["blocks"]
+        claude.owner("And roll back staging.").agent("Rolled back.")
+        run("sync")
+        provider = Provider.from_env(home=tmp_path, env=stub.env(), sleep=lambda _: None)
+        stub.script(Reply(body=completion("- Rolled back staging (s1#10).")))
+        reply = summarise_from(record, session=1, provider=provider)
+        prompt = stub.prompt(-1)
+        record.quarantine(Address.parse(secret_address()), undo=True)
+        back = summary_cache(record, session=1, with_text=True)["blocks"]
+    assert [(b["quarantined_since"], b["text"]) for b in held] == [(["s1#3"], None), (["s1#3"], None)]
+    assert TOKEN not in prompt and TOKEN not in json.dumps(reply)
+    assert TOKEN in back[0]["text"] and back[0]["quarantined_since"] == []
+
+
+@pytest.mark.parametrize("harness", ["vibe", "openclaw"])
+def test_a_title_the_harness_writes_after_the_erase_is_not_taken_from_the_erased_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str
+) -> None:
+    prompt = "pin is TTLq9x-4417 pay the invoice from the shared account today, the usual way"
+    if harness == "vibe":
+        folder = tmp_path / "vibe" / "logs" / "session" / "session_20260701_101500_aaaabbbb"
+        folder.mkdir(parents=True)
+        monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(tmp_path / "vibe"))
+        meta = {"session_id": "aaaabbbb-2b4d-4f6a-9e31-8a7d2c4b6f10", "title": "Untitled session",
+                "start_time": "2026-07-01T10:15:00+00:00", "environment": {"working_directory": "/w"}}
+        (folder / "meta.json").write_text(json.dumps(meta))
+        (folder / "messages.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (
+            {"role": "user", "content": "hello", "message_id": "m0"},
+            {"role": "user", "content": prompt, "message_id": "m1"})))
+    else:
+        folder = tmp_path / "oc" / "agents" / "main" / "sessions"
+        folder.mkdir(parents=True)
+        monkeypatch.setenv("TOTAL_RECALL_OPENCLAW_ROOT", str(tmp_path / "oc"))
+        (folder / "s-later.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (
+            {"type": "session", "version": 3, "id": "s-later", "timestamp": "2026-05-01T10:00:00Z",
+             "cwd": "/w"},
+            {"type": "message", "id": "n0", "parentId": None, "timestamp": "2026-05-01T10:00:00Z",
+             "message": {"role": "user", "content": [{"type": "text", "text": "hello"}]}},
+            {"type": "message", "id": "n1", "parentId": "n0", "timestamp": "2026-05-01T10:00:01Z",
+             "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}})))
+    run("sync")
+    [number] = [s["session"] for s in listed() if s["harness"] == harness]
+    [said] = [e["address"] for e in entries(number) if e["text"] == prompt]
+    run("erase", said, "--reason", "a pin")
+    if harness == "vibe":  # Vibe rewrites meta.json at the turn's end: its title, the message cut at 50
+        (folder / "meta.json").write_text(json.dumps(dict(meta, title=prompt[:50] + "…")))
+    else:  # OpenClaw's store labels the session by it
+        (folder / "sessions.json").write_text(json.dumps({"agent:main:x": {"sessionId": "s-later",
+                                                                           "label": prompt}}))
+    run("sync")
+    assert everywhere("TTLq9x") == []
+
+
+def test_a_fork_titled_after_its_parent_loses_the_title_with_the_erased_words(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch
+                                                                             ) -> None:
+    # OpenCode names a fork "<title> (fork #1)" and copies its messages with new ids and no parent link.
+    import shutil
+
+    from tests.conftest import SESSIONS
+
+    root = tmp_path / "opencode"
+    shutil.copytree(SESSIONS / "opencode" / "json_storage_legacy", root)
+    monkeypatch.setenv("TOTAL_RECALL_OPENCODE_ROOT", str(root))
+    storage = next(p for p in root.rglob("session") if p.is_dir()).parent
+    [info_file] = list((storage / "session").glob("*/*.json"))
+    info = json.loads(info_file.read_text())
+    sid = info["id"]
+    said = next(m for f in sorted((storage / "message" / sid).glob("*.json"))
+                if (m := json.loads(f.read_text()))["role"] == "user")
+    part = sorted((storage / "part" / said["id"]).glob("*.json"))[0]
+    words = "please rotate the key OCq4f4f-walrus on the api gateway tonight"  # a copy by words: 40+
+    part.write_text(json.dumps(dict(json.loads(part.read_text()), text=words)))
+    info["title"] = words
+    info_file.write_text(json.dumps(info))
+    fork = dict(info, id=sid + "fork", title=f"{words} (fork #1)")
+    (info_file.parent / f"{fork['id']}.json").write_text(json.dumps(fork))
+    (storage / "message" / fork["id"]).mkdir()
+    copy = dict(said, id=said["id"] + "f", sessionID=fork["id"])
+    (storage / "message" / fork["id"] / f"{copy['id']}.json").write_text(json.dumps(copy))
+    (storage / "part" / copy["id"]).mkdir()
+    (storage / "part" / copy["id"] / "prt_copy.json").write_text(json.dumps(
+        dict(json.loads(part.read_text()), id="prt_copy", messageID=copy["id"], sessionID=fork["id"])))
+    # The fork goes on: an owner's message of its own, so it is not left with nothing but the erased copy.
+    own = dict(said, id=said["id"] + "g", sessionID=fork["id"], time={"created": said["time"]["created"] + 5})
+    (storage / "message" / fork["id"] / f"{own['id']}.json").write_text(json.dumps(own))
+    (storage / "part" / own["id"]).mkdir()
+    (storage / "part" / own["id"] / "prt_own.json").write_text(json.dumps(
+        {"id": "prt_own", "messageID": own["id"], "type": "text", "text": "and the staging gateway too"}))
+    run("sync")
+    titles = sorted(s["title"] for s in listed())
+    assert titles == sorted([words, f"{words} (fork #1)"]), titles
+    [address] = [e["address"] for s in listed() if s["native_id"] == sid for e in entries(s["session"])
+                 if e["text"] == words]
+    assert len(run("erase", address, "--reason", "private", "--json")["erased"]) == 2  # and the fork's copy
+    run("sync")
+    assert everywhere("OCq4f4f") == []
+
+
+def test_a_short_bookkeeping_line_the_harness_writes_again_stays_erased(claude: ClaudeSession) -> None:
+    _append(claude, {"type": "agent-name", "agentName": "AGq3e-falcon"})
+    run("sync")
+    [line] = [e["address"] for e in entries("s1") if "AGq3e" in e["text"]]
+    run("erase", line, "--reason", "private")
+    _append(claude, {"type": "agent-name", "agentName": "AGq3e-falcon"})  # Claude Code writes it again
+    run("sync")
+    assert everywhere("AGq3e") == []
+
+
+def test_erase_removes_the_store_copy_a_killed_sync_left_under_the_home(claude: ClaudeSession) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    left = home() / "snapshots" / f"opencode-{dead.stdout.strip()}-x1y2"
+    left.mkdir(parents=True)
+    (left / "opencode.db").write_text(f"a copy of the store holding {SECRET}")
+    done = run("erase", secret_address(), "--reason", "a deploy token", "--json")
+    assert done["snapshots_removed"] == 1 and not left.exists()
+    assert found() == {}

@@ -4,7 +4,8 @@ A target is an entry address (`s3#12`, a range, a session; the session may be na
 unique prefix of it, `ef958aa1#12`), a recall cue (`cue:N`) or a receipt's note
 (`receipt:N`): text a harness wrote, or a caller. Each becomes a tombstone in the record (its indexes,
 markers and summaries follow in the same transaction, see `Record.erase`, `erase_cue`, `erase_note`),
-then every overflow file of a capped reply that held the text (or a name taken from it) is deleted, and
+then every overflow file of a capped reply that held the text (or a name taken from it) is deleted, and so
+is every copy of a store a killed sync left under the home (`snapshots/`), and
 an entry's erase rewrites every `observations.md` the record's exports wrote, so the observations it
 withdrew leave those copies too. The text is read before the erase: afterwards the record holds only the
 tombstones.
@@ -37,6 +38,7 @@ class Erasure:
     erased: list[str]
     purged: list[Path]
     exports: list[Path] = field(default_factory=list)
+    snapshots: list[Path] = field(default_factory=list)  # store copies a killed sync had left
 
 
 def erase(record: Record, target: str, reason: str) -> Erasure:
@@ -51,8 +53,12 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
         address = resolve_address(record, target)
         texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
         done = record.erase(address, reason)
+        # A copy of an OpenCode store a killed sync left under the home holds the words too.
+        from total_recall.readers.opencode import clear_left_snapshots
+
+        left = clear_left_snapshots(record.path.parent)
         # Observations cite entries only: a cue's or a note's erase withdraws none.
-        return Erasure(done, purge(texts), refresh_exports(record))
+        return Erasure(done, purge(texts), refresh_exports(record), left)
     m = _KEPT_TEXT.fullmatch(target)
     if m is None:
         raise AddressError(f"not a cue or receipt: {echoed(target)} (expected cue:3 or receipt:3)")

@@ -125,8 +125,9 @@ def _status(record: Record, s: Session, blocks: list[Block], with_text: bool) ->
     for b in blocks:
         row = _block_json(b)
         row["erased_since"] = summary_blocks.erased_since(record, b)
+        row["quarantined_since"] = summary_blocks.quarantined_since(record, b)
         if with_text:
-            row["text"] = None if row["erased_since"] else b.draft.text
+            row["text"] = None if row["erased_since"] or row["quarantined_since"] else b.draft.text
         rows.append(row)
     start = blocks[-1].draft.last_seq + 1 if blocks else 1
     tail = summary_blocks.tally(record, s.number, start)
@@ -223,7 +224,7 @@ def summarise_from(record: Record, *, session: int, from_seq: int | None = None,
         )
     provider = provider or Provider.from_env(home=record.path.parent)
     earlier = [b.draft for b in summary_blocks.blocks(record, session)
-               if not summary_blocks.erased_since(record, b)]
+               if not (summary_blocks.erased_since(record, b) or summary_blocks.quarantined_since(record, b))]
     prompt = _summary_prompt(s, tally, earlier, entries, provider.settings.prompt_bytes)
     answer = provider.complete(prompt.messages)
     unverified = _check_citations(record, answer.text, prompt.shown)
@@ -389,9 +390,13 @@ def _compose(record: Record, s: Session, status: dict[str, Any]) -> str:
         d = b.draft
         out.append(f"### part {n}: {d.tally.first_ts or '?'} → {d.tally.last_ts or '?'} ({d.range})")
         erased = summary_blocks.erased_since(record, b)
+        held = summary_blocks.quarantined_since(record, b)
         if erased:
             out.append(f"[summary withheld: {', '.join(erased)} was erased after this part was written; "
                        "roll back with cache_delete_latest and summarise again]")
+        elif held:
+            out.append(f"[summary withheld while {', '.join(held)} is in quarantine: it was put there after "
+                       "this part was written]")
         else:
             out.append(d.text)
         if d.dropped_entries:

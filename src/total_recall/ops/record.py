@@ -270,7 +270,7 @@ def erase(call: Call, p: EraseParams) -> Reply:
             call.check(record, resolve_address(record, p.address))
         done = erase_target(record, p.address, p.reason)
     return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged),
-            "exports_rewritten": len(done.exports)}
+            "exports_rewritten": len(done.exports), "snapshots_removed": len(done.snapshots)}
 
 
 class QuarantineParams(Params):

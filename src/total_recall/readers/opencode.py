@@ -170,11 +170,20 @@ def _snapshot_folder() -> Path:
     folder.mkdir(mode=0o700, exist_ok=True)
     if folder.stat().st_mode & 0o077:
         folder.chmod(0o700)
-    for left in folder.glob("opencode-*-*"):
+    clear_left_snapshots(home)
+    return folder
+
+
+def clear_left_snapshots(home: Path) -> list[Path]:
+    """Remove the store copies under `home`'s snapshots that a process now gone left (a sync killed while it
+    read): each is a whole copy of the owner's store, erased words included. Returns what was removed."""
+    gone = []
+    for left in (home / "snapshots").glob("opencode-*-*"):
         pid = left.name.split("-")[1]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(left, ignore_errors=True)
-    return folder
+            gone.append(left)
+    return gone
 
 
 def _alive(pid: int) -> bool:

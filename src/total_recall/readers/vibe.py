@@ -123,7 +123,7 @@ class VibeReader(JsonlReader):
         if not session.title_known and obj.get("role") != "system":
             # Vibe's fallback title is its first user message, after any system line (older files).
             session.title_known = True
-            title = _fallback_title(_content_text(obj.get("content"))) if obj.get("role") == "user" else None
+            title = fallback_title(_content_text(obj.get("content"))) if obj.get("role") == "user" else None
             if title:
                 yield SessionDraft(session.native_id, title=title)
         mid = _str(obj.get("message_id"))
@@ -169,7 +169,7 @@ class VibeReader(JsonlReader):
         if draft.title is None:
             first_user = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
             if first_user is not None:
-                draft.title = _fallback_title(_content_text(first_user.get("content")))
+                draft.title = fallback_title(_content_text(first_user.get("content")))
         yield draft
         seen: dict[str, str] = {}
         for i, msg in enumerate(messages, 1):
@@ -290,7 +290,8 @@ def _images_text(images: Any) -> str:
     return "".join("\n" + s for s in out)
 
 
-def _fallback_title(text: str) -> str | None:
+def fallback_title(text: str) -> str | None:
+    """Vibe's own title for a session its meta.json names no other way: the first user message, cut."""
     text = text.strip()
     if not text:
         return None

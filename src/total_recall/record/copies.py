@@ -323,7 +323,10 @@ def erased_marks(record: Record, source_id: int, generation: int, harness: str
         if native is not None:
             by_copy[(native, kind, bytes(digest))] = (at, reason)
         by_copy[bytes(digest)] = (at, reason)  # counted for a text of COPY_CHARS or more (`scan`)
-        if quote is not None and kind == "message" and author in ("owner", "agent"):
+        # A message of the owner's or the agent's, which a harness quotes or repeats; and the harness's own
+        # bookkeeping (`agent-name: …`, `ai-title: …`), which it writes again in the same session.
+        said = kind == "message" and author in ("owner", "agent")
+        if quote is not None and (said or author == "harness"):
             by_quote[bytes(quote)] = (at, reason, session)
         if source != source_id or erased_in >= generation:
             continue

@@ -9,6 +9,7 @@ first.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -54,10 +55,28 @@ def now() -> str:
 
 
 
+# What a harness adds to a title it copies: OpenCode names a fork "<title> (fork #1)".
+_FORK_SUFFIX = re.compile(r" \(fork #\d+\)$")
+
+
 def titled(title: str | None, text: str) -> bool:
-    """Whether a session title was taken from `text`: all of it, or its start cut short."""
-    core = (title or "").removesuffix("…").removesuffix("...").strip()
+    """Whether a session title was taken from `text`: all of it, or its start cut short (a fork's copy of
+    such a title too)."""
+    core = _FORK_SUFFIX.sub("", title or "").removesuffix("…").removesuffix("...").strip()
     return bool(core) and core in text
+
+
+def title_forms(text: str) -> set[str]:
+    """The titles a harness or a reader may give a session from `text` (a prompt): it whole, its first
+    line, the readers' cut of it (`title_line`) and Vibe's own (50 characters and "…"). An erase keeps their
+    keyed hashes, so a title written after it (OpenCode titling the session, Vibe's meta.json at the turn's
+    end, an OpenClaw label) is not set from the erased words either."""
+    from total_recall.readers.base import title_line
+    from total_recall.readers.vibe import fallback_title
+
+    whole = text.strip()
+    first = next((line.strip() for line in whole.splitlines() if line.strip()), "")
+    return {t for t in (whole, first, title_line(text), fallback_title(text)) if t}
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +353,9 @@ class Record:
         if not gone:
             return fields
         kept = dict(fields)
-        if isinstance(kept.get("title"), str) and self.text_hash(kept["title"]) in gone:
+        title = kept.get("title")
+        forms = (title, _FORK_SUFFIX.sub("", title)) if isinstance(title, str) else ()
+        if {self.text_hash(t) for t in forms} & gone:
             del kept["title"]
         if isinstance(kept.get("meta"), dict):
             meta = {k: v for k, v in kept["meta"].items()
@@ -352,6 +373,9 @@ class Record:
             "AND c.parent_native = p.native_id WHERE p.id = ? AND c.id <> p.id",
             (session, session),
         ).fetchall()
+        if text is not None:
+            self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",
+                                [(session, self.text_hash(t)) for t in title_forms(text)])
         for number, title, meta in rows:
             names: dict[str, Any] = orjson.loads(meta) if meta else {}
             gone = {v for v in (title, *names.values()) if isinstance(v, str) and v
@@ -508,9 +532,10 @@ class Record:
         # A title taken from the erased words (a harness's summary, a first message cut short) goes too,
         # and so does a sub-agent's, given by the erased call that started it.
         self.forget_names(row["session"], text)
-        # Summary blocks over it may quote it: read back they are withheld, and their text is blanked.
+        # Summary blocks over it may quote it, and so may every later one (their prompts carried the earlier
+        # blocks): read back they are withheld, and their text is blanked.
         self.db.execute(
-            "UPDATE summary_blocks SET text = '' WHERE session = ? AND ? BETWEEN first_seq AND last_seq "
+            "UPDATE summary_blocks SET text = '' WHERE session = ? AND last_seq >= ? "
             "AND text <> '' AND created <= ?",
             (row["session"], row["seq"], at),
         )

@@ -38,6 +38,7 @@ from total_recall.record.record_schema import (
     M022_ERASED_COPIES,
     M023_ERASED_TEXT_COPIES,
     M024_ERASED_QUOTES,
+    M025_SUMMARY_ERASE_REACH,
 )
 
 # Each entry's tags gain the day of its time too (`d_2026_11_28`): a time the query names of up to a month
@@ -215,6 +216,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m022_erased_copies", M022_ERASED_COPIES),
     ("m023_erased_text_copies", M023_ERASED_TEXT_COPIES),
     ("m024_erased_quotes", M024_ERASED_QUOTES),
+    ("m025_summary_erase_reach", M025_SUMMARY_ERASE_REACH),
 ]
 
 

@@ -681,3 +681,22 @@ M024_ERASED_QUOTES = """
 ALTER TABLE erased_texts ADD COLUMN quote_hash BLOB;
 CREATE INDEX entries_erased_raw ON entries(raw_id) WHERE erased_at IS NOT NULL;
 """
+
+
+# A summary block's prompt carried the earlier blocks of its session ("for continuity"), so a block may quote
+# any entry up to its own end, not only those of its range: an erasure after it was written blanks it too.
+M025_SUMMARY_ERASE_REACH = """
+DROP TRIGGER summary_blocks_final;
+CREATE TRIGGER summary_blocks_final BEFORE UPDATE ON summary_blocks
+WHEN NOT (
+    NEW.text = '' AND OLD.text <> ''
+    AND NEW.id = OLD.id AND NEW.session = OLD.session AND NEW.first_seq = OLD.first_seq
+    AND NEW.last_seq = OLD.last_seq AND NEW.created = OLD.created
+    AND NEW.provider = OLD.provider AND NEW.model = OLD.model AND NEW.chars = OLD.chars
+    AND NEW.unverified = OLD.unverified
+    AND EXISTS (SELECT 1 FROM entries e JOIN erasures x ON x.entry = e.id
+                WHERE e.session = OLD.session AND e.seq <= OLD.last_seq AND x.at >= OLD.created)
+) BEGIN
+    SELECT RAISE(ABORT, 'summary blocks are never edited: delete the newest and summarise again');
+END;
+"""

@@ -136,12 +136,26 @@ def next_seq(record: Record, session: int) -> int:
 
 
 def erased_since(record: Record, block: Block) -> list[str]:
-    """Addresses in the block's range erased after the block was written: its text may quote them."""
+    """Addresses erased after the block was written that its text may quote: in its range, or before it
+    (its prompt carried the session's earlier blocks)."""
     d = block.draft
     rows = record.db.execute(
         "SELECT e.seq FROM entries e JOIN erasures x ON x.entry = e.id "
-        "WHERE e.session = ? AND e.seq BETWEEN ? AND ? AND x.at >= ? ORDER BY e.seq",
-        (d.session, d.first_seq, d.last_seq, block.created),
+        "WHERE e.session = ? AND e.seq <= ? AND x.at >= ? ORDER BY e.seq",
+        (d.session, d.last_seq, block.created),
+    ).fetchall()
+    return [f"s{d.session}#{r[0]}" for r in rows]
+
+
+def quarantined_since(record: Record, block: Block) -> list[str]:
+    """Addresses the block's text may quote (as `erased_since`) that were put in quarantine after it was
+    written and are not released: the block is withheld while they are."""
+    d = block.draft
+    rows = record.db.execute(
+        "SELECT e.seq FROM entries e JOIN quarantine q ON q.entry = e.id "
+        "WHERE e.session = ? AND e.seq <= ? AND q.action = 'quarantine' AND q.at >= ? "
+        "AND q.id = (SELECT MAX(id) FROM quarantine WHERE entry = e.id) ORDER BY e.seq",
+        (d.session, d.last_seq, block.created),
     ).fetchall()
     return [f"s{d.session}#{r[0]}" for r in rows]
 

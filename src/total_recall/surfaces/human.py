@@ -334,6 +334,9 @@ def _erase(reply: Reply, settings: Any) -> str:
     text = f"erased {counted(len(done), 'entry')}: {', '.join(done) or 'none (already erased)'}"
     if reply["overflow_files_removed"]:
         text += f"\nremoved {counted(reply['overflow_files_removed'], 'overflow file')} that held their text"
+    if reply.get("snapshots_removed"):
+        text += (f"\nremoved {counted(reply['snapshots_removed'], 'store copy')} a killed sync "
+                 "had left")
     if reply.get("exports_rewritten"):
         text += (f"\nrewrote {counted(reply['exports_rewritten'], 'exported observations file')} without "
                  "what the erase withdrew")

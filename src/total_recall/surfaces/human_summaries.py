@@ -25,6 +25,8 @@ def _cache(reply: Reply, settings: Any) -> str:
             flags += f"  ⚠ {len(b['unverified'])} unverified citations"
         if b["erased_since"]:
             flags += f"  ⚠ erased since: {', '.join(b['erased_since'])}"
+        if b.get("quarantined_since"):
+            flags += f"  ⚠ withheld while in quarantine: {', '.join(b['quarantined_since'])}"
         if b["dropped_entries"]:
             flags += f"  ({b['dropped_entries']} entries did not fit the prompt)"
         lines.append(f"  block {b['range']:<14} {(b['from_ts'] or '?')[:16]} → {(b['to_ts'] or '?')[:16]}  "
