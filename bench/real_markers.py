@@ -64,7 +64,7 @@ def main() -> None:
         tool(env, "sync")
         sessions = tool(env, "sessions")["sessions"]
         assert isinstance(sessions, list)
-        quoted = expected = false = strings = escaped = 0
+        quoted = expected = false = strings = escaped = inside = 0
         for name, words in labels.items():
             [s] = [s for s in sessions if s["source"].endswith("/" + name)]
             end = f"{s['session']}#1-{s['entries']}"
@@ -76,8 +76,12 @@ def main() -> None:
             wrong = [x for x in lines if not any(_same(w, x) for w in words)]
             esc = [str(x["text"]) for x in marker["strings"]  # type: ignore[union-attr]
                    if '\\"' in str(x["text"]) or "\\n" in str(x["text"]) or str(x["text"]).endswith("\\")]
+            # A line standing inside another of the same entry says nothing the other does not.
+            listed = [(str(x["address"]), str(x["text"])) for x in marker["strings"]]  # type: ignore[union-attr]
+            within = [t for a, t in listed if any(b == a and t != u and t in u for b, u in listed)]
             quoted, expected, false = quoted + len(found), expected + len(words), false + len(wrong)
             strings, escaped = strings + len(marker["strings"]), escaped + len(esc)  # type: ignore[arg-type]
+            inside += len(within)
             print(f"{s['session']:>4} {name[:24]:24} owner's words quoted {len(found)}/{len(words)}"
                   f"   not his {len(wrong)}   escaped strings {len(esc)}/{len(marker['strings'])}")  # type: ignore[arg-type]
             for x in wrong:
@@ -85,7 +89,8 @@ def main() -> None:
             for x in esc:
                 print(f"       escaped: {x[:70]!r}")
         print(f"all: the owner's words quoted {quoted}/{expected}; lines quoted as his that are not: "
-              f"{false}; exact strings in JSON escapes: {escaped}/{strings} (budget {args.budget})")
+              f"{false}; exact strings in JSON escapes: {escaped}/{strings}; standing inside another of "
+              f"their entry: {inside} (budget {args.budget})")
 
 
 if __name__ == "__main__":
