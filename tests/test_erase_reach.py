@@ -362,3 +362,113 @@ def test_erase_removes_the_store_copy_a_killed_sync_left_under_the_home(claude: 
     done = run("erase", secret_address(), "--reason", "a deploy token", "--json")
     assert done["snapshots_removed"] == 1 and not left.exists()
     assert found() == {}
+
+
+# -- what erase must not take: words that are no copy (a review of the rules above found each) --
+
+
+def test_the_same_short_words_erased_in_two_sessions_stay_erased_in_each_one_s_later_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = ClaudeSession(tmp_path / "cc", name="one"), ClaudeSession(tmp_path / "cc", name="two")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(first.root))
+    for session in (first, second):
+        session.owner("use LPq77 for the db").agent("Connecting.")
+    run("sync")
+    for s in listed():
+        run("erase", f"{s['session']}#1", "--reason", "a password")
+    _append(first, {"type": "last-prompt", "lastPrompt": "use LPq77 for the db"})
+    run("sync")
+    assert everywhere("LPq77") == []
+
+
+def test_a_copy_in_a_fork_of_a_fork_goes_and_the_parent_keeps_its_own_words_when_a_fork_s_are_erased(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOTAL_RECALL_CODEX_ROOT", str(tmp_path / "codex"))
+    folder = tmp_path / "codex" / "2026" / "05" / "01"
+    root, child, grandchild = ("33333333-3333-4333-8333-33333333333" + c for c in "abc")
+    secret, again = "pin is PINq9d-4417", "ok, now run the full test suite"
+    _rollout(folder, root, ["hello there", secret, again])
+    _rollout(folder, child, ["hello there", secret, again, "now the docs please"], root)
+    _rollout(folder, grandchild, ["hello there", secret, again, "now the docs please", "and ship"], child)
+    run("sync", "--harness", "codex")
+    numbers = {s["native_id"]: s["session"] for s in listed()}
+    [said] = [e["address"] for e in entries(numbers[root]) if e["text"] == secret and e["author"] == "owner"]
+    run("erase", said, "--reason", "a pin")
+    assert everywhere("PINq9d") == []
+    # The child's own line erased: the root's and the grandchild's same words were typed, or copied, apart.
+    [line] = [e["address"] for e in entries(numbers[child]) if e["text"] == again and e["author"] == "owner"]
+    erased = run("erase", line, "--reason", "not needed", "--json")["erased"]
+    assert not any(a.startswith(numbers[root] + "#") for a in erased)
+    assert [e["text"] for e in entries(numbers[root]) if e["author"] == "owner"][-1] == again
+
+
+def test_erasing_a_sub_agent_session_leaves_its_parent_s_own_words_that_say_the_same(
+    claude: ClaudeSession,
+) -> None:
+    claude.agent("Let me look at the failing test first.")
+    folder = claude.path.parent / claude.id / "subagents"
+    folder.mkdir(parents=True)
+    child = ClaudeSession(claude.root.parent / "scratch", name="child").owner("Search for credentials.")
+    child.agent("Let me look at the failing test first.").agent("Found DB_PASSWORD=Xq9 in deploy/env.sh")
+    lines = [{**json.loads(x), "sessionId": claude.id, "isSidechain": True, "agentId": "a1b2c3"}
+             for x in child.path.read_text(encoding="utf-8").splitlines()]
+    (folder / "agent-a1b2c3.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    run("sync")
+    [sub] = [s["session"] for s in listed() if s["session"] != "s1"]
+    erased = run("erase", sub, "--reason", "held a password", "--json")["erased"]
+    assert all(a.startswith(sub + "#") for a in erased)
+    assert entries("s1")[-1]["text"] == "Let me look at the failing test first."
+
+
+def test_erasing_a_one_word_answer_leaves_the_harness_s_state_lines_that_say_the_word(
+    claude: ClaudeSession,
+) -> None:
+    _append(claude, {"type": "mode", "mode": "plan"})
+    claude.agent("As a plan or as a patch?").owner("plan")
+    run("sync")
+    [answer] = [e["address"] for e in entries("s1") if e["text"] == "plan" and e["author"] == "owner"]
+    assert run("erase", answer, "--reason", "typo", "--json")["erased"] == [answer]
+    _append(claude, {"type": "mode", "mode": "plan"})
+    run("sync")
+    assert [e["text"] for e in entries("s1") if e["author"] == "harness"] == ["mode: plan", "mode: plan"]
+
+
+def test_erasing_a_read_call_leaves_the_file_it_returned_though_its_record_names_the_path(
+    claude: ClaudeSession,
+) -> None:
+    path = "/srv/acme-corp-client/settings.py"
+    _turn(claude, "assistant", [{"type": "tool_use", "id": "toolu_r1", "name": "Read",
+                                 "input": {"file_path": path}}])
+    body = "TIMEZONE = 'UTC'\n"
+    _turn(claude, "user", [{"type": "tool_result", "tool_use_id": "toolu_r1", "content": body}],
+          toolUseResult={"type": "text", "file": {"filePath": path, "content": body}})
+    run("sync")
+    [call] = [e["address"] for e in entries("s1") if e["kind"] == "tool_call" and "acme" in e["text"]]
+    assert run("erase", call, "--reason", "a client's name", "--json")["erased"] == [call]
+    assert any(e["text"] == "TIMEZONE = 'UTC'\n" for e in entries("s1"))
+
+
+def test_erasing_words_that_hold_a_branch_or_user_name_leaves_the_session_s_meta(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "vibe" / "logs" / "session" / "session_20260701_101500_ccccdddd"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("TOTAL_RECALL_VIBE_ROOT", str(tmp_path / "vibe"))
+    meta = {"session_id": "ccccdddd-2b4d-4f6a-9e31-8a7d2c4b6f10", "title": "Changelog",
+            "start_time": "2026-07-01T10:15:00+00:00", "environment": {"working_directory": "/w"},
+            "git_branch": "main", "username": "user"}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    (folder / "messages.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (
+        {"role": "user", "content": "keep the changelog maintained by the user", "message_id": "m1"},
+        {"role": "assistant", "content": "Will do.", "message_id": "m2"})))
+    run("sync")
+    run("erase", "s1#1", "--reason", "private")
+    run("sync")
+    # The session's meta is kept for the observer and the filters, shown by no command: read as it is stored.
+    db = sqlite3.connect(f"file:{home() / 'record.sqlite3'}?mode=ro", uri=True)
+    [(branch, user)] = db.execute("SELECT json_extract(meta, '$.git_branch'), "
+                                  "json_extract(meta, '$.username') FROM sessions").fetchall()
+    db.close()
+    assert (branch, user) == ("main", "user")

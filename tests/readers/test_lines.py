@@ -218,3 +218,11 @@ def test_what_follows_the_records_of_a_line_is_warned_and_the_records_are_kept(t
     assert [ln.number for ln in lines] == [1, 2, 3]
     assert [(w.line, w.why.split(" (")[0]) for w in warnings] == [
         (1, "2 JSON records on one line"), (2, "not JSON after its 2 records")]
+
+
+def test_records_sharing_a_line_keep_their_own_bytes_even_where_a_byte_is_not_utf8(tmp_path: Path) -> None:
+    first, second = b'{"uuid":"u1","text":"caf\xe9 latte"}', b'{"uuid":"u2","text":"next"}'
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(first + second + b"\n")
+    lines, _, _ = items(path, LINE_LIMIT)
+    assert [ln.raw for ln in lines] == [first, second]  # as a read resumed between them has them

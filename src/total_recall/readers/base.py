@@ -373,7 +373,8 @@ def _records(name: str, line_no: int, raw: bytes) -> list[Line | ReadWarning]:
     `line_no` as a read resumed between them numbers them (so keys agree however the file was read); what
     follows the last object that parses is warned about. [] when the line does not start with two objects.
     """
-    text = raw.decode("utf-8", "replace")
+    # surrogateescape: each record's bytes are the line's own, as a read resumed between them would see.
+    text = raw.decode("utf-8", "surrogateescape")
     decoder = json.JSONDecoder()
     spans: list[tuple[int, int]] = []
     at = 0
@@ -392,7 +393,7 @@ def _records(name: str, line_no: int, raw: bytes) -> list[Line | ReadWarning]:
         name, f"{len(spans)} JSON records on one line (one had no newline); read as lines {line_no}–"
         f"{line_no + len(spans) - 1}, the lines after it numbered on from there", line_no)]
     for n, (a, b) in enumerate(spans):
-        out += _parse_line(name, line_no + n, text[a:b].encode())
+        out += _parse_line(name, line_no + n, text[a:b].encode("utf-8", "surrogateescape"))
     if at < len(text):
         out.append(ReadWarning(name, f"{_NOT_JSON} after its {len(spans)} records (from character {at})",
                                line_no + len(spans) - 1))

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 # Marks of erased entries (see `erased_marks`): a text hash, or a message's identity -> (time, reason).
 Marks = dict[Any, tuple[str, str]]
-# The trimmed text's keyed hash of an erased message -> (time, reason, its session's native id).
-Quotes = dict[bytes, tuple[str, str, str]]
+# The trimmed text's keyed hash of an erased message -> per (native session, author) it was erased in, (time,
+# reason): the same words erased in two sessions, or said by two authors, are two marks.
+Quotes = dict[bytes, dict[tuple[str, str], tuple[str, str]]]
 # A text this long is distinctive enough to be the same words wherever the harness holds it again (a fork's
 # copy without ids); a shorter one ("yes", "ok, go") is followed only by its message's id.
 COPY_CHARS = 40
@@ -33,23 +34,30 @@ COPY_CHARS = 40
 LINE_CHARS = 16
 
 
-# A harness's bookkeeping line names what it carries: `last-prompt: …`, `queue-operation enqueue: …`.
-_LABEL = re.compile(r"^[a-z][\w-]*(?: [a-z][\w-]*)?: ")
+# The bookkeeping lines that carry a prompt again after their label (Claude Code's reader writes them so):
+# `last-prompt: …`, `queue-operation enqueue: …`. Other labels carry a state (`mode: plan`), no copy.
+_PROMPT_LABEL = re.compile(r"^(?:last-prompt|queue-operation(?: [a-z-]+)?): ")
+# The arguments that name where, not what: a Read's result repeats its path, and its own words stay.
+_WHERE = re.compile(r"(?:path|paths|file|dir|directory|cwd|url|uri|pattern|glob)$", re.I)
+# The arguments an agent call gives the sub-agent it starts, as that session's first message.
+_PROMPTS = frozenset({"prompt", "message", "task"})
+# How far down forks of forks a copy is followed.
+FORK_DEPTH = 8
 
 
 def echoes(text: str) -> set[str]:
     """What a harness entry may repeat of a message of its session whole, at any length: its text, and the
-    value its label carries (Claude Code's `last-prompt` and queue records repeat the owner's prompt)."""
+    prompt a bookkeeping line carries after its label."""
     forms = {text.strip()}
-    if (m := _LABEL.match(text)) is not None:
+    if (m := _PROMPT_LABEL.match(text)) is not None:
         forms.add(text[m.end():].strip())
     return {f for f in forms if f}
 
 
-def arguments(text: str) -> set[str]:
-    """The string values of a tool call's JSON arguments of `LINE_CHARS` or more: what a harness writes again
-    elsewhere (a Write's content in its result's record, an agent call's prompt as its sub-agent's first
-    message)."""
+def arguments(text: str, keys: frozenset[str] | None = None) -> set[str]:
+    """The string values of a tool call's JSON arguments of `LINE_CHARS` or more that say what, not where:
+    what a harness writes again elsewhere (a Write's content and an Edit's strings in its result's record).
+    `keys`: only the values under those names (an agent call's prompt)."""
     if not text.startswith("{"):
         return set()
     try:
@@ -57,16 +65,17 @@ def arguments(text: str) -> set[str]:
     except orjson.JSONDecodeError:
         return set()
     out: set[str] = set()
-    stack = [args]
+    stack: list[tuple[str, Any]] = [("", args)]
     while stack:
-        node = stack.pop()
+        key, node = stack.pop()
         if isinstance(node, str):
-            if len(node.strip()) >= LINE_CHARS:
+            wanted = key in keys if keys is not None else not _WHERE.search(key)
+            if wanted and len(node.strip()) >= LINE_CHARS:
                 out.add(node)
         elif isinstance(node, dict):
-            stack.extend(node.values())
+            stack.extend((str(k), v) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend(node)
+            stack.extend((key, v) for v in node)
     return out
 
 
@@ -93,11 +102,12 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     - the same text in the same session where one of the two is the harness's (Codex logs each message
       again as an event), or the value a harness's bookkeeping line carries (`echoes`); an owner saying
       "yes" twice keeps the other;
-    - the same message (kind and text) of `LINE_CHARS` or more in a session started from the erased one's,
-      or the one it was started from (a fork copies the history, and Codex's copies carry no ids);
+    - the same message (author, kind and text) of `LINE_CHARS` or more in a fork of the erased one's
+      session, or a fork of a fork (a fork copies the history, and Codex's copies carry no ids); never the
+      other way, where the same words may have been typed anew;
     - for an erased tool call: the entries cut from its result's source record when that holds one of the
-      call's `arguments` (Claude Code keeps a Write's content and an Edit's strings there), and a sub-agent's
-      entry that is one of them whole (the prompt an agent call started it with);
+      call's `arguments` (Claude Code keeps a Write's content and an Edit's strings there; a path it only
+      names does not count), and a sub-agent's entry that is the prompt it was started with;
     - the harness's summaries and messages quoting an owner's or agent's message as a block of their
       own (`_quoting`): Vibe's compaction child carries the owner's last messages over word for word,
       Claude Code's compaction summary lists them."""
@@ -160,27 +170,27 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     return sorted(found.values(), key=lambda f: (f[1], f[2]))
 
 def _forked(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
-    """(entry, session, seq) of the same message (kind and text, `LINE_CHARS` or more) in the sessions
-    started from an erased message's session, or in the one it was started from. One read of those
-    sessions' entries a session erased from, however many entries are erased."""
-    said: dict[tuple[str, str, str | None], set[tuple[str, str]]] = {}
+    """(entry, session, seq) of the same message (author, kind and text, `LINE_CHARS` or more) in the forks
+    of an erased message's session, and their forks. One read of those sessions' entries per session erased
+    from, however many entries are erased."""
+    said: dict[tuple[str, str], set[tuple[str, str, str]]] = {}
     for w in wanted:
         if len(w["text"].strip()) >= LINE_CHARS and w["author"] in ("owner", "agent"):
-            said.setdefault((w["harness"], w["native_session"], w["parent_native"]), set()).add(
-                (w["kind"], w["text"]))
+            key = (w["harness"], w["native_session"])
+            said.setdefault(key, set()).add((w["author"], w["kind"], w["text"]))
     out: list[tuple[int, int, int]] = []
-    for (harness, native, parent), messages in said.items():
-        related = _related(record, harness, native, parent)
-        if not related:
+    for (harness, native), messages in said.items():
+        forks = _started_from(record, harness, native, "fork", FORK_DEPTH)
+        if not forks:
             continue
-        texts = orjson.dumps(sorted({text for _, text in messages})).decode()
+        texts = orjson.dumps(sorted({text for _, _, text in messages})).decode()
         for r in record.db.execute(
-            "SELECT id, session, seq, kind, text FROM entries "
+            "SELECT id, session, seq, author, kind, text FROM entries "
             "WHERE session IN (SELECT value FROM json_each(?)) AND erased_at IS NULL "
             "AND text IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(related).decode(), texts),
+            (orjson.dumps(forks).decode(), texts),
         ):
-            if (r["kind"], r["text"]) in messages:
+            if (r["author"], r["kind"], r["text"]) in messages:
                 out.append((r["id"], r["session"], r["seq"]))
     return out
 
@@ -188,49 +198,50 @@ def _forked(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, in
 def _called(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
     """(entry, session, seq) of what an erased tool call's `arguments` were written into again: the entries
     cut from its result's source record when that holds one (as it is or JSON-escaped), and the entries of
-    the sessions started from its session that are one of them whole (a sub-agent's prompt). One read of
-    each session's results and of its children's entries, however many calls are erased."""
-    calls: dict[int, list[tuple[sqlite3.Row, set[str]]]] = {}
+    the sub-agents started from its session that are the prompt it gave (`_PROMPTS`). One read of each
+    session's results and of its sub-agents' entries, however many calls are erased."""
+    calls: dict[int, list[sqlite3.Row]] = {}
     for w in wanted:
-        values = arguments(w["text"]) if w["kind"] == "tool_call" else set()
-        if values:
-            calls.setdefault(w["session"], []).append((w, values))
+        if w["kind"] == "tool_call" and w["text"].startswith("{"):
+            calls.setdefault(w["session"], []).append(w)
     out: list[tuple[int, int, int]] = []
     for session, made in calls.items():
-        needles = {w["grp"]: [n for v in values for n in (v.encode(), orjson.dumps(v)[1:-1])]
-                   for w, values in made if w["grp"] is not None}
-        lines: dict[int, bool] = {}
+        needles = {w["grp"]: [n for v in arguments(w["text"]) for n in (v.encode(), orjson.dumps(v)[1:-1])]
+                   for w in made if w["grp"] is not None}
+        lines: dict[tuple[int, str], bool] = {}
         for r in record.db.execute(
             "SELECT e.id, e.seq, e.grp, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
             "WHERE e.session = ? AND e.kind = 'tool_result' AND e.erased_at IS NULL "
             "AND e.grp IN (SELECT value FROM json_each(?))",
-            (session, orjson.dumps(sorted(needles)).decode()),
+            (session, orjson.dumps(sorted(g for g, n in needles.items() if n)).decode()),
         ):
-            if r["raw_id"] not in lines:
+            seen = (r["raw_id"], r["grp"])
+            if seen not in lines:
                 line = unpack(r["raw"])
-                lines[r["raw_id"]] = any(n in line for n in needles[r["grp"]])
-            if lines[r["raw_id"]]:
+                lines[seen] = any(n in line for n in needles[r["grp"]])
+            if lines[seen]:
                 out.append((r["id"], session, r["seq"]))
-        first = made[0][0]
-        children = _related(record, first["harness"], first["native_session"], None)
-        if not children:
+        given = sorted({v for w in made for v in arguments(w["text"], _PROMPTS)})
+        children = _started_from(record, made[0]["harness"], made[0]["native_session"], "subagent", 1)
+        if not given or not children:
             continue
-        given = orjson.dumps(sorted({v for _, vs in made for v in vs})).decode()
         for r in record.db.execute(
             "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
             "AND erased_at IS NULL AND text IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(children).decode(), given),
+            (orjson.dumps(children).decode(), orjson.dumps(given).decode()),
         ):
             out.append((r["id"], r["session"], r["seq"]))
     return out
 
 
-def _related(record: Record, harness: str, native: str, parent: str | None) -> list[int]:
-    """The sessions (every generation) started from native session `native`, and those of `parent`."""
+def _started_from(record: Record, harness: str, native: str, relation: str, depth: int) -> list[int]:
+    """The sessions (every generation) started from native session `native` as `relation` (a fork, a
+    sub-agent), and those started so from them, `depth` steps down at most."""
     rows = record.db.execute(
-        "SELECT id FROM sessions WHERE harness = ? AND parent_native = ? "
-        "UNION SELECT id FROM sessions WHERE harness = ? AND native_id = ?",
-        (harness, native, harness, parent),
+        "WITH RECURSIVE down(n, d) AS (SELECT ?, 0 UNION SELECT s.native_id, down.d + 1 FROM sessions s "
+        "JOIN down ON s.parent_native = down.n WHERE s.harness = ? AND s.relation = ? AND down.d < ?) "
+        "SELECT id FROM sessions WHERE harness = ? AND native_id IN (SELECT n FROM down WHERE d > 0)",
+        (native, harness, relation, depth, harness),
     )
     return [r[0] for r in rows]
 
@@ -327,7 +338,7 @@ def erased_marks(record: Record, source_id: int, generation: int, harness: str
         # bookkeeping (`agent-name: …`, `ai-title: …`), which it writes again in the same session.
         said = kind == "message" and author in ("owner", "agent")
         if quote is not None and (said or author == "harness"):
-            by_quote[bytes(quote)] = (at, reason, session)
+            by_quote.setdefault(bytes(quote), {})[(session, author)] = (at, reason)
         if source != source_id or erased_in >= generation:
             continue
         by_text[bytes(digest)] = (at, reason)

@@ -55,6 +55,8 @@ def now() -> str:
 
 
 
+# A meta string this long found in an erased text was taken from it (a sub-agent's description).
+_TAKEN_CHARS = 16
 # What a harness adds to a title it copies: OpenCode names a fork "<title> (fork #1)".
 _FORK_SUFFIX = re.compile(r" \(fork #\d+\)$")
 
@@ -306,11 +308,13 @@ class Record:
 
     # -- writing: sessions --
 
-    def parent_native(self, harness: str, native_id: str) -> str | None:
-        """The native id of the session a recorded session was started from (its newest generation's)."""
-        row = self.db.execute("SELECT parent_native FROM sessions WHERE harness = ? AND native_id = ? "
-                              "ORDER BY generation DESC LIMIT 1", (harness, native_id)).fetchone()
-        return None if row is None else cast(str | None, row[0])
+    def parent_native(self, harness: str, native_id: str) -> tuple[str | None, str | None]:
+        """The native id of the session a recorded session was started from, and how (`fork`, `subagent`,
+        `compaction`; its newest generation's)."""
+        row = self.db.execute("SELECT parent_native, relation FROM sessions WHERE harness = ? "
+                              "AND native_id = ? ORDER BY generation DESC LIMIT 1",
+                              (harness, native_id)).fetchone()
+        return (None, None) if row is None else (cast(str | None, row[0]), cast(str | None, row[1]))
 
     def session_number(
         self, harness: str, native_id: str, generation: int, source_id: int
@@ -373,13 +377,17 @@ class Record:
             "AND c.parent_native = p.native_id WHERE p.id = ? AND c.id <> p.id",
             (session, session),
         ).fetchall()
-        if text is not None:
+        forms = title_forms(text) if text is not None else set()
+        if forms:
             self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",
-                                [(session, self.text_hash(t)) for t in title_forms(text)])
+                                [(session, self.text_hash(t)) for t in forms])
         for number, title, meta in rows:
             names: dict[str, Any] = orjson.loads(meta) if meta else {}
+            # A meta string is taken from the text only when it is one of its titles or a long piece of it:
+            # a branch "main" or a user name is not taken from "keep the changelog maintained by the user".
             gone = {v for v in (title, *names.values()) if isinstance(v, str) and v
-                    and (number == session if text is None else titled(v, text))}
+                    and (number == session if text is None else
+                         titled(v, text) and (v == title or v in forms or len(v) >= _TAKEN_CHARS))}
             if not gone:
                 continue
             self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",

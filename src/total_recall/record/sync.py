@@ -20,7 +20,16 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
-from total_recall.record.copies import COPY_CHARS, LINE_CHARS, Marks, Quotes, echoes, erased_marks, quoted
+from total_recall.record.copies import (
+    COPY_CHARS,
+    FORK_DEPTH,
+    LINE_CHARS,
+    Marks,
+    Quotes,
+    echoes,
+    erased_marks,
+    quoted,
+)
 from total_recall.record.database import ERASED_KEY, TOMBSTONE, Record, titled
 from total_recall.record.lines import pack
 from total_recall.record.locks import held
@@ -73,7 +82,8 @@ class _Batch:
     # Erased in an earlier generation (copies.erased_marks): by text, by message, by line, copies of
     # erased messages from any source of the harness, and their quotes; None until the first chunk.
     marks: tuple[Marks, Marks, Marks, Marks, Quotes] | None = None
-    parents: dict[str, str | None] = field(default_factory=dict)  # native session -> its parent's
+    # native session -> the native session it was started from, and how (`fork`, `subagent`, …)
+    parents: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     # position -> (text hash, line hash), at, reason
     matched: dict[int, tuple[tuple[bytes, bytes], str, str]] = field(default_factory=dict)
     matched_raws: set[int] = field(default_factory=set)  # lines of this chunk holding a matched entry
@@ -100,7 +110,7 @@ class _Batch:
         lines: dict[int, bytes] = {}  # the line hash of each source record of the chunk
         for position, item in enumerate(chunk.items):
             if isinstance(item, SessionDraft) and item.parent_native is not None:
-                self.parents[item.native_id] = item.parent_native
+                self.parents[item.native_id] = (item.parent_native, item.relation)
             if isinstance(item, EntryDraft):
                 digest = self.record.text_hash(item.text)
                 raw = chunk.raw_of[position]
@@ -118,33 +128,43 @@ class _Batch:
         """The erasure of a message `item` repeats, by `copies.copies`' rules: a harness entry repeating it
         whole (`echoes`) in its session or one started from it; a harness summary or message quoting it as
         a block of its own, of `LINE_CHARS` or more there, of `COPY_CHARS` or more in any session; the
-        same message of `LINE_CHARS` or more in a session started from its own (a fork's copy)."""
-        parent = self._parent(item.session)
+        same message (author too) of `LINE_CHARS` or more in a fork of its session, or a fork of a fork."""
         if item.author != "harness":
-            # A fork's copy of a message its parent session held (`copies._forked`).
             text = item.text.strip()
-            copied = item.kind == "message" and len(text) >= LINE_CHARS and parent is not None
-            mark = by_quote.get(self.record.text_hash(text)) if copied else None
-            return (mark[0], mark[1]) if mark is not None and mark[2] == parent else None
-        related = {item.session, parent}
+            marks = (by_quote.get(self.record.text_hash(text))
+                     if item.kind == "message" and len(text) >= LINE_CHARS else None)
+            for native in self._forked_from(item.session) if marks else ():
+                if marks is not None and (mark := marks.get((native, item.author))) is not None:
+                    return mark
+            return None
+        related = [item.session, *([p] if (p := self._parent(item.session)[0]) else [])]
         for form in echoes(item.text):  # the harness repeating a message whole, at any length
-            mark = by_quote.get(self.record.text_hash(form))
-            if mark is not None and mark[2] in related:
-                return mark[0], mark[1]
+            if (found := _mark_of(by_quote.get(self.record.text_hash(form)), related)) is not None:
+                return found
         if item.kind not in ("summary", "message"):
             return None
         for block in quoted(item.text):
-            mark = by_quote.get(self.record.text_hash(block))
-            if mark is not None and (mark[2] in related
-                                     or (item.kind == "summary" and len(block) >= COPY_CHARS)):
-                return mark[0], mark[1]
+            marks = by_quote.get(self.record.text_hash(block))
+            if (found := _mark_of(marks, related)) is not None:
+                return found
+            if marks and item.kind == "summary" and len(block) >= COPY_CHARS:
+                return next(iter(marks.values()))
         return None
 
-    def _parent(self, native: str) -> str | None:
-        """The native id of the session `native` was started from, as its draft or the record says."""
+    def _parent(self, native: str) -> tuple[str | None, str | None]:
+        """The native id of the session `native` was started from and how, as its draft or the record says."""
         if native not in self.parents:
             self.parents[native] = self.record.parent_native(self.harness, native)
         return self.parents[native]
+
+    def _forked_from(self, native: str) -> list[str]:
+        """The sessions `native` was forked from, nearest first, `FORK_DEPTH` at most."""
+        out: list[str] = []
+        parent, relation = self._parent(native)
+        while parent is not None and relation == "fork" and len(out) < FORK_DEPTH and parent not in out:
+            out.append(parent)
+            parent, relation = self._parent(parent)
+        return out
 
     def session(self, draft: SessionDraft) -> None:
         number = self._number(draft.native_id)
@@ -246,6 +266,16 @@ class _Batch:
         self.erased, self.erased_hashes, self.erased_now = [], [], []
         self.next_raw = self.next_entry = 0
         self.last_raw = -1
+
+
+def _mark_of(marks: dict[tuple[str, str], tuple[str, str]] | None, sessions: Sequence[str]
+             ) -> tuple[str, str] | None:
+    """The (time, reason) of an erasure `marks` hold in the first of `sessions` they name, by any author."""
+    for native in sessions if marks else ():
+        for (where, _), mark in marks.items() if marks else ():
+            if where == native:
+                return mark
+    return None
 
 
 def _due(cursor: Cursor) -> bool:
