@@ -129,7 +129,9 @@ def test_profile_finds_the_interesting_events_of_every_harness(mined: Mined, har
 def test_profile_reads_opencode_todo_git_and_compaction_from_prompt_cults_rows(mined: Mined) -> None:
     todo = mine(mined.record, "profile_session",
                 session_id="ses_todo0000000000000000000001aa")["event_counts"]
-    assert todo["TodoCreate"] == 1 and todo["TodoUpdate"] >= 1 and todo["Compaction"] == 1
+    # Its last turn never finished; the rows are decades old, so it counts as abandoned and is read as it
+    # stands (`readers/opencode.ABANDONED_MS`): its todo write adds a second list.
+    assert todo["TodoCreate"] == 2 and todo["TodoUpdate"] >= 1 and todo["Compaction"] == 1
     git = mine(mined.record, "profile_session", session_id="ses_fixture0001aaaa")
     assert git["event_counts"]["GitCommit"] == 1
     commit = next(e for e in git["interesting_events"] if e["event_type"] == "GitCommit")
@@ -181,6 +183,9 @@ def test_todo_history_of_opencode_follows_renames_removals_and_json_in_a_string(
         ("in_progress", "item00: first task"),  # this flush's input was JSON inside a string
         ("updated", "item00: first task renamed"),
         ("removed", "item01: second task"),
+        # the last turn, never finished and decades old: read as it stands (`opencode.ABANDONED_MS`)
+        ("added", "item02: after compaction"),
+        ("removed", "item00: first task renamed"),
     ]
     assert "status" not in events[-1]
 
