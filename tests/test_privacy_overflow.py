@@ -7,16 +7,13 @@ Everything runs through the CLI with `--home`, as the owner does; the files are 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript
 from tests.stores import empty_roots
-from total_recall.surfaces.cli import cli
+from tests.test_erase_copies import Owner as CliOwner
 
 SECRET = "SECzz11q7"
 # An env dump: every line shorter than the 16 characters a distinctive line needs.
@@ -29,20 +26,8 @@ LONG_DUMP = "".join(f"k{n:02d}=v{n:02d}\n" for n in range(15)) + f"pw={SECRET}\n
     f"k{n:02d}=v{n:02d}\n" for n in range(15, 30))
 
 
-class Owner:
-    """A Claude Code store of the owner's sessions and the record home the CLI serves."""
-
-    def __init__(self, root: Path, home: Path) -> None:
-        self.root = root
-        self.home = home
-
-    def run(self, *args: str) -> Result:
-        result = CliRunner().invoke(cli, ["--home", str(self.home), *args])
-        assert result.exit_code == 0, result.output + result.stderr
-        return result
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.run(*args, "--json").stdout)
+class Owner(CliOwner):
+    """The owner of test_erase_copies, who also looks into the overflow files."""
 
     def holding(self, needle: str) -> list[Path]:
         return [p for p in (self.home / "overflow").iterdir() if needle.encode() in p.read_bytes()]

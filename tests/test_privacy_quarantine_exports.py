@@ -8,37 +8,22 @@ Everything runs through the CLI with `--home`, as the owner does; the files are 
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tests.keeping_helpers import Transcript
 from tests.stores import empty_roots
-from total_recall.surfaces.cli import cli
+from tests.test_erase_copies import Owner as CliOwner
 
 CANARY = "QX-5f5f-private"
 RULE = f"Always use the {CANARY} bucket when deploying to staging."
 KEPT = "Run the linter before every push."
 
 
-class Owner:
-    """A Claude Code store of the owner's sessions and the record home the CLI serves."""
-
-    def __init__(self, root: Path, home: Path) -> None:
-        self.root = root
-        self.home = home
-
-    def run(self, *args: str) -> Result:
-        result = CliRunner().invoke(cli, ["--home", str(self.home), *args])
-        assert result.exit_code == 0, result.output + result.stderr
-        return result
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.run(*args, "--json").stdout)
+class Owner(CliOwner):
+    """The owner of test_erase_copies, who also lists the observations shown."""
 
     def listed(self, *args: str) -> list[str]:
         return [o["text"] for o in self.json("observations", *args)["observations"]]
