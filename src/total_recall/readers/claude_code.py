@@ -517,7 +517,7 @@ def _first_words(text: str) -> str | None:
     about TITLE_CHARS characters at a word boundary."""
     # A request typed after a slash command is prose too (as record/spans.py reads it); its wrappers are not.
     # What a wrapper is cut from ends a line there: a title must stand word for word in the prompt, or erasing
-    # the prompt could not tell the title was taken from it (`record.database.titled`).
+    # the prompt could not tell the title was taken from it (`record.names.titled`).
     text = _COMMAND_ARGS.sub(
         lambda m: "\n" + m.group(1) + "\n" if len(m.group(1).split()) >= ARGS_PROSE_WORDS else "\n", text)
     return title_line(_FENCED.sub("", _TAGGED.sub("\n", text)), _HARNESS_EXACT.__contains__)

@@ -9,7 +9,6 @@ first.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +22,7 @@ import orjson
 from total_recall.config import PRIVATE_FILE, private_home
 from total_recall.errors import AddressError, AppendOnlyError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
-from total_recall.record import copies
+from total_recall.record import copies, names
 from total_recall.record.branches import Link
 from total_recall.record.lines import unpack, unpack_raw
 from total_recall.record.locks import held
@@ -53,32 +52,6 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
-
-
-# A meta string this long found in an erased text was taken from it (a sub-agent's description).
-_TAKEN_CHARS = 16
-# What a harness adds to a title it copies: OpenCode names a fork "<title> (fork #1)".
-_FORK_SUFFIX = re.compile(r" \(fork #\d+\)$")
-
-
-def titled(title: str | None, text: str) -> bool:
-    """Whether a session title was taken from `text`: all of it, or its start cut short (a fork's copy of
-    such a title too)."""
-    core = _FORK_SUFFIX.sub("", title or "").removesuffix("…").removesuffix("...").strip()
-    return bool(core) and core in text
-
-
-def title_forms(text: str) -> set[str]:
-    """The titles a harness or a reader may give a session from `text` (a prompt): it whole, its first
-    line, the readers' cut of it (`title_line`) and Vibe's own (50 characters and "…"). An erase keeps their
-    keyed hashes, so a title written after it (OpenCode titling the session, Vibe's meta.json at the turn's
-    end, an OpenClaw label) is not set from the erased words either."""
-    from total_recall.readers.base import title_line
-    from total_recall.readers.vibe import fallback_title
-
-    whole = text.strip()
-    first = next((line.strip() for line in whole.splitlines() if line.strip()), "")
-    return {t for t in (whole, first, title_line(text), fallback_title(text)) if t}
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,66 +309,21 @@ class Record:
         """Set the given metadata fields; returns whether anything changed."""
         if not fields:
             return False
-        fields = self._unerased(number, fields)
+        fields = names.unerased(self, number, fields)
         if not fields:
             return False
-        names = list(fields)
+        columns = list(fields)
         values = [orjson.dumps(v).decode() if n == "meta" else v for n, v in fields.items()]
-        sets = ", ".join(f"{n} = ?" for n in names)
-        differs = " OR ".join(f"{n} IS NOT ?" for n in names)
+        sets = ", ".join(f"{n} = ?" for n in columns)
+        differs = " OR ".join(f"{n} IS NOT ?" for n in columns)
         cur = self.db.execute(
             f"UPDATE sessions SET {sets} WHERE id = ? AND ({differs})", (*values, number, *values)
         )
         return cur.rowcount > 0
 
-    def _unerased(self, number: int, fields: dict[str, Any]) -> dict[str, Any]:
-        """`fields` without the names an erase cleared from the session (`forget_names`)."""
-        if "title" not in fields and "meta" not in fields:
-            return fields
-        gone = {bytes(r[0]) for r in self.db.execute("SELECT hash FROM erased_names WHERE session = ?",
-                                                     (number,))}
-        if not gone:
-            return fields
-        kept = dict(fields)
-        title = kept.get("title")
-        forms = (title, _FORK_SUFFIX.sub("", title)) if isinstance(title, str) else ()
-        if {self.text_hash(t) for t in forms} & gone:
-            del kept["title"]
-        if isinstance(kept.get("meta"), dict):
-            meta = {k: v for k, v in kept["meta"].items()
-                    if not (isinstance(v, str) and self.text_hash(v) in gone)}
-            kept["meta"] = meta or None
-        return kept
-
     def forget_names(self, session: int, text: str | None) -> None:
-        """Clear what names `session` and its sub-agents' sessions that came from `text` (erased; None: the
-        whole session, every name of it): a title, a string of the meta. Each keeps a keyed hash in
-        `erased_names`, so a later read of the source does not set it again."""
-        rows = self.db.execute(
-            "SELECT s.id, s.title, s.meta FROM sessions s WHERE s.id = ? UNION ALL "
-            "SELECT c.id, c.title, c.meta FROM sessions c JOIN sessions p ON c.harness = p.harness "
-            "AND c.parent_native = p.native_id WHERE p.id = ? AND c.id <> p.id",
-            (session, session),
-        ).fetchall()
-        forms = title_forms(text) if text is not None else set()
-        if forms:
-            self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",
-                                [(session, self.text_hash(t)) for t in forms])
-        for number, title, meta in rows:
-            names: dict[str, Any] = orjson.loads(meta) if meta else {}
-            # A meta string is taken from the text only when it is one of its titles or a long piece of it:
-            # a branch "main" or a user name is not taken from "keep the changelog maintained by the user".
-            gone = {v for v in (title, *names.values()) if isinstance(v, str) and v
-                    and (number == session if text is None else
-                         titled(v, text) and (v == title or v in forms or len(v) >= _TAKEN_CHARS))}
-            if not gone:
-                continue
-            self.db.executemany("INSERT OR IGNORE INTO erased_names(session, hash) VALUES (?, ?)",
-                                [(number, self.text_hash(v)) for v in gone])
-            kept = {k: v for k, v in names.items() if not (isinstance(v, str) and v in gone)}
-            self.db.execute("UPDATE sessions SET title = ?, meta = ? WHERE id = ?",
-                            (None if title in gone else title,
-                             orjson.dumps(kept).decode() if kept else None, number))
+        """Clear what names `session` and its sub-agents that came from `text` (`names.forget`)."""
+        names.forget(self, session, text)
 
     def set_counts(self, rows: Sequence[tuple[int, int]]) -> None:
         """Set sessions' entry counts, given as (count, session)."""
@@ -715,7 +643,7 @@ class Record:
         if not held:
             return sessions
         # A sub-agent's title may be the description its parent's call gave it.
-        return [replace(s, title=None) if any(titled(s.title, t) for t in
+        return [replace(s, title=None) if any(names.titled(s.title, t) for t in
                                               [*held.get(s.number, ()), *held.get(s.parent or 0, ())]) else s
                 for s in sessions]
 

@@ -30,9 +30,10 @@ from total_recall.record.copies import (
     erased_marks,
     quoted,
 )
-from total_recall.record.database import ERASED_KEY, TOMBSTONE, Record, titled
+from total_recall.record.database import ERASED_KEY, TOMBSTONE, Record
 from total_recall.record.lines import pack
 from total_recall.record.locks import held
+from total_recall.record.names import titled
 from total_recall.record.read_ahead import START_AFTER_BYTES, Chunk, End, Job, Part, ReadAhead, to_read
 
 Progress = Callable[[int, int, str], None]
