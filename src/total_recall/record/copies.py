@@ -100,8 +100,8 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     - the same text in another generation of the same native session (a rewritten file), as a later
       generation is recorded (`erased_marks`);
     - the same text in the same session where one of the two is the harness's (Codex logs each message
-      again as an event), or the value a harness's bookkeeping line carries (`echoes`); an owner saying
-      "yes" twice keeps the other;
+      again as an event), or the prompt a bookkeeping line of the harness carries again (`echoes`); an
+      owner saying "yes" twice keeps the other;
     - the same message (author, kind and text) of `LINE_CHARS` or more in a fork of the erased one's
       session, or a fork of a fork (a fork copies the history, and Codex's copies carry no ids); never the
       other way, where the same words may have been typed anew;
@@ -116,7 +116,7 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     chosen = set(ids)
     wanted = record.db.execute(
         "SELECT e.id, e.native_id, e.kind, e.text, e.author, e.session, e.raw_id, e.grp, s.harness, "
-        "s.native_id AS native_session, s.parent_native FROM entries e JOIN sessions s ON s.id = e.session "
+        "s.native_id AS native_session FROM entries e JOIN sessions s ON s.id = e.session "
         "WHERE e.id IN (SELECT value FROM json_each(?))",
         (orjson.dumps(list(ids)).decode(),),
     ).fetchall()
@@ -316,8 +316,9 @@ def erased_marks(record: Record, source_id: int, generation: int, harness: str
     Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
     message, which a resumed or forked session's new file holds again, and the keyed hash of each
     erased text, for a copy without an id of its own (see `copies`). Fifth, the keyed hash of each
-    erased message of the owner's or the agent's, trimmed, with the native id of its session: a
-    harness summary or message quoting it is erased too (`_quoting`'s rule)."""
+    erased message of the owner's or the agent's and each erased harness entry, trimmed, per native
+    session and author it was erased in: a harness entry repeating or quoting it there (`_quoting`'s
+    rule, `echoes`), and a fork's copy, are erased too."""
     by_quote: Quotes = {}
     by_text: Marks = {}
     by_id: Marks = {}
