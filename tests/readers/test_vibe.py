@@ -336,3 +336,21 @@ def test_a_single_file_that_is_not_json_is_a_source_error(tmp_path: Path) -> Non
     path.write_text('{"metadata": {')
     with pytest.raises(SourceError, match="not JSON"):
         read_all(VibeReader(), Source("vibe", str(path), path, "tree"))
+
+
+def test_a_session_first_read_with_only_a_system_line_is_titled_by_the_user_message_that_follows(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "logs" / "session" / "session_20260701_101500_eeeeffff"
+    folder.mkdir(parents=True)
+    (folder / "meta.json").write_text(json.dumps({"session_id": "eeeeffff-2b4d-4f6a-9e31-8a7d2c4b6f10"}))
+    path = folder / "messages.jsonl"
+    path.write_text(json.dumps({"role": "system", "content": "You are Vibe."}) + "\n")
+    source = next(VibeReader().sources(tmp_path))
+    first = read_all(VibeReader(), source)
+    assert first.sessions["eeeeffff-2b4d-4f6a-9e31-8a7d2c4b6f10"].title is None
+    with path.open("a") as fh:
+        said = {"role": "user", "content": "Sort the invoices by vendor", "message_id": "m1"}
+        fh.write(json.dumps(said) + "\n")
+    later = read_all(VibeReader(), source, first.cursor)
+    assert later.sessions["eeeeffff-2b4d-4f6a-9e31-8a7d2c4b6f10"].title == "Sort the invoices by vendor"

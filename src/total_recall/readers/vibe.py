@@ -13,7 +13,7 @@ starts a session without a parent, so `continuation` never applies here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,12 @@ class VibeReader(JsonlReader):
             yield from self._read_single_file(source)
             return
         try:
-            yield from super().read(source, cursor)
+            for item in super().read(source, cursor):
+                if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
+                    # Whether the message a fallback title comes from was met: a file that held only a
+                    # system line when first read is titled by its first user message when that comes.
+                    item = Checkpoint(replace(item.cursor, state={"titled": session.title_known}))
+                yield item
         finally:
             self._open.pop(source.key, None)
 
@@ -111,8 +116,11 @@ class VibeReader(JsonlReader):
             first = _first_line(source.path)
             relation = "compaction" if first is not None and _compaction_text(first) else "fork"
         title = _str(meta.get("title"))
-        # A read resumed past the first lines has passed the message a fallback title comes from.
-        self._open[source.key] = _Session(native, title is not None or cursor.offset > 0)
+        # A read resumed past the first lines has passed the message a fallback title comes from, unless its
+        # cursor says it has not (a cursor from before said nothing).
+        met = cursor.state.get("titled")
+        self._open[source.key] = _Session(native, title is not None or (
+            met if isinstance(met, bool) else cursor.offset > 0))
         yield _draft(native, meta, parent, relation)
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
