@@ -565,3 +565,42 @@ def test_a_tool_that_fails_unexpectedly_names_what_failed_and_logs_it(
         anyio.run(server.call_tool, "read", {"address": "s1#1"})
     assert str(refused.value).startswith("read: failed unexpectedly (RuntimeError: the page cache went away)")
     assert any("read failed unexpectedly" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_a_frame_the_server_cannot_read_is_answered_under_its_id_and_the_next_one_is_served(
+    served: Served,
+) -> None:
+    # The SDK's reader drops such a frame, and a client would wait for ever for its answer.
+    frames = [
+        '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+        '"capabilities": {}, "clientInfo": {"name": "raw-test", "version": "0"}}}',
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", '
+        '"arguments": {"query": "abc \\ud800 def"}}}',  # a lone surrogate escape
+        '{"jsonrpc": "2.0", "id": "big", "method": "tools/call", "params": {"name": "read", '
+        '"arguments": {"address": "s1", "offset": ' + "1" * 5000 + "}}}",  # a number past the parser's
+        "not json at all",
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}',
+    ]
+    proc = subprocess.Popen([str(EXE), "mcp", "--no-sync"], env=served.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test instead of hanging it
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = []
+        for frame in frames:
+            proc.stdin.write(frame + "\n")
+            proc.stdin.flush()
+            if "notifications/" not in frame:
+                answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        assert proc.wait() == 0
+    finally:
+        watchdog.cancel()
+    assert [a["id"] for a in answers] == [1, 2, "big", None, 3]
+    assert [a["error"]["code"] for a in answers[1:4]] == [-32700] * 3
+    assert all(a["error"]["message"].startswith("the frame could not be read: Invalid JSON")
+               for a in answers[1:4])
+    assert "hex escape" in answers[1]["error"]["message"] and "out of range" in answers[2]["error"]["message"]
+    assert {t["name"] for t in answers[4]["result"]["tools"]} >= {"search", "read"}

@@ -180,6 +180,12 @@ class RecallServer(MCPServer[Any]):
         self.binding = binding
         self._accepted: dict[str, tuple[str, ...]] = {}
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport, answering the frames it cannot read (`mcp_wire`)."""
+        from total_recall.surfaces import mcp_wire
+
+        await mcp_wire.serve(self._lowlevel_server)
+
     def read_only(self, fn: F) -> F:
         """Register `fn` as a read-only tool: its signature is the schema, its docstring the description."""
         return self.tool_with(READ_ONLY)(fn)
