@@ -27,6 +27,8 @@ _HEAD = 4096  # how much of a bad frame is looked at for its id
 async def serve(server: Any) -> None:
     """Run `server` (the SDK's low-level server) on stdio until the client closes the stream."""
     async with stdio_server() as (wire_in, wire_out):
+        # The streams the SDK's own transport makes (they carry each request's context to its handler);
+        # private to the SDK, whose tested range pyproject pins (2.3 up to 3).
         send, receive = create_context_streams[SessionMessage | Exception](0)
 
         async def answer_bad_frames() -> None:
