@@ -580,6 +580,10 @@ def test_a_frame_the_server_cannot_read_is_answered_under_its_id_and_the_next_on
         '{"jsonrpc": "2.0", "id": "big", "method": "tools/call", "params": {"name": "read", '
         '"arguments": {"address": "s1", "offset": ' + "1" * 5000 + "}}}",  # a number past the parser's
         "not json at all",
+        "",  # a blank line is no frame: no answer
+        '{"jsonrpc": "2.0", "id": 4, "method": 123}',  # JSON, but no JSON-RPC message
+        '{"jsonrpc": "2.0", "method": "tools/call", "params": {"id": 77, "arguments": {"q": "\\ud800"}}, '
+        '"id": "a\\"b"}',  # the frame's own id comes after one in its params, and holds an escape
         '{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}',
     ]
     proc = subprocess.Popen([str(EXE), "mcp", "--no-sync"], env=served.env, stdin=subprocess.PIPE,
@@ -592,15 +596,15 @@ def test_a_frame_the_server_cannot_read_is_answered_under_its_id_and_the_next_on
         for frame in frames:
             proc.stdin.write(frame + "\n")
             proc.stdin.flush()
-            if "notifications/" not in frame:
+            if "notifications/" not in frame and frame:
                 answers.append(json.loads(proc.stdout.readline()))
         proc.stdin.close()
         assert proc.wait() == 0
     finally:
         watchdog.cancel()
-    assert [a["id"] for a in answers] == [1, 2, "big", None, 3]
-    assert [a["error"]["code"] for a in answers[1:4]] == [-32700] * 3
+    assert [a["id"] for a in answers] == [1, 2, "big", None, 4, 'a"b', 3]
+    assert [a["error"]["code"] for a in answers[1:6]] == [-32700] * 3 + [-32600, -32700]
     assert all(a["error"]["message"].startswith("the frame could not be read: Invalid JSON")
                for a in answers[1:4])
     assert "hex escape" in answers[1]["error"]["message"] and "out of range" in answers[2]["error"]["message"]
-    assert {t["name"] for t in answers[4]["result"]["tools"]} >= {"search", "read"}
+    assert {t["name"] for t in answers[6]["result"]["tools"]} >= {"search", "read"}

@@ -499,7 +499,7 @@ def test_a_turn_left_half_done_for_an_hour_is_read_as_it_stands(tmp_path: Path) 
     con.close()
     got = read_all(reader, source(db))
     assert [(e.key, e.text) for e in got.entries if e.row in ("part:prt_dead1", "part:prt_dead2")] == [
-        ("prt_dead1", "Deploying the fix now"), ("prt_dead2:call", '{"command":"make deploy"}')]
+        ("prt_dead1~cut", "Deploying the fix now"), ("prt_dead2:call~cut", '{"command":"make deploy"}')]
     assert got.cursor is not None and "recheck_at" not in got.cursor.state
 
 
@@ -561,3 +561,54 @@ def test_a_session_whose_turns_are_only_in_the_newer_session_message_table_is_wa
                                              "newer format this reader does not read yet; not recorded"]
     again = read_all(reader, source(db), got.cursor)
     assert again.warnings == []  # said once
+
+
+def test_a_turn_read_as_abandoned_that_opencode_finishes_after_all_keeps_both_its_words(
+    tmp_path: Path,
+) -> None:
+    # A tool waiting an hour for the owner's permission leaves its turn as silent as a killed OpenCode.
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    old = LATER - 2 * 3_600_000
+    add_message(con, "msg_slow", old, assistant(old, done=False))
+    add_part(con, "prt_slow1", "msg_slow", old, {"type": "text", "text": "The command pri"})
+    running: dict[str, Any] = {"type": "tool", "tool": "bash", "callID": "call_s", "state": {
+        "status": "running", "input": {"command": "make"}, "time": {"start": old}}}
+    add_part(con, "prt_slow2", "msg_slow", old + 1, running)
+    con.commit()
+    first = read_all(reader, source(db))
+    con.execute("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_slow1'",
+                (json.dumps({"type": "text", "text": "The command printed fixture."}), LATER))
+    done = dict(running, state={**running["state"], "status": "completed", "output": "built\n",
+                                "time": {"start": old, "end": LATER}})
+    con.execute("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_slow2'",
+                (json.dumps(done), LATER))
+    con.execute("UPDATE message SET data = ?, time_updated = ? WHERE id = 'msg_slow'",
+                (json.dumps(assistant(old, done=True)), LATER))
+    con.commit()
+    con.close()
+    assert first.cursor is not None
+    later = read_all(reader, source(db), first.cursor)
+    texts = [e.text for e in first.entries + later.entries if e.row in ("part:prt_slow1", "part:prt_slow2")]
+    assert "The command pri" in texts and "The command printed fixture." in texts and "built\n" in texts
+    keys = [e.key for e in first.entries + later.entries]
+    assert len(keys) == len(set(keys))
+
+
+def test_a_tool_completing_in_place_is_read_though_no_count_of_the_store_changed(tmp_path: Path) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    old = LATER - 2 * 3_600_000
+    add_message(con, "msg_t", old, assistant(old, done=True))
+    running: dict[str, Any] = {"type": "tool", "tool": "bash", "callID": "call_t", "state": {
+        "status": "running", "input": {"command": "make"}, "time": {"start": old}}}
+    add_part(con, "prt_t", "msg_t", old, running)
+    con.commit()
+    first = read_all(reader, source(db))
+    done = dict(running, state={**running["state"], "status": "completed", "output": "made\n",
+                                "time": {"start": old, "end": LATER}})
+    con.execute("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_t'", (json.dumps(done), LATER))
+    con.commit()
+    con.close()
+    assert first.cursor is not None
+    assert "made\n" in [e.text for e in read_all(reader, source(db), first.cursor).entries]

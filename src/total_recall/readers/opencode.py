@@ -52,6 +52,8 @@ UNFINISHED_TOOL = ("pending", "running")
 # A half-done assistant message with no sign of life for this long was left so (OpenCode killed mid-turn):
 # read as it stands, rather than waited for for ever. OpenCode streams a turn's parts as they come.
 ABANDONED_MS = 3_600_000
+# What the keys of a turn read as abandoned end in (`_walk`).
+CUT = "~cut"
 STATE_VERSION = 1
 SNAPSHOT_TRIES = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -252,8 +254,9 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
     try:
         by_msg = "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id"
         msg_stats = {r[0]: f"{r[1]}:{r[2]}" for r in con.execute(by_msg)}
-        by_part = "SELECT session_id, count(*) FROM part GROUP BY session_id"
-        part_counts = {r[0]: r[1] for r in con.execute(by_part)}
+        # A part rewritten in place (a tool completing, text streaming in) changes no count: its time does.
+        by_part = "SELECT session_id, count(*), max(time_updated) FROM part GROUP BY session_id"
+        part_counts = {r[0]: f"{r[1]}:{r[2]}" for r in con.execute(by_part)}
         newer = _newer_messages(con)
         sessions = con.execute("SELECT * FROM session ORDER BY time_created, id").fetchall()
         state: dict[str, Any] = {}
@@ -589,9 +592,13 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
         parts = parts_of(msg)
         # A later assistant turn means OpenCode moved on: whatever this one left unfinished stays so; and
         # so does a turn silent for ABANDONED_MS.
-        settled = i < last_assistant or now - _last_sign(msg, parts) >= ABANDONED_MS
+        moved_on = i < last_assistant
+        settled = moved_on or now - _last_sign(msg, parts) >= ABANDONED_MS
         if not settled and _unfinished(msg.info):
             return _Stop(msg, _last_sign(msg, parts))
+        # Read as it stands though not finished: its entries are keyed apart, so that should OpenCode finish
+        # it after all, the finished words are recorded too (a part's key names its whole text).
+        cut = not moved_on and _unfinished(msg.info)
         if settled and msg.info.get("role") == "user" and not any(isinstance(x, _Part) for x in parts):
             yield ReadWarning(where, f"message:{msg.id}: a user message with no parts, so no words to read")
         for part in parts:
@@ -601,7 +608,7 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
             status = _get(part.data, "state", "status")
             if not settled and part.data.get("type") == "tool" and status in UNFINISHED_TOOL:
                 return _Stop(msg, _last_sign(msg, parts))
-            yield from _part_entries(sid, msg, part)
+            yield from _part_entries(sid, msg, part, CUT if cut else "")
         error = msg.info.get("error")
         if error:
             text = f"error {_str(_get(error, 'name')) or ''}: {_str(_get(error, 'data', 'message')) or ''}"
@@ -613,7 +620,7 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
     return None
 
 
-def _part_entries(sid: str, msg: _Msg, part: _Part) -> Iterator[EntryDraft]:
+def _part_entries(sid: str, msg: _Msg, part: _Part, cut: str = "") -> Iterator[EntryDraft]:
     data = part.data
     ptype = _str(data.get("type")) or "?"
     role = msg.info.get("role")
@@ -621,7 +628,7 @@ def _part_entries(sid: str, msg: _Msg, part: _Part) -> Iterator[EntryDraft]:
     def entry(author: Author, kind: Kind, text: str, suffix: str = "", group: str | None = msg.id,
               tool: str | None = None, at: int | None = part.created) -> EntryDraft:
         return EntryDraft(
-            session=sid, author=author, kind=kind, text=text, key=part.key + suffix, raw=part.raw,
+            session=sid, author=author, kind=kind, text=text, key=part.key + suffix + cut, raw=part.raw,
             timestamp=_iso(at), row=part.row, group=group, tool=tool,
         )
 

@@ -3,13 +3,13 @@
 The SDK's stdio reader hands a frame that fails to parse (a lone surrogate escape, a number past its
 limit, nesting past its depth, text that is no JSON) to the session as an exception, which drops it: the
 client then waits for ever for an answer to that request. Here each such frame is answered with a JSON-RPC
-error naming what was wrong, under the request's own id when the frame shows one (else `null`, as
-JSON-RPC has it for a frame whose id cannot be read).
+error naming what was wrong, under the request's own id when the frame shows one — its top-level `id`, read
+as JSON — else `null`, as JSON-RPC has it for a frame whose id cannot be read. A blank line is no frame.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any
 
 import anyio
@@ -19,9 +19,8 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-# A request's id as a client writes it, near the start of its frame: an integer or a short string.
-_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
-_HEAD = 4096  # how much of a bad frame is looked at for its id
+# How much of a frame that does not parse is looked through for its id (a scan in Python: bounded).
+_SCAN = 1 << 20
 
 
 async def serve(server: Any) -> None:
@@ -35,7 +34,8 @@ async def serve(server: Any) -> None:
             async with send:
                 async for item in wire_in:
                     if isinstance(item, Exception):
-                        await wire_out.send(SessionMessage(refusal(item)))
+                        if (answer := refusal(item)) is not None:
+                            await wire_out.send(SessionMessage(answer))
                     else:
                         await send.send(item)
 
@@ -44,18 +44,50 @@ async def serve(server: Any) -> None:
             await server.run(receive, wire_out, server.create_initialization_options())
 
 
-def refusal(exc: Exception) -> types.JSONRPCError:
-    """The JSON-RPC error answering a frame the transport could not read."""
-    frame, why, code = "", str(exc), types.PARSE_ERROR
+def refusal(exc: Exception) -> types.JSONRPCError | None:
+    """The JSON-RPC error answering a frame the transport could not read; None for a blank line (no frame)."""
+    why, code, ident = str(exc), types.PARSE_ERROR, None
     if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        frame = first.get("input") if isinstance(first.get("input"), str) else ""
-        why = str(first.get("msg", why))
-        code = types.PARSE_ERROR if first.get("type") == "json_invalid" else types.INVALID_REQUEST
-    found = _ID.search(frame[:_HEAD])
-    ident: int | str | None = None
-    if found is not None:
-        raw = found.group(1)
-        ident = int(raw) if raw[0] != '"' else raw[1:-1]
+        errors = exc.errors()
+        why = str(errors[0].get("msg", why))
+        if errors[0].get("type") == "json_invalid":
+            frame = errors[0].get("input")
+            if isinstance(frame, str) and not frame.strip():
+                return None
+            ident = _top_level_id(frame) if isinstance(frame, str) else None
+        else:  # JSON, but no JSON-RPC message: the SDK's errors hold the object it read
+            code = types.INVALID_REQUEST
+            whole: dict[str, Any] = next((e["input"] for e in errors if isinstance(e.get("input"), dict)), {})
+            ident = whole.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        ident = None
     message = f"the frame could not be read: {why[:300]}"
     return types.JSONRPCError(jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message))
+
+
+def _top_level_id(frame: str) -> object:
+    """The value of the frame's own `id` (not one inside its params), read as JSON, from a frame the strict
+    parser refused; None when it shows none (or not within `_SCAN` characters)."""
+    decoder = json.JSONDecoder()
+    depth, at, end = 0, 0, min(len(frame), _SCAN)
+    while at < end:
+        char = frame[at]
+        if char == '"':
+            try:
+                key, at = decoder.raw_decode(frame, at)
+            except ValueError:
+                return None
+            if depth == 1 and key == "id":
+                value = frame[at:].lstrip(" \t\r\n")
+                if value.startswith(":"):
+                    try:
+                        return decoder.raw_decode(value[1:].lstrip(" \t\r\n"))[0]
+                    except ValueError:
+                        return None
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        at += 1
+    return None
