@@ -567,6 +567,15 @@ def test_a_pasted_email_without_headers_is_not_the_owner_s_words_but_his_questio
     assert "Forwarding what the ops desk sent me:" in quoted
 
 
+def verified_strings(tmp_path: Path, session: ClaudeSession, last: int) -> list[str]:
+    """The exact strings of a verified 1500-token marker over the session's entries 1 to `last`."""
+    with Record(tmp_path / "record.sqlite3") as record:
+        number = session.sync(record)
+        marker = build_marker(record, Address(number, 1, last), budget=1500)
+        verify(record, marker)
+    return [s.text for s in marker.strings]
+
+
 def test_a_command_the_agent_ran_is_quoted_as_it_ran_not_as_its_json_escapes(tmp_path: Path) -> None:
     # Tool calls are stored as the JSON of their arguments: `grep -E "(a|b)"` stands there as `\"(a|b)\"`.
     ran = 'mix test 2>&1 | grep -E "(tests|failures)"'
@@ -575,11 +584,7 @@ def test_a_command_the_agent_ran_is_quoted_as_it_ran_not_as_its_json_escapes(tmp
     session.tool('git commit -m "Fix the parser\n\nEmpty lines are skipped" -- lib/parser.ex',
                  "[main 3bb8701]")
     session.owner("Now fix them.")
-    with Record(tmp_path / "record.sqlite3") as record:
-        number = session.sync(record)
-        marker = build_marker(record, Address(number, 1, 7), budget=1500)
-        verify(record, marker)
-    strings = [s.text for s in marker.strings]
+    strings = verified_strings(tmp_path, session, 7)
     assert ran in strings
     assert 'git commit -m "Fix the parser' in strings
     assert not any('\\"' in s or "\\n" in s or s.endswith("\\") for s in strings)
@@ -631,10 +636,6 @@ def test_a_string_standing_inside_a_longer_one_of_its_entry_is_quoted_once_insid
     session = ClaudeSession(tmp_path / "claude").owner("Check the hook scripts parse.")
     session.tool(ran, "notify-session.sh OK").agent("It parses.")
     session.owner("Good, commit it.")
-    with Record(tmp_path / "record.sqlite3") as record:
-        number = session.sync(record)
-        marker = build_marker(record, Address(number, 1, 5), budget=1500)
-        verify(record, marker)
-    strings = [s.text for s in marker.strings]
+    strings = verified_strings(tmp_path, session, 5)
     assert ran in strings
     assert [s for s in strings if "notify-session.sh" in s and s != ran] == []

@@ -390,6 +390,32 @@ def test_an_unknown_harness_exits_2_with_a_message_before_serving(served: Served
     assert "claude-code|codex|opencode|vibe|openclaw" in done.stderr
 
 
+def talk_raw(served: Served, args: list[str], frames: list[tuple[str, bool]], errlog: Path
+             ) -> tuple[list[dict[str, Any]], str]:
+    """Write each frame as one line to `total-recall mcp ARGS`, reading the answer of each frame marked as
+    asking one (a server whose stdin closes stops serving); returns the answers and what stdout held after
+    them. The server must exit 0 when stdin closes."""
+    with open(errlog, "w", encoding="utf-8") as err:
+        proc = subprocess.Popen([str(EXE), "mcp", *args], env=served.env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test instead of hanging it
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = []
+        for frame, asks in frames:
+            proc.stdin.write(frame + "\n")
+            proc.stdin.flush()
+            if asks:
+                answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        assert proc.wait() == 0
+    finally:
+        watchdog.cancel()
+    return answers, rest
+
+
 def test_stdout_carries_nothing_but_the_protocol_and_logs_go_to_stderr(served: Served) -> None:
     requests: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -404,24 +430,7 @@ def test_stdout_carries_nothing_but_the_protocol_and_logs_go_to_stderr(served: S
     ]
     errlog = served.record.parent / "raw-stderr.log"
     # With the start-up sync on: whatever it does, none of it may reach stdout.
-    with open(errlog, "w", encoding="utf-8") as err:
-        proc = subprocess.Popen([str(EXE), "mcp"], env=served.env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=err, text=True)
-    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test instead of hanging it
-    watchdog.start()
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        messages = []
-        for request in requests:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
-            if "id" in request:  # wait for its answer: a server whose stdin closes stops serving
-                messages.append(json.loads(proc.stdout.readline()))
-        proc.stdin.close()
-        rest = proc.stdout.read()
-        assert proc.wait() == 0
-    finally:
-        watchdog.cancel()
+    messages, rest = talk_raw(served, [], [(json.dumps(r), "id" in r) for r in requests], errlog)
     assert rest == ""
     assert [m["jsonrpc"] for m in messages] == ["2.0"] * 4
     assert [m["id"] for m in messages] == [1, 2, 3, 4]
@@ -586,22 +595,9 @@ def test_a_frame_the_server_cannot_read_is_answered_under_its_id_and_the_next_on
         '"id": "a\\"b"}',  # the frame's own id comes after one in its params, and holds an escape
         '{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}',
     ]
-    proc = subprocess.Popen([str(EXE), "mcp", "--no-sync"], env=served.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test instead of hanging it
-    watchdog.start()
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        answers = []
-        for frame in frames:
-            proc.stdin.write(frame + "\n")
-            proc.stdin.flush()
-            if "notifications/" not in frame and frame:
-                answers.append(json.loads(proc.stdout.readline()))
-        proc.stdin.close()
-        assert proc.wait() == 0
-    finally:
-        watchdog.cancel()
+    asked = [(f, bool(f) and "notifications/" not in f) for f in frames]
+    answers, rest = talk_raw(served, ["--no-sync"], asked, served.record.parent / "raw-stderr.log")
+    assert rest == ""
     assert [a["id"] for a in answers] == [1, 2, "big", None, 4, 'a"b', 3]
     assert [a["error"]["code"] for a in answers[1:6]] == [-32700] * 3 + [-32600, -32700]
     assert all(a["error"]["message"].startswith("the frame could not be read: Invalid JSON")

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, AnyStr, Literal
 
 import orjson
 
@@ -364,10 +364,7 @@ class _Needles:
         return bool(self.literal or self.grams or self.flat_literal or self.flat_grams or self.flat_lines)
 
     def found_in(self, data: bytes) -> bool:
-        if any(needle in data for needle in self.literal):
-            return True
-        grams = self.grams
-        if any(hash(data[i:i + _GRAM]) in grams for i in range(0, len(data) - _GRAM + 1, _STRIDE)):
+        if _holds(data, self.literal, self.grams):
             return True
         lines = self.lines
         if lines and any(raw.strip(_SEGMENT_TRIM) in lines for raw in _SEGMENTS.split(data)):
@@ -376,16 +373,19 @@ class _Needles:
         return bool(flat) and self._found_flat(data.decode(errors="replace"))
 
     def _found_flat(self, text: str) -> bool:
-        flat = _flat(text)
-        if any(needle in flat for needle in self.flat_literal):
-            return True
-        grams = self.flat_grams
-        if any(hash(flat[i:i + _GRAM]) in grams for i in range(0, len(flat) - _GRAM + 1, _STRIDE)):
+        if _holds(_flat(text), self.flat_literal, self.flat_grams):
             return True
         wanted = self.flat_lines
         return bool(wanted) and any(
             " ".join(piece.replace("⏎", " ").split()).strip(_FLAT_TRIM) in wanted
             for line in text.splitlines() for piece in _FLAT_SEGMENTS.split(_undone(line)))
+
+
+def _holds(data: AnyStr, literal: set[AnyStr], grams: set[int]) -> bool:
+    """Whether `data` holds one of the texts whole, or one of their pieces (sampled every _STRIDE)."""
+    if any(needle in data for needle in literal):
+        return True
+    return any(hash(data[i:i + _GRAM]) in grams for i in range(0, len(data) - _GRAM + 1, _STRIDE))
 
 
 # A name `spill` gives (the tool's, then time, process and sequence): it holds no words of a reply.
