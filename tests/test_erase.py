@@ -567,3 +567,27 @@ def _compact_summary(session: ClaudeSession, *said: str) -> None:
             "timestamp": "2026-11-16T11:00:00.000Z", "sessionId": session.id, "version": "2.1.0"}
     with session.path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
+
+
+def test_erasing_several_texts_at_once_takes_every_other_line_holding_one_whole_and_no_line_holding_a_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A single word (no word inside it; another line holds it inside a longer word), and two lines a source
+    # line holds JSON-escaped: where looking for a text only in the lines holding its longest inner word
+    # could miss it.
+    bare = "ghp0123456789abcdefABCDEFxyz"
+    two_lines = "first step of the rollout plan\nsecond step of the rollout plan"
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner(bare).owner(two_lines).agent("Saved both to the notes.")
+    session.tool("cat notes.txt", f"notes:{bare}\n{two_lines}\n")
+    session.tool("cat part.txt", "the second step of the rollout plan")
+    session.tool("cat key.txt", f"key_{bare}")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(session.root))
+    run("sync")
+    said = entries("s1")
+    [first, second] = [e["address"] for e in said if e["text"] in (bare, two_lines)]
+    run("erase", f"{first}-{second.split('#')[1]}", "--reason", "private")
+    kept = {e["text"] for e in entries("s1") if not e["erased"]}
+    assert "the second step of the rollout plan" in kept
+    assert not any(bare in text or "first step" in text for text in kept)
+    assert found(bare) == {} and found("first step of the rollout") == {}

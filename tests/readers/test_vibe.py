@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,13 @@ import pytest
 
 from tests.conftest import PROMPT_CULT, SESSIONS
 from tests.readers.helpers import read_all
+from total_recall.erasure import erase
+from total_recall.model import Address, Session, SyncReport
 from total_recall.readers import Cursor, Source
 from total_recall.readers.base import read_check
 from total_recall.readers.vibe import VibeReader
+from total_recall.record.database import Record
+from total_recall.record.sync import sync
 
 VIBE = SESSIONS / "vibe" / "logs" / "session"
 FIRST = VIBE / "session_20260701_101500_5c0e7a91"
@@ -133,8 +138,9 @@ def test_the_compaction_child_points_at_its_parent_and_its_injected_message_is_a
     draft = got.sessions[meta["session_id"]]
     assert draft.parent_native == meta_of(FIRST)["session_id"]
     assert draft.relation == "compaction"
-    # Vibe's own fallback title, kept as written in meta.json
-    assert draft.title == "You are continuing a trajectory after a context co…" == meta["title"]
+    # Vibe's own title is its injected context cut at 50 characters: the child goes by its parent's title
+    assert meta["title"] == "You are continuing a trajectory after a context co…"
+    assert draft.title == meta_of(FIRST)["title"] == "Run the unit tests and tell me what fails."
     assert len(got.entries) == expected_count(messages) == 4
     marker, summary, owner, reply = got.entries
     assert (marker.author, marker.kind) == ("harness", "compaction")
@@ -354,3 +360,212 @@ def test_a_session_first_read_with_only_a_system_line_is_titled_by_the_user_mess
         fh.write(json.dumps(said) + "\n")
     later = read_all(VibeReader(), source, first.cursor)
     assert later.sessions["eeeeffff-2b4d-4f6a-9e31-8a7d2c4b6f10"].title == "Sort the invoices by vendor"
+
+
+# -- through the record: a store in a tmp folder synced, its sessions read back --
+
+PARENT_ID = "5c0e7a91-2b4d-4f6a-9e31-8a7d2c4b6f10"
+CHILD_ID = "d41f03b7-96e2-4c1a-b5d8-8a7d2c4b6f10"
+SYSTEM = {"role": "system", "content": "You are Vibe."}
+
+
+def synced(store: Path, home: Path) -> tuple[SyncReport, dict[str, Session]]:
+    """Sync the Vibe store into the record at `home`; the report and the record's sessions by native id."""
+    with Record(home / "record.sqlite3") as record:
+        report = sync(record, ["vibe"], roots={"vibe": store})
+        return report, {s.native_id: s for s in record.sessions(["vibe"])}
+
+
+def write_lines(path: Path, messages: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages))
+
+
+def append_line(path: Path, message: dict[str, Any]) -> None:
+    with path.open("a") as fh:
+        fh.write(json.dumps(message) + "\n")
+
+
+def edit_meta(folder: Path, **changes: Any) -> None:
+    """meta.json with `changes` (a value None drops the key)."""
+    meta = {k: v for k, v in (meta_of(folder) | changes).items() if v is not None}
+    (folder / "meta.json").write_text(json.dumps(meta))
+
+
+def test_a_compaction_child_whose_messages_open_with_a_system_line_is_a_compaction_not_a_fork(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    copy_session(FIRST, store)
+    child = copy_session(CHILD, store)
+    write_lines(child / "messages.jsonl", [SYSTEM, *lines_of(CHILD / "messages.jsonl")])
+    report, sessions = synced(store, tmp_path / "home")
+    assert report.errors == []
+    child_session = sessions[CHILD_ID]
+    assert (child_session.relation, child_session.parent) == ("compaction", sessions[PARENT_ID].number)
+    assert sessions[CHILD_ID].entries == expected_count(lines_of(CHILD / "messages.jsonl")) + 1
+
+
+def test_a_child_synced_while_it_held_only_its_system_line_is_never_called_a_fork(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    copy_session(FIRST, store)
+    child = copy_session(CHILD, store)
+    messages = lines_of(CHILD / "messages.jsonl")
+    write_lines(child / "messages.jsonl", [SYSTEM])
+    _, sessions = synced(store, tmp_path / "home")
+    assert sessions[CHILD_ID].relation is None  # not known yet: nothing past the system line
+    for message in messages:
+        append_line(child / "messages.jsonl", message)
+    _, sessions = synced(store, tmp_path / "home")
+    assert sessions[CHILD_ID].relation == "compaction"
+    assert sessions[CHILD_ID].title == meta_of(FIRST)["title"]
+
+
+def test_a_compaction_child_without_a_title_goes_by_its_parents_title_not_its_injected_context(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    parent = copy_session(FIRST, store)
+    edit_meta(parent, title="Parser failures", title_source="manual")
+    child = copy_session(CHILD, store)
+    edit_meta(child, title=None)
+    _, sessions = synced(store, tmp_path / "home")
+    assert sessions[CHILD_ID].title == sessions[PARENT_ID].title == "Parser failures"
+
+
+def test_a_chain_of_compactions_with_no_title_in_any_meta_goes_by_the_first_sessions_first_message(
+    tmp_path: Path,
+) -> None:
+    # Vibe's own titles for the two children are their injected context cut at 50 characters.
+    store = tmp_path / "store"
+    edit_meta(copy_session(FIRST, store), title=None)
+    copy_session(CHILD, store)
+    second = store / "session_20260701_110000_9a8b7c6d"
+    shutil.copytree(CHILD, second)
+    edit_meta(second, session_id="9a8b7c6d-0000-4000-8000-8a7d2c4b6f10", parent_session_id=CHILD_ID)
+    _, sessions = synced(store, tmp_path / "home")
+    first_words = lines_of(FIRST / "messages.jsonl")[0]["content"]
+    assert [s.title for s in sessions.values()] == [first_words] * 3
+    assert sessions["9a8b7c6d-0000-4000-8000-8a7d2c4b6f10"].parent == sessions[CHILD_ID].number
+
+
+def test_a_compaction_child_whose_parent_is_gone_is_titled_by_the_first_message_the_owner_typed_in_it(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    child = copy_session(CHILD, store)
+    injected, *rest = lines_of(CHILD / "messages.jsonl")
+    write_lines(child / "messages.jsonl", [injected])  # first synced before the owner said a word
+    _, sessions = synced(store, tmp_path / "home")
+    assert (sessions[CHILD_ID].relation, sessions[CHILD_ID].title) == ("compaction", None)
+    for message in rest:
+        append_line(child / "messages.jsonl", message)
+    _, sessions = synced(store, tmp_path / "home")
+    assert sessions[CHILD_ID].title == "Fix it."
+    # a title given by hand is the owner's own, kept
+    edit_meta(child, title="Parser fix, part two", title_source="manual")
+    _, sessions = synced(store, tmp_path / "home")
+    assert sessions[CHILD_ID].title == "Parser fix, part two"
+
+
+def test_a_compaction_child_first_synced_after_its_parents_title_words_were_erased_is_not_titled_by_them(
+    tmp_path: Path,
+) -> None:
+    store, home = tmp_path / "store", tmp_path / "home"
+    copy_session(FIRST, store)
+    synced(store, home)
+    words = lines_of(FIRST / "messages.jsonl")[0]["content"]
+    with Record(home / "record.sqlite3") as record:
+        [parent] = record.sessions(["vibe"])
+        [said] = [e for e in record.entries(Address(parent.number)) if e.text == words]
+        erase(record, f"s{parent.number}#{said.seq}", "a test")
+    # Compacted after the erase; its context quotes none of the erased words. Vibe's meta.json still titles
+    # the parent by them.
+    child = copy_session(CHILD, store)
+    messages = lines_of(CHILD / "messages.jsonl")
+    messages[0]["content"] = messages[0]["content"].replace(words, "(earlier request)")
+    write_lines(child / "messages.jsonl", messages)
+    _, sessions = synced(store, home)
+    assert sessions[CHILD_ID].relation == "compaction"
+    assert (sessions[PARENT_ID].title, sessions[CHILD_ID].title) == (None, None)
+
+
+NEXT = {"role": "user", "content": "And the slow test?", "injected": False, "message_id": "5e6f7081-0000"}
+
+
+@pytest.mark.parametrize("first_sync", ["not JSON", "missing"])
+def test_a_meta_json_unreadable_when_the_folder_is_first_synced_never_splits_it_into_two_sessions(
+    tmp_path: Path, first_sync: str
+) -> None:
+    # Vibe writes messages.jsonl before meta.json: a sync in between finds no meta.json yet.
+    store = tmp_path / "store"
+    folder = copy_session(FIRST, store)
+    good = (folder / "meta.json").read_text()
+    if first_sync == "missing":
+        (folder / "meta.json").unlink()
+    else:
+        (folder / "meta.json").write_text(good[: len(good) // 2])
+    _, sessions = synced(store, tmp_path / "home")
+    assert list(sessions) == [folder.name]
+    (folder / "meta.json").write_text(good)
+    append_line(folder / "messages.jsonl", NEXT)
+    report, sessions = synced(store, tmp_path / "home")
+    assert report.errors == []
+    [session] = sessions.values()  # still the id the first sync took, with every entry, and meta's fields
+    assert (session.native_id, session.entries) == (folder.name, 6)
+    assert (session.cwd, session.title) == ("/home/user/proj", meta_of(FIRST)["title"])
+
+
+def test_a_meta_json_unreadable_at_a_later_sync_keeps_the_session_it_named(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    folder = copy_session(FIRST, store)
+    synced(store, tmp_path / "home")
+    (folder / "meta.json").write_text('{"session_id": "5c0e')
+    append_line(folder / "messages.jsonl", NEXT)
+    report, sessions = synced(store, tmp_path / "home")
+    assert report.errors == []
+    [warned] = report.warnings
+    assert warned.why.startswith("meta.json is not JSON") and warned.why.endswith("kept from the first read")
+    assert [(s.native_id, s.entries) for s in sessions.values()] == [(PARENT_ID, 6)]
+
+
+def test_a_record_synced_before_the_session_id_was_kept_keeps_its_sessions(tmp_path: Path) -> None:
+    store, home = tmp_path / "store", tmp_path / "home"
+    folder = copy_session(FIRST, store)
+    good = (folder / "meta.json").read_text()
+    synced(store, home)
+
+    def cursor_from_before() -> None:  # what the reader wrote before it kept the id: `titled` alone
+        db = sqlite3.connect(home / "record.sqlite3")
+        with db:
+            db.execute("UPDATE sources SET state = ? WHERE harness = 'vibe'", ('{"titled": true}',))
+        db.close()
+
+    cursor_from_before()
+    append_line(folder / "messages.jsonl", NEXT)
+    report, sessions = synced(store, home)
+    assert report.errors == []
+    assert [(s.native_id, s.entries) for s in sessions.values()] == [(PARENT_ID, 6)]
+    # meta.json unreadable at the first sync after the upgrade: read again later, never a second session
+    cursor_from_before()
+    (folder / "meta.json").write_text(good[:40])
+    append_line(folder / "messages.jsonl", NEXT | {"content": "Then the flaky one.", "message_id": "6f7-0"})
+    report, sessions = synced(store, home)
+    assert len(report.errors) == 1 and "meta.json is not JSON" in report.errors[0]
+    assert [(s.native_id, s.entries) for s in sessions.values()] == [(PARENT_ID, 6)]
+    (folder / "meta.json").write_text(good)
+    report, sessions = synced(store, home)
+    assert report.errors == []
+    assert [(s.native_id, s.entries) for s in sessions.values()] == [(PARENT_ID, 7)]
+
+
+def test_a_pre_2_0_compaction_file_is_titled_by_the_owners_first_message_not_its_injected_context(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    messages = [SYSTEM, *lines_of(CHILD / "messages.jsonl")]
+    meta = {"session_id": CHILD_ID, "parent_session_id": PARENT_ID}
+    (store / "session_20250601_090000_d41f03b7.json").write_text(json.dumps({"metadata": meta,
+                                                                             "messages": messages}))
+    _, sessions = synced(store, tmp_path / "home")
+    assert (sessions[CHILD_ID].relation, sessions[CHILD_ID].title) == ("compaction", "Fix it.")

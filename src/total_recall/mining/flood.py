@@ -404,9 +404,9 @@ def purge(texts: Iterable[str]) -> list[Path]:
     deleted. An overflow file is a copy of a reply, never the record: deleting one that merely shares a
     line (or a word of its name) with an erased text loses nothing that cannot be asked for again."""
     texts = list(texts)
-    needles = _Needles(texts)
-    if not needles:
-        return []
+    # Built at the first file to look into: most erases find no overflow file, and the pieces of a whole
+    # session's texts take seconds to hash.
+    needles: _Needles | None = None
     words = set().union(*map(_words, texts))
     removed: list[Path] = []
     for folder in (overflow_folder(), *_legacy_folders()):
@@ -417,7 +417,13 @@ def purge(texts: Iterable[str]) -> list[Path]:
         for path in files:
             named = not _PLAIN_NAME.fullmatch(path.name) and bool(_words(path.stem) & words)
             try:
-                found = named or needles.found_in(path.read_bytes())
+                if named:
+                    found = True
+                else:
+                    data = path.read_bytes()
+                    if needles is None:
+                        needles = _Needles(texts)
+                    found = needles.found_in(data)
             except FileNotFoundError:
                 continue  # pruned meanwhile
             except OSError:

@@ -5,14 +5,31 @@ Layout (`~/.vibe/logs/session/`): `session_<ts>_<id8>/{meta.json,messages.jsonl}
 Messages carry no timestamps, so entries have none.
 
 Relations: Vibe opens a new session folder with `parent_session_id` set on compaction (the first
-message is an injected `<compaction_summary>` message), on `fork` and on rewind (both copy a prefix of
-the parent's messages and diverge, so both are `fork`), and for subagents (`agents/` folders). `/clear`
-starts a session without a parent, so `continuation` never applies here.
+message after any system line is an injected `<compaction_summary>` message), on `fork` and on rewind
+(both copy a prefix of the parent's messages and diverge, so both are `fork`), and for subagents
+(`agents/` folders). `/clear` starts a session without a parent, so `continuation` never applies here.
+Until a child holds a message past its system line, its relation is left unsaid (decided when it comes).
+
+Identity: a session is the `session_id` of its meta.json, else (meta.json missing or unreadable when the
+folder is first read) the folder's name; the cursor keeps the id the first read took (`native`), so a
+meta.json that comes, goes or breaks between syncs never splits the folder into two sessions. A cursor
+from before the id was kept was written by a reader that took meta.json's id whenever it could read it:
+that id again, or, while meta.json is there but unreadable, a SourceError (read again at the next sync)
+rather than a guess that could split the session.
+
+Titles: meta.json's, else Vibe's own fallback (the first user message, cut). A compaction child goes on
+with its parent's conversation, so it is listed under the name the conversation already has: its parent's
+title (up a chain of compactions), or the parent's first message as the parent is titled; with no parent
+folder to be found, the first message the owner typed in the child. Never the injected compaction context:
+Vibe's automatic title of a compaction child is that context cut at 50 characters ("You are continuing a
+trajectory after a context co…"), which would name every continued conversation alike, so it is passed
+over; a title the owner set by hand (`title_source` "manual") is kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import glob
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +39,8 @@ import orjson
 from total_recall.errors import SourceError
 from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
+    LINE_LIMIT,
+    UTF8_BOM,
     Checkpoint,
     Cursor,
     Item,
@@ -30,7 +49,6 @@ from total_recall.readers.base import (
     Source,
     base64_size,
     distinct_key,
-    first_lines,
     json_text,
     loads_lenient,
     open_payload,
@@ -45,12 +63,21 @@ TITLE_CHARS = 50  # Vibe's own fallback title: the first user message cut to 50 
 COMPACTION_TAGS = ("<compaction_summary>", "<previous_user_messages>")
 # Older Vibe builds injected this sentence without the tags.
 COMPACTION_LEAD = "You are continuing a trajectory after a context compaction"
+# Lines peeked at the head of a messages.jsonl (past system lines and injections) for a relation or title.
+HEAD_LINES = 16
+# Compaction parents followed up for a child's title (a cycle or a long chain stops there).
+CHAIN_LIMIT = 64
 
 
 @dataclass(slots=True)
 class _Session:
     native_id: str
-    title_known: bool
+    title_known: bool  # no fallback title is left to take from a message
+    parent: str | None = None
+    relation_known: bool = True  # False: a child holding no message past its system line yet
+    compaction: bool = False  # a compaction child: its fallback title is the owner's first message
+    folder: Path | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # message ids seen in this read (distinct_key)
 
 
@@ -92,9 +119,12 @@ class VibeReader(JsonlReader):
         try:
             for item in super().read(source, cursor):
                 if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
-                    # Whether the message a fallback title comes from was met: a file that held only a
-                    # system line when first read is titled by its first user message when that comes.
-                    item = Checkpoint(replace(item.cursor, state={"titled": session.title_known}))
+                    # The session id this source was first read under (never taken again from meta.json,
+                    # which may have changed or broken since), and whether the message a fallback title
+                    # comes from was met: a file that held only a system line when first read is titled
+                    # by its first user message when that comes.
+                    state = {"native": session.native_id, "titled": session.title_known}
+                    item = Checkpoint(replace(item.cursor, state=state))
                 yield item
         finally:
             self._open.pop(source.key, None)
@@ -102,36 +132,45 @@ class VibeReader(JsonlReader):
     def begin(self, source: Source, cursor: Cursor) -> Iterator[Item]:
         folder = source.path.parent
         meta, warning = _load_meta(folder / META)
+        native = _native(folder, meta, warning, cursor)
         if warning is not None:
-            yield warning
-        native = _str(meta.get("session_id")) or folder.name
+            how = "from the folder name" if native == folder.name else "kept from the first read"
+            yield replace(warning, why=f"{warning.why}; session id {how}")
         parent = _str(meta.get("parent_session_id"))
         is_subagent = folder.parent.name == "agents"
         if is_subagent and parent is None:
             parent = _enclosing_session_id(folder.parent.parent)
         relation: str | None = None
+        first: dict[str, Any] | None = None
         if is_subagent:
             relation = "subagent"
         elif parent is not None:
-            first = _first_line(source.path)
-            relation = "compaction" if first is not None and _compaction_text(first) else "fork"
+            # Older files open with a system line: the first message past it tells a compaction.
+            first = _head_message(source.path, _not_system)
+            relation = None if first is None else "compaction" if _compaction_text(first) else "fork"
         title = _str(meta.get("title"))
+        if relation == "compaction":  # titled as the module's docstring says
+            title = _child_title(folder, meta, first, parent)
         # A read resumed past the first lines has passed the message a fallback title comes from, unless its
         # cursor says it has not (a cursor from before said nothing).
         met = cursor.state.get("titled")
-        self._open[source.key] = _Session(native, title is not None or (
-            met if isinstance(met, bool) else cursor.offset > 0))
-        yield _draft(native, meta, parent, relation)
+        self._open[source.key] = _Session(
+            native, title is not None or (met if isinstance(met, bool) else cursor.offset > 0), parent,
+            relation is not None or parent is None, relation == "compaction", folder, meta)
+        yield _draft(native, meta, parent, relation, title)
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
         session = self._open.get(source.key)
         if session is None:  # parse() called outside read(): the folder name is all we know cheaply
             session = _Session(source.path.parent.name, True)
         obj = line.obj
-        if not session.title_known and obj.get("role") != "system":
-            # Vibe's fallback title is its first user message, after any system line (older files).
+        if not session.relation_known and _not_system(obj):
+            yield _decided(session, obj)
+        # Vibe's fallback title is its first user message, after any system line (older files); a compaction
+        # child's is the first the owner typed, past the injected context.
+        if not session.title_known and _not_system(obj) and (_owner(obj) or not session.compaction):
             session.title_known = True
-            title = fallback_title(_content_text(obj.get("content"))) if obj.get("role") == "user" else None
+            title = fallback_title(_content_text(obj.get("content"))) if _user(obj) else None
             if title:
                 yield SessionDraft(session.native_id, title=title)
         mid = _str(obj.get("message_id"))
@@ -170,12 +209,17 @@ class VibeReader(JsonlReader):
         native = _str(meta.get("session_id")) or source.path.stem
         parent = _str(meta.get("parent_session_id"))
         relation = None
+        first = None
         if parent is not None:
-            first = next((m for m in messages if isinstance(m, dict) and m.get("role") != "system"), None)
+            first = next((m for m in messages if isinstance(m, dict) and _not_system(m)), None)
             relation = "compaction" if first is not None and _compaction_text(first) else "fork"
-        draft = _draft(native, meta, parent, relation)
+        title = _str(meta.get("title"))
+        if relation == "compaction":  # titled as the module's docstring says
+            title = _child_title(source.path, meta, first, parent)
+        draft = _draft(native, meta, parent, relation, title)
         if draft.title is None:
-            first_user = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+            said = _owner if relation == "compaction" else _user
+            first_user = next((m for m in messages if isinstance(m, dict) and said(m)), None)
             if first_user is not None:
                 draft.title = fallback_title(_content_text(first_user.get("content")))
         yield draft
@@ -310,14 +354,13 @@ def _load_meta(path: Path) -> tuple[dict[str, Any], ReadWarning | None]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return {}, ReadWarning(str(path), "meta.json is missing; session id from the folder name")
+        return {}, ReadWarning(str(path), "meta.json is missing")
     except OSError as exc:
         return {}, ReadWarning(str(path), f"meta.json is unreadable ({exc.strerror or exc})")
     try:
         meta = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        why = f"meta.json is not JSON ({exc.msg}); session id from the folder name"
-        return {}, ReadWarning(str(path), why)
+        return {}, ReadWarning(str(path), f"meta.json is not JSON ({exc.msg})")
     if not isinstance(meta, dict):
         return {}, ReadWarning(str(path), f"meta.json is not a JSON object (a {type(meta).__name__})")
     return meta, None
@@ -328,15 +371,131 @@ def _enclosing_session_id(folder: Path) -> str:
     return _str(meta.get("session_id")) or folder.name
 
 
-def _first_line(path: Path) -> dict[str, Any] | None:
+def _native(folder: Path, meta: dict[str, Any], warning: ReadWarning | None, cursor: Cursor) -> str:
+    """The session id of a folder: the one its cursor kept, else meta.json's, else the folder's name.
+
+    Raises:
+        SourceError: a cursor from before the id was kept, and meta.json there but unreadable: the id the
+            session was recorded under is in it (the next sync reads it again).
+    """
+    saved = cursor.state.get("native")
+    if isinstance(saved, str) and saved:
+        return saved
+    native = _str(meta.get("session_id"))
+    if native is None and cursor.offset > 0 and warning is not None and (folder / META).exists():
+        raise SourceError(f"{folder / META}: {warning.why}; it holds the id this folder's session was "
+                          "recorded under, so the folder is read on when it can be read again")
+    return native or folder.name
+
+
+def _not_system(msg: dict[str, Any]) -> bool:
+    return msg.get("role") != "system"
+
+
+def _user(msg: dict[str, Any]) -> bool:
+    return msg.get("role") == "user"
+
+
+def _owner(msg: dict[str, Any]) -> bool:
+    return msg.get("role") == "user" and msg.get("injected") is not True
+
+
+def _head_message(path: Path, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The first message among a file's first HEAD_LINES lines that is `wanted` (a cheap peek: stops before
+    a line over the line limit; lines that do not parse are passed over, as the read warns of them)."""
     try:
-        obj = loads_lenient(first_lines(path)[0])[0]
-    except (IndexError, ValueError):
+        with open_payload(path) as fh:
+            for n in range(HEAD_LINES):
+                raw = fh.readline(LINE_LIMIT + 1)
+                if not raw or (len(raw) > LINE_LIMIT and not raw.endswith(b"\n")):
+                    return None
+                try:
+                    obj = loads_lenient(raw.removeprefix(UTF8_BOM) if n == 0 else raw)[0]
+                except ValueError:
+                    continue
+                if isinstance(obj, dict) and wanted(obj):
+                    return obj
+    except (SourceError, OSError):
+        return None  # the read itself reports an unreadable payload
+    return None
+
+
+def _decided(session: _Session, first: dict[str, Any]) -> SessionDraft:
+    """The relation of a child read while it held nothing past its system line, now that its first message
+    has come (and, for a compaction, the title it goes by)."""
+    session.relation_known = True
+    session.compaction = _compaction_text(first)
+    if not session.compaction:
+        return SessionDraft(session.native_id, relation="fork")
+    title = _child_title(session.folder, session.meta, first, session.parent) if session.folder else None
+    session.title_known = title is not None  # else the owner's first message, which comes after this one
+    return SessionDraft(session.native_id, title=title, relation="compaction")
+
+
+def _injection_title(title: str, meta: dict[str, Any], first: dict[str, Any] | None) -> bool:
+    """Whether a title is Vibe's automatic one cut from a compaction child's injected context."""
+    if first is None or meta.get("title_source") == "manual":
+        return False
+    core = title.removesuffix("…").strip()
+    return bool(core) and _content_text(first.get("content")).strip().startswith(core)
+
+
+def _child_title(place: Path, meta: dict[str, Any], first: dict[str, Any] | None, parent: str | None
+                 ) -> str | None:
+    """A compaction child's title: its meta.json's unless cut from the injected context, else the name its
+    conversation already has (its parent's); None leaves it to the owner's first message in the child.
+    `place`: the child's folder (or pre-2.0 file), in the save folder its parent is looked for in."""
+    title = _str(meta.get("title"))
+    if title is not None and not _injection_title(title, meta, first):
+        return title
+    return _parent_title(place.parent, parent)
+
+
+def _parent_title(where: Path, parent: str | None) -> str | None:
+    """The title session `parent` (a folder in `where`) goes by, up a chain of compactions: its meta.json's
+    (not one cut from injected context), else its first message as a session is titled. When the chain is
+    cut (a parent folder deleted), the first owner message of the earliest compaction child found."""
+    seen: set[str] = set()
+    earliest: str | None = None
+    while parent is not None and parent not in seen and len(seen) < CHAIN_LIMIT:
+        seen.add(parent)
+        folder = _session_folder(where, parent)
+        if folder is None:
+            break
+        meta, _ = _load_meta(folder / META)
+        up = _str(meta.get("parent_session_id"))
+        first = _head_message(folder / MESSAGES, _not_system)
+        compaction = up is not None and first is not None and _compaction_text(first)
+        title = _str(meta.get("title"))
+        if title is not None and not (compaction and _injection_title(title, meta, first)):
+            return title
+        if not compaction:
+            return fallback_title(_content_text(first.get("content"))) if first and _user(first) else None
+        owner = _head_message(folder / MESSAGES, _owner)
+        earliest = fallback_title(_content_text(owner.get("content"))) if owner else earliest
+        parent = up
+    return earliest
+
+
+def _session_folder(where: Path, native: str) -> Path | None:
+    """The session folder of `native` in a save folder: Vibe names it `<prefix>_<time>_<8 chars of the id>`
+    (the first 8; some builds the last), and its meta.json holds the id; or the folder named `native`
+    (a session whose meta.json could not be read when first synced goes by its folder's name)."""
+    if "/" in native or native in (".", ".."):
         return None
-    return obj if isinstance(obj, dict) else None
+    try:
+        for short in dict.fromkeys((native[:8], native[-8:])):
+            for folder in sorted(where.glob(f"*_{glob.escape(short)}")):
+                if folder.is_dir() and _str(_load_meta(folder / META)[0].get("session_id")) == native:
+                    return folder
+        named = where / native
+        return named if (named / MESSAGES).is_file() else None
+    except OSError:  # a save folder that cannot be listed: no parent to name the child by
+        return None
 
 
-def _draft(native: str, meta: dict[str, Any], parent: str | None, relation: str | None) -> SessionDraft:
+def _draft(native: str, meta: dict[str, Any], parent: str | None, relation: str | None,
+           title: str | None) -> SessionDraft:
     env = meta.get("environment")
     profile = meta.get("agent_profile")
     extra: dict[str, Any] = {
@@ -346,7 +505,7 @@ def _draft(native: str, meta: dict[str, Any], parent: str | None, relation: str 
         extra["agent_profile"] = profile["name"]
     return SessionDraft(
         native_id=native,
-        title=_str(meta.get("title")),
+        title=title,
         cwd=_str(env.get("working_directory")) if isinstance(env, dict) else None,
         parent_native=parent,
         relation=relation,

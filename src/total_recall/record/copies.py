@@ -43,6 +43,8 @@ _WHERE = re.compile(r"(?:path|paths|file|dir|directory|cwd|url|uri|pattern|glob)
 _PROMPTS = frozenset({"prompt", "message", "task"})
 # How far down forks of forks a copy is followed.
 FORK_DEPTH = 8
+# A word, as `_Needles` splits needles and lines alike (bytes: ASCII letters, digits and `_`).
+_WORD = re.compile(rb"\w+")
 
 
 def echoes(text: str) -> set[str]:
@@ -285,8 +287,8 @@ def _lines_holding(record: Record, wanted: Sequence[sqlite3.Row], more: set[int]
     that holds one of the erased texts (of `LINE_CHARS` or more), as it is or JSON-escaped: a harness
     writes a message again inside other lines (Codex's task_complete and exec_command_end, a compacted
     history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`)."""
-    needles = [n for w in wanted if len(w["text"]) >= LINE_CHARS
-               for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1])]
+    needles = _Needles(n for w in wanted if len(w["text"]) >= LINE_CHARS
+                       for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1]))
     if not needles:
         return []
     out: list[tuple[int, int, int]] = []
@@ -301,10 +303,39 @@ def _lines_holding(record: Record, wanted: Sequence[sqlite3.Row], more: set[int]
     ):
         if r["raw_id"] not in lines:
             line = unpack(r["raw"])
-            lines[r["raw_id"]] = any(n in line for n in needles)
+            lines[r["raw_id"]] = needles.within(line)
         if lines[r["raw_id"]]:
             out.append((r["id"], r["session"], r["seq"]))
     return out
+
+class _Needles:
+    """Byte strings to look for inside lines, each only in the lines holding its longest inner word. A word
+    standing wholly inside a needle (touching neither end) stands as a word of its own in any line holding
+    the needle, so a line without that word cannot hold it: one pass over a line's words replaces a search
+    for every needle, thousands when a whole session is erased. A needle with no inner word is searched for
+    in every line."""
+
+    def __init__(self, needles: Iterable[bytes]) -> None:
+        self.by_word: dict[bytes, list[bytes]] = {}
+        self.bare: list[bytes] = []
+        for n in set(needles):
+            inner = _WORD.findall(n)[_WORD.match(n) is not None:]
+            if inner and _WORD.match(n, len(n) - 1):
+                inner.pop()
+            if inner:
+                self.by_word.setdefault(max(inner, key=len), []).append(n)
+            else:
+                self.bare.append(n)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_word or self.bare)
+
+    def within(self, line: bytes) -> bool:
+        """Whether `line` holds one of the needles."""
+        if any(n in line for n in self.bare):
+            return True
+        return any(n in line for w in self.by_word.keys() & set(_WORD.findall(line)) for n in self.by_word[w])
+
 
 def erased_marks(record: Record, source_id: int, generation: int, harness: str
                  ) -> tuple[Marks, Marks, Marks, Marks, Quotes]:

@@ -39,11 +39,15 @@ def title_forms(text: str) -> set[str]:
 
 
 def unerased(record: Record, number: int, fields: dict[str, Any]) -> dict[str, Any]:
-    """`fields` without the names an erase cleared from the session (`forget`)."""
+    """`fields` without the names an erase cleared from the session (`forget`), or from the session it was
+    started from: a child first read after the erase takes no name from it (a Vibe compaction child goes by
+    its parent's title)."""
     if "title" not in fields and "meta" not in fields:
         return fields
-    gone = {bytes(r[0]) for r in record.db.execute("SELECT hash FROM erased_names WHERE session = ?",
-                                                 (number,))}
+    gone = {bytes(r[0]) for r in record.db.execute(
+        "SELECT hash FROM erased_names WHERE session = ? OR session IN (SELECT p.id FROM sessions c "
+        "JOIN sessions p ON p.harness = c.harness AND p.native_id = COALESCE(?, c.parent_native) "
+        "WHERE c.id = ?)", (number, fields.get("parent_native"), number))}
     if not gone:
         return fields
     kept = dict(fields)
