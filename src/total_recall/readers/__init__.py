@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import re
+from functools import cache
 
 from total_recall.errors import ConfigError
 from total_recall.readers.base import Checkpoint, Cursor, Item, Line, Reader, Source
 
-__all__ = ["READER_CLASSES", "Checkpoint", "Cursor", "Item", "Line", "Reader", "Source", "reader_for"]
+__all__ = ["READER_CLASSES", "Checkpoint", "Cursor", "Item", "Line", "Reader", "Source", "echo_label",
+           "reader_for"]
 
 # harness name -> (module, class); imported lazily so one broken optional reader cannot stop the rest.
 READER_CLASSES: dict[str, tuple[str, str]] = {
@@ -25,12 +28,26 @@ def reader_for(harness: str) -> Reader:
     Raises:
         ConfigError: the harness name is unknown.
     """
+    reader: Reader = _reader_class(harness)()
+    return reader
+
+
+@cache
+def echo_label(harness: str) -> re.Pattern[str] | None:
+    """The label of `harness`'s entries repeating a message after it (`Reader.echo`), or None.
+
+    Raises:
+        ConfigError: the harness name is unknown.
+    """
+    return _reader_class(harness).echo
+
+
+def _reader_class(harness: str) -> type[Reader]:
     try:
         module_name, class_name = READER_CLASSES[harness]
     except KeyError:
         raise ConfigError(
             f"unknown harness {harness!r} (known: {', '.join(READER_CLASSES)})"
         ) from None
-    cls = getattr(importlib.import_module(module_name), class_name)
-    reader: Reader = cls()
-    return reader
+    cls: type[Reader] = getattr(importlib.import_module(module_name), class_name)
+    return cls

@@ -76,6 +76,9 @@ class Reader(ABC):
     """One harness's reader."""
 
     harness: ClassVar[str]
+    # How the reader labels the bookkeeping entries of the harness that carry a message of the session again
+    # (`label: the message`), if it writes any: erase takes such an entry with the message it repeats.
+    echo: ClassVar[re.Pattern[str] | None] = None
 
     @abstractmethod
     def sources(self, root: Path) -> Iterator[Source]:

@@ -189,6 +189,9 @@ def _identity(path: Path) -> tuple[str, Layout, str | None, str | None]:
 
 class ClaudeCodeReader(JsonlReader):
     harness = "claude-code"
+    # `_label`'s lines that carry a prompt again after the label: `last-prompt: …`, `queue-operation
+    # enqueue: …`. Other labels carry a state (`mode: plan`), no copy.
+    echo = re.compile(r"^(?:last-prompt|queue-operation(?: [a-z-]+)?): ")
 
     def __init__(self) -> None:
         self._states: dict[str, _State] = {}

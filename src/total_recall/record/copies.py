@@ -34,9 +34,6 @@ COPY_CHARS = 40
 LINE_CHARS = 16
 
 
-# The bookkeeping lines that carry a prompt again after their label (Claude Code's reader writes them so):
-# `last-prompt: …`, `queue-operation enqueue: …`. Other labels carry a state (`mode: plan`), no copy.
-_PROMPT_LABEL = re.compile(r"^(?:last-prompt|queue-operation(?: [a-z-]+)?): ")
 # The arguments that name where, not what: a Read's result repeats its path, and its own words stay.
 _WHERE = re.compile(r"(?:path|paths|file|dir|directory|cwd|url|uri|pattern|glob)$", re.I)
 # The arguments an agent call gives the sub-agent it starts, as that session's first message.
@@ -47,11 +44,13 @@ FORK_DEPTH = 8
 _WORD = re.compile(rb"\w+")
 
 
-def echoes(text: str) -> set[str]:
+def echoes(text: str, harness: str) -> set[str]:
     """What a harness entry may repeat of a message of its session whole, at any length: its text, and the
-    prompt a bookkeeping line carries after its label."""
+    prompt a bookkeeping line carries after its label (as the harness's reader labels it, `Reader.echo`)."""
+    from total_recall.readers import echo_label  # not at import: the per-prompt hook reads no store
+
     forms = {text.strip()}
-    if (m := _PROMPT_LABEL.match(text)) is not None:
+    if (label := echo_label(harness)) is not None and (m := label.match(text)) is not None:
         forms.add(text[m.end():].strip())
     return {f for f in forms if f}
 
@@ -153,7 +152,8 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
             "WHERE s.harness = ? AND s.native_id = ? AND e.erased_at IS NULL",
             (harness, native_session),
         ):
-            for form in echoes(r["text"]) | {r["text"]} if r["author"] == "harness" else (r["text"],):
+            for form in (echoes(r["text"], harness) | {r["text"]} if r["author"] == "harness"
+                         else (r["text"],)):
                 for w in said.get(form, ()):
                     echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
                     if r["id"] not in chosen and (r["session"] != w["session"] or echo):

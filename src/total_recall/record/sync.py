@@ -139,7 +139,7 @@ class _Batch:
                     return mark
             return None
         related = [item.session, *([p] if (p := self._parent(item.session)[0]) else [])]
-        for form in echoes(item.text):  # the harness repeating a message whole, at any length
+        for form in echoes(item.text, self.harness):  # the harness repeating a message whole, at any length
             if (found := _mark_of(by_quote.get(self.record.text_hash(form)), related)) is not None:
                 return found
         if item.kind not in ("summary", "message"):
