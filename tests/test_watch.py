@@ -171,6 +171,20 @@ def test_a_run_elsewhere_that_synced_and_observed_the_lines_resets_the_count(
     assert kinds(actions) == ["sync", "observe"] and actions[1].data["observed"]["entries"] == 40
 
 
+def test_a_session_rewritten_shorter_is_synced_again_not_taken_for_a_run_elsewhere(
+        make: Callable[..., Watcher], store: Path, clock: Clock) -> None:
+    watcher = make(cooldown=0)
+    append(main_file(store), 1, 40)
+    assert kinds(steps_until(watcher, lambda a: "observe" in kinds(a))) == ["sync", "observe"]
+    # The harness rewrites the file shorter (a rewind, a compaction): 40 lines the record has not read.
+    rewritten = main_file(store).with_suffix(".tmp")
+    rewritten.write_text("".join(line(i).replace("Always run the tests first", "Rewritten") + "\n"
+                                 for i in range(40)), encoding="utf-8")
+    rewritten.replace(main_file(store))
+    actions = steps_until(watcher, lambda a: bool(a) and a[-1].kind != "held")
+    assert kinds(actions) == ["sync", "observe"] and actions[0].data["entries_added"] > 0
+
+
 def test_a_failing_sync_is_reported_and_the_watch_goes_on(
         make: Callable[..., Watcher], store: Path, clock: Clock) -> None:
     watcher = make(cooldown=60, wait=0)

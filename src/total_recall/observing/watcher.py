@@ -43,6 +43,7 @@ from total_recall.errors import ConfigError
 from total_recall.llm.provider import Provider
 from total_recall.observing.observation import ObservingError
 from total_recall.observing.observer import observe
+from total_recall.readers.base import read_check
 from total_recall.record.database import Record
 from total_recall.record.observations import pending as observer_pending
 from total_recall.syncing import sync
@@ -350,15 +351,17 @@ class Watcher:
             return  # gone or unreadable: the sync will say so if it matters
 
     def _observed_elsewhere(self, path: str, tally: _Tally) -> bool:
-        """Whether the record already holds every line counted (read past the tally's offset) and the
-        observer has read its session to the end. Any doubt (no record, a busy one) says no."""
+        """Whether the record already holds every line counted (read past the tally's offset, from the
+        bytes the file holds now: not a read of what it held before a rewrite) and the observer has read
+        its session to the end. Any doubt (no record, a busy one) says no."""
         if not self.record_path.exists():
             return False
         try:
             with Record(self.record_path) as record:
-                read_to = record.read_to(path)
+                read = record.read_to(path)
                 number = _session_of(record, tally.harness, path)
-                return (read_to is not None and read_to >= tally.offset and number is not None
+                return (read is not None and read[0] >= tally.offset and number is not None
+                        and (read[0] == 0 or read_check(Path(path), read[0]) == read[1])
                         and not observer_pending(record, number))
         except Exception:  # a check only: the trigger that follows reports what is wrong
             return False

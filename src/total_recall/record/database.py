@@ -244,10 +244,12 @@ class Record:
         ).fetchone()
         return SourceRow(row)
 
-    def read_to(self, path: str) -> int | None:
-        """How far the sync has read the store file at `path` (bytes), or None when it has not."""
-        row = self.db.execute("SELECT MAX(offset) FROM sources WHERE path = ?", (path,)).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
+    def read_to(self, path: str) -> tuple[int, str] | None:
+        """How far the sync has read the store file at `path` (bytes), with the fingerprint of the bytes it
+        read (`readers.base.read_check`), or None when it has not."""
+        row = self.db.execute("SELECT offset, check_hash FROM sources WHERE path = ? ORDER BY offset DESC "
+                              "LIMIT 1", (path,)).fetchone()
+        return None if row is None or row[0] is None else (int(row[0]), str(row[1] or ""))
 
     def save_cursor(self, source_id: int, path: str, cursor: Cursor) -> None:
         self.db.execute(
