@@ -37,7 +37,7 @@ EXE = Path(sys.executable).parent / "total-recall"
 WRITING_TOOLS = {"summarise_from", "cache_delete_latest", "prior_period_summary", "compact", "cue", "sync",
                  "erase", "quarantine", "index", "index_sessions", "mute", "unmute", "observe",
                  "export_observations", "reflect", "restore_observations", "nightly", "approve_proposal",
-                 "reject_proposal"}
+                 "reject_proposal", "retire_observation"}
 # Of the record's tools, these change what a read shows (a client asks before calling them).
 DESTRUCTIVE_TOOLS = {"erase", "quarantine"}
 T = TypeVar("T")

@@ -324,7 +324,11 @@ def test_the_verifier_refuses_what_the_record_cannot_back(tmp_path: Path, record
     for why, d in refusals.items():
         with pytest.raises(ObservationRejected, match=why):
             v.check(d)
-    assert v.check(draft(Source(f"s{n}#2", "never push to main"), source_type="implicit"))
+    # A rule stands on the owner's words whatever evidence it claims; the agent's may back other notes.
+    with pytest.raises(ObservationRejected, match="must rest on the owner's own words"):
+        v.check(draft(Source(f"s{n}#2", "never push to main"), source_type="implicit"))
+    assert v.check(Draft("The agent will never push to main.", "low", "fact", 0.6, "implicit",
+                         (Source(f"s{n}#2", "never push to main"),)))
     erase(record, f"s{n}#1", "test")
     with pytest.raises(ObservationRejected, match="erased"):
         Verifier(record).check(draft(Source(f"s{n}#1", "")))

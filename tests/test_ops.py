@@ -51,6 +51,7 @@ CALLS: dict[str, dict[str, Any] | None] = {
     "reflect": {"force": True},
     "observation_backups": {},
     "restore_observations": None,
+    "retire_observation": None,
     "nightly": {},
     "proposals": {"status": "all"},
     "proposal": None,
@@ -87,6 +88,7 @@ REFUSED: dict[str, dict[str, Any]] = {
     "export_observations": {"to": "notes.txt"},
     "proposal": {"proposal": 99},
     "restore_observations": {"backup": 99},
+    "retire_observation": {"observation": 99, "reason": "x"},
     "approve_proposal": {"proposal": 99},
     "reject_proposal": {"proposal": 99},
 }

@@ -2,8 +2,16 @@
 SessionStart adds to a new session's context (`for_session_start`), within a stated token cap.
 
 Both carry current observations only, each with the addresses it came from; the block is wrapped in
-BLOCK_OPEN … BLOCK_CLOSE, which the observer never reads as a session's own words. An exported file lies
-outside the record, so the record's home keeps a private list of where exports went
+BLOCK_OPEN … BLOCK_CLOSE, which the observer never reads as a session's own words. The block is for a
+session starting in one folder: the owner's lasting rules, preferences and habits said there (or in a
+folder above it) or in two projects or more, that project's goals and facts, and its events and task
+context of the last RECENT_HOURS only — never another project's tasks.
+
+An export ends with a seal only an export writes: the SHA-256 of what it wrote. A file is replaced only
+when it carries its seal unchanged (the owner's own file, or an export he edited since, is refused and
+left as it is), or when it is an export of an older version (which wrote no seal) exactly as those were
+written, listed in the ledger or at the home, or naming the record it came from. An exported file lies
+outside the record, so the record's home keeps that private ledger of where exports went
 (`observations-exported.json`): after an erase withdraws observations, `refresh_exports` rewrites each file
 there that is still an export (and the home's `observations.md`, which older versions wrote without the
 list) from the current observations; a quarantine and its release refresh them alike, since an export
@@ -14,13 +22,15 @@ beside it, renamed over it.
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from total_recall.config import PRIVATE_FILE
@@ -29,11 +39,12 @@ from total_recall.observing.observation import (
     BLOCK_CLOSE,
     BLOCK_OPEN,
     PRIORITIES,
+    ObservingError,
     iso,
+    parse_time,
     utc_now,
 )
 from total_recall.observing.verifier import Verifier
-from total_recall.record import observations as table
 from total_recall.record.database import Record
 from total_recall.record.locks import held
 from total_recall.record.observations import Observation
@@ -46,9 +57,22 @@ SESSION_START_TOKENS = 1_500
 # never renames its file over the refreshed one.
 EXPORTS_LIST = "observations-exported.json"
 EXPORTS_LOCK = "observations-exported.lock"
-# What every export starts with: a file at a listed path that no longer does is the owner's, left alone.
+# What every export starts with (an older version's temp file that does is ours to remove).
 HEAD = b"# Observations"
 TEMP_INFIX = ".total-recall-"
+# The export's last line, its seal: the SHA-256 of what stands above it (`_replaceable` checks it).
+SEAL = re.compile(r"\n<!-- total-recall export sha256:([0-9a-f]{64}) -->\s*\Z")
+# How an older version's export is written, line by line (`_older_export`).
+_OLDER_LINE = re.compile(
+    r"# Observations|_Distilled by Total Recall from its record at .*_|## (?:High|Medium|Low) priority"
+    r"|- .+ \(s\d+#\d+(?:, s\d+#\d+)*\)|  <!-- id:\d+ type:\w+ .*-->")
+_OLDER_NAMED = "_Distilled by Total Recall from its record at "
+# A past session's events and task context are handed to a new one in the same project this long only.
+RECENT_HOURS = 24
+# What the owner wants of every session (SessionStart hands them wherever they apply); goals and facts
+# belong to their project; events and context to their moment.
+LASTING = frozenset({"rule", "preference", "habit"})
+PROJECT = frozenset({"goal", "fact"})
 
 
 def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_now) -> tuple[Path, int]:
@@ -61,6 +85,10 @@ def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_no
         # never a file it does not know of.
         listed = _listed(record)
         where = Path(os.path.abspath(target))
+        known = where in listed or _at_home(record, where)
+        if os.path.lexists(target) and not _replaceable(where, known=known):
+            raise ObservingError(f"export_observations: {target} exists and is not an earlier export (or was "
+                                 "changed since it was written); it is left as it is (give another `to`)")
         if where not in listed:
             _write_private(_home(record) / EXPORTS_LIST, json.dumps([*map(str, listed), str(where)],
                                                                     indent=1))
@@ -74,8 +102,9 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) 
     or comes back); returns the files rewritten, or removed when one cannot be.
 
     Only paths an export wrote are known (the list, and the home's `observations.md` of older versions):
-    a copy the owner made or moved elsewhere is his. A listed path that is no longer an export (gone,
-    a symlink, the owner's own file) is dropped from the list and left alone.
+    a copy the owner made or moved elsewhere is his. A listed path that is no longer an export as it was
+    written (gone, a symlink, the owner's own file, an export he edited) is dropped from the list and left
+    alone.
     """
     home = _home(record)
     done: list[Path] = []
@@ -84,8 +113,8 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) 
         kept: list[Path] = []
         for path in dict.fromkeys([*listed, Path(os.path.abspath(home / EXPORT_NAME))]):
             _remove_temps(path)
-            if not _is_export(path):
-                continue
+            if not _replaceable(path, known=True):
+                continue  # gone, or the owner's now (his own file, or an export he changed): his to keep
             try:
                 _write_export(record, path, clock)
             except OSError:
@@ -120,9 +149,17 @@ def _write_export(record: Record, target: Path, clock: Callable[[], datetime]) -
             lines.append(f"  <!-- id:{o.id} type:{o.type} confidence:{o.confidence:.2f} "
                          f"source:{o.source_type} importance:{o.importance:.2f} seen:{o.seen[:10]} -->")
         lines.append("")
+    body = "\n".join(lines)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _write_private(target, "\n".join(lines))
+    _write_private(target, f"{body}\n<!-- total-recall export sha256:{_digest(body)} -->\n")
     return len(rows)
+
+
+def _digest(body: str) -> str:
+    """The seal's hash: of the text with each line's trailing white space and the end's blank lines
+    aside (an editor that only trims them has not changed the export)."""
+    flat = "\n".join(line.rstrip() for line in body.splitlines()).strip("\n")
+    return hashlib.sha256(flat.encode("utf-8")).hexdigest()
 
 
 def _write_private(target: Path, text: str) -> None:
@@ -161,8 +198,39 @@ def _listed(record: Record) -> list[Path]:
     return [Path(p) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
+def _replaceable(path: Path, *, known: bool) -> bool:
+    """Whether an export may replace the file at `path`: a regular file (not a symlink) that is an export
+    as it was written — sealed, its seal matching what stands above it — or an older version's export
+    (no seal) exactly as those were written, `known` (in the ledger, or the home's own) or naming the
+    record it came from. Anything else is the owner's: never touched."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if (m := SEAL.search(text)) is not None:
+        return m.group(1) == _digest(text[: m.start()])
+    return _older_export(text) and (known or _OLDER_NAMED in text)
+
+
+def _older_export(text: str) -> bool:
+    """Every line is one an older version's export writes, its first `# Observations`."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and lines[0] == "# Observations" and all(_OLDER_LINE.fullmatch(x) for x in lines)
+
+
+def _at_home(record: Record, path: Path) -> bool:
+    return path == Path(os.path.abspath(_home(record) / EXPORT_NAME))
+
+
 def _is_export(path: Path) -> bool:
-    """A regular file (not a symlink) that starts as every export does."""
+    """A regular file (not a symlink) that starts as every export does: only for an older version's
+    `<name>.tmp`, a temp file a killed write left beside an export path (cut short, it may end anywhere)."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return False
@@ -188,28 +256,36 @@ def _remove_temps(path: Path) -> None:
             continue  # gone meanwhile, or not ours to remove
 
 
-def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION_START_TOKENS) -> str:
-    """The highest-priority current observations, rules first and those of the project at `cwd` before
-    others, within `cap_tokens` (the block's own lines included); '' when there are none."""
+def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION_START_TOKENS, *,
+                      now: datetime | None = None) -> str:
+    """The highest-priority current observations for a session starting in `cwd` (`applies`), rules first
+    and those of this project before others, within `cap_tokens` (the block's own lines included); ''
+    when there are none."""
     # Checked below only as far as the cap reaches: this block is built on every session's start.
     rows = observations(record, limit=1_000_000, shown=False)
-    cwds = table.session_cwds(record, [o.id for o in rows])
-    here = (cwd or "").rstrip("/")
+    folders = {s.number: _folder(s.cwd) for s in record.sessions()}
+    here = _folder(cwd)
+    when = now or utc_now()
+    chosen: list[tuple[Observation, bool]] = []
+    for o in rows:
+        found = [folders.get(_session_of(a)) for a in o.addresses]
+        if (verdict := applies(o, found, here, when)) is not None:
+            chosen.append((o, verdict))
 
-    def order(o: Observation) -> tuple[int, int, int, float]:
-        same = bool(here) and (cwds.get(o.id) or "").rstrip("/") == here
+    def order(pair: tuple[Observation, bool]) -> tuple[int, int, int, float]:
+        o, same = pair
         rank = PRIORITIES.index(o.priority) if o.priority in PRIORITIES else len(PRIORITIES)
         return (0 if o.type == "rule" else 1, rank, 0 if same else 1, -o.importance)
 
-    rows.sort(key=lambda o: o.seen, reverse=True)  # the newest first among equals (the sort is stable)
-    rows.sort(key=order)
+    chosen.sort(key=lambda pair: pair[0].seen, reverse=True)  # the newest first among equals (stable sort)
+    chosen.sort(key=order)
     head = (f"{BLOCK_OPEN}\nWhat Total Recall observed in earlier sessions, highest priority first (within "
             f"{cap_tokens:,} tokens); each names the entries it came from:")
     used = estimate_tokens(head) + estimate_tokens(BLOCK_CLOSE) + 2
     lines: list[str] = []
     verifier = Verifier(record)
     left = 0
-    for o in rows:
+    for o, _ in chosen:
         line = f"- {o.type} · {o.priority}: {o.text} [{', '.join(o.addresses[:3])}]"
         cost = estimate_tokens(line) + 1
         if used + cost > cap_tokens:
@@ -226,3 +302,46 @@ def for_session_start(record: Record, cwd: str | None, cap_tokens: int = SESSION
     if tail and used + estimate_tokens(tail[0]) + 1 <= cap_tokens:
         body += tail
     return "\n".join([*body, BLOCK_CLOSE])
+
+
+def applies(o: Observation, folders: list[str | None], here: str | None, now: datetime) -> bool | None:
+    """Whether a session starting in folder `here` is handed `o`, said in sessions of `folders` (one per
+    address; None: a session with no folder): None when not, else whether it is this project's.
+
+    - rules, preferences, habits: said in this project (`here`, a folder inside it, or one above it: what
+      the owner said in ~/work holds in ~/work/shop), or the owner's across projects (said in two
+      projects or more, or where no folder was recorded);
+    - goals and facts: this project's only, a low-priority one (a passing remark, the agent's own
+      words) only when recent;
+    - events and task context: this project's, of the last RECENT_HOURS only (a past session's one-off
+      task is not the next session's memory)."""
+    mine = here is not None and any(f is not None and (_inside(f, here) or
+                                                       (o.type in LASTING and _inside(here, f)))
+                                    for f in folders)
+    if o.type in LASTING:
+        if mine:
+            return True
+        roots = {f for f in folders if f is not None}
+        roots = {f for f in roots if not any(g != f and _inside(f, g) for g in roots)}
+        return False if None in folders or len(roots) >= 2 else None
+    if not mine:
+        return None
+    seen = parse_time(o.seen)
+    recent = seen is not None and now - seen <= timedelta(hours=RECENT_HOURS)
+    if o.type in PROJECT and o.priority != "low":
+        return True
+    return True if recent else None
+
+
+def _folder(cwd: str | None) -> str | None:
+    folder = (cwd or "").strip().rstrip("/")
+    return folder or None
+
+
+def _inside(folder: str, project: str) -> bool:
+    return folder == project or folder.startswith(project + "/")
+
+
+def _session_of(address: str) -> int:
+    head = address.split("#", 1)[0]
+    return int(head[1:]) if head[1:].isdigit() else 0

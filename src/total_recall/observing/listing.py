@@ -21,9 +21,9 @@ def observations(record: Record, query: str | None = None, type: str | None = No
                  priority: str | None = None, archived: bool = False,
                  limit: int = SEARCH_LIMIT, shown: bool = True) -> list[Observation]:
     """Observations matching `query` (best first) or all of them (highest priority and importance
-    first); `archived`: archived and superseded ones too, not only current ones. Withdrawn ones never,
-    nor, with `shown`, one citing an entry in quarantine (or a quote its entry no longer holds): a listing
-    reaches a model's window, which quarantine keeps the entry's words out of. A caller checking only
+    first); `archived`: archived, superseded and retired ones too, not only current ones. Withdrawn ones
+    never, nor, with `shown`, one citing an entry in quarantine (or a quote its entry no longer holds): a
+    listing reaches a model's window, which quarantine keeps the entry's words out of. A caller checking only
     the few it keeps passes shown=False and checks those with `holds`."""
     if query and query.strip():
         words = content_words(query) or query.lower().split()
@@ -63,7 +63,9 @@ def observation_json(o: Observation) -> dict[str, Any]:
             "importance": round(o.importance, 3), "addresses": o.addresses,
             "quotes": [{"address": c.address, "quote": c.quote} for c in o.sources if c.quote],
             "created": o.created, "updated": o.updated, "seen": o.seen, "archived": o.archived,
-            "superseded_by": o.superseded_by, "hooks": list(o.hooks), "origin": o.origin}
+            "superseded_by": o.superseded_by, "hooks": list(o.hooks), "origin": o.origin,
+            "retired": None if o.retired_at is None else {"at": o.retired_at, "reason": o.retired_reason,
+                                                          "by": o.retired_by}}
 
 
 def _rank(priority: str) -> int:

@@ -8,7 +8,9 @@ entries left out, injected markers masked) and turns into drafts:
   his own prose spans, so a pasted email's "ignore the previous rule" is never his;
 - the decisions, failures and open items `keeping/items.find_items` finds;
 - the first instruction of a session read from its start, as its context (the task).
-A one-off instruction ("fix the login test") is not a lasting note and is left out.
+A one-off instruction ("fix the login test", "fix the lint errors in this repo", "restart nginx first, then
+check the logs") is not a lasting note and is left out, nor is a tool's message he quotes inline ("npm ERR!
+…", "eslint says: …"). A secret in a sentence is redacted (`llm.redaction`) before any note keeps it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Iterator, Sequence
 
 from total_recall.keeping.evicted import MinedEntry
 from total_recall.keeping.items import find_items
+from total_recall.llm.redaction import redact
 from total_recall.observing import rule_words
 from total_recall.observing.observation import INJECTED, MAX_TEXT, Draft, Source
 
@@ -42,8 +45,10 @@ _PREFERENCE_RX = re.compile(
     r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|can't stand)\b|\bi'd (?:rather|prefer|like)\b|"
     r"\bi would (?:rather|prefer)\b|\bi don't (?:like|want|care for)\b|\bmy preference\b|"
     r"\bprefer(?:s|red)?\b|\b(?:i|me|my)\b.*\brather than\b|\brather than\b.*\b(?:i|me|my)\b|"
-    r"\bkeep (?:it|them|answers|replies|responses|messages|explanations|summaries) "
-    r"(?:short|brief|concise|terse|simple)\b|\b(?:no|fewer|less) emojis?\b|\bbe (?:brief|concise|terse)\b|"
+    r"\bkeep (?:it|them|(?:the |your |my |our |all )?(?:[\w-]+ ){0,2}(?:answers|replies|responses|messages|"
+    r"explanations|summaries|descriptions|comments|docstrings|commit messages|titles|updates|notes)) "
+    r"(?:short|brief|concise|terse|simple|tight|to the point)\b|\b(?:no|fewer|less) emojis?\b|"
+    r"\bbe (?:brief|concise|terse)\b|"
     # how owners say what suits them without "prefer": "I find X easier to read", "X reads nicer to me",
     # "big fan of early returns", "I'm more comfortable with polars", "that's how I read best"
     r"\bi find\b|\b(?:easier|harder|nicer|cleaner|clearer|simpler|better|worse|wrong|distracting|happier)"
@@ -62,8 +67,9 @@ _RULE_RX = re.compile(
 # article-led one-off) that waits, goes, belongs … somewhere; "X first, then Y"; "No X before Y"; "Only X
 # merges"; "Every X change needs …"; "X is off limits"; "one X per Y"; "X before Y" with no verb at all.
 _NOT_SUBJECT = r"(?!(?:the|a|an|this|that|it|i|we|you|he|she|they|my|our|your|there|here|if|when|so)\b)"
+_DESCRIBED = (r"(?:[a-z]+ed|safe|unsafe|good|bad|valid|invalid|empty|blank|long|short|old|big|small|"
+              r"extra|broken|random|other|next|last|previous)\b ")
 _NORM_RX = re.compile(
-    r"\b[\w/.-]+,? first,? then\b|"
     r"^" + _NOT_SUBJECT + r"[a-z][\w/.-]*(?: [a-z0-9][\w/.:-]*){0,5}? (?:wait|waits|go|goes|need|needs|"
     r"require|requires|belong|belongs|stay|stays|happen|happens|ship|ships|merge|merges|get|gets|"
     r"land|lands|come|comes) (?:for|through|in|into|after|before|via|behind|only|to|under|out of|"
@@ -87,7 +93,26 @@ _NORM_RX = re.compile(
     r"(?!is\b|was\b|has\b|this\b|its\b|does\b)[a-z]+[^s\W]s)\b|"
     r"(?:^|, )(?:nobody|no one) (?!knows|seems|cares|says|thinks)[a-z]+s\b|"
     r"^(?:one|a single|at most \w+|no more than \w+) [\w/.:-]+(?: [\w/.:-]+){0,3} per \w|"
-    r"^[a-z][\w-]*(?: [a-z][\w-]*)? before [a-z][\w-]*(?: [a-z][\w-]*)?\W*$")
+    r"^(?!" + _DESCRIBED + r")[a-z][\w-]*(?: [a-z][\w-]*)? before (?!" + _DESCRIBED + r")[a-z][\w-]*"
+    r"(?: [a-z][\w-]*)?\W*$")
+# Charges with no rule word, each refused when the sentence points at the moment ("stop using that one").
+_CHARGE_RX = re.compile(
+    # a plural kind needing a count: "PRs need two approvals", "hotfixes require 2 reviewers"
+    r"^" + _NOT_SUBJECT + r"(?:[a-z][\w-]* ){0,3}[a-z][\w-]*s (?:need|require|get) (?:at least )?"
+    r"(?:\d+|two|three|four|five) [a-z]|"
+    # who does a kind of work: "version bumps are my job", "I review every auth change myself", "merging
+    # is on me", "leave the changelog to me"
+    r"^(?!(?:that|this|it|which)\b)[^,;]*?\b(?:is|are) (?:my|our|[a-z]+'s) (?:job|call|responsibility|"
+    r"department|domain|area)\b|"
+    r"\b(?:is|are) (?:on me|mine to \w+|for me to \w+)\b|^leave (?:[\w/.-]+ ){1,4}to me\b|"
+    r"^i (?:always |only |personally )?(?:review|merge|approve|handle|write|cut|tag|deploy|release|bump|"
+    r"own|sign off on|run|do) (?!(?:it|this|that|them)\b)[^,;]*\bmyself\b|"
+    # a kind of thing in a manner, asked without a verb: "Comments in English please", "commit messages in
+    # the imperative please"
+    r"^" + _NOT_SUBJECT + r"(?:[a-z][\w-]* ){0,2}[a-z][\w-]*s (?:in|as|with|under|on|via) [^,;]{1,30}?,? "
+    r"please\b|"
+    # a practice given up for good: "stop using moment.js", "quit adding type: ignore"
+    r"^(?:stop|quit) (?:using|adding|writing|calling|importing|putting|committing|creating|doing)\b")
 # A generic plural subject and a present verb, with a condition, a manner or a frequency adverb: "Schema
 # changes ship behind a flag", "Branch names start with the ticket", "Dumps are encrypted before they
 # leave". Checked after events, since "Tests fail after the upgrade" reports rather than rules.
@@ -102,6 +127,11 @@ _GENERIC_RX = re.compile(
     r"over)\b)[a-z]+(?<!ed)"
     r"\b(?=.*\b(?:before|until|unless|(?<!the )only|through|via|behind|out of|away from|first|by hand|"
     r"under)\b))")
+# A kind of thing that conforms to something, as a standing arrangement: "Tests mirror the src/ layout",
+# "handlers follow the same shape", "modules import only from core".
+_CONFORM_RX = re.compile(
+    r"^" + _NOT_SUBJECT + r"(?:[a-z][\w-]* ){0,2}[a-z][\w-]*[^s\W']s (?:always |only |all )?"
+    r"(?:mirror|follow|match|mimic|extend|inherit from|import only|reuse|wrap|subclass)\b")
 # "We squash commits on develop": the team's present-tense habit, as a convention.
 _WE_DO_RX = re.compile(
     r"^we (?!(?:are|were|have|had|will|would|can|could|should|might|may|did|do|don't|need|want|plan|hope|"
@@ -117,9 +147,10 @@ _SOFT_RX = re.compile(r"\b(?:don't|do not|dont|should(?:n't| not)?|avoid|instead
 # the moment (`_DEICTIC`) — "if it fails, tell me" is a one-off.
 _STANDING_RX = re.compile(
     r"^(?:if|when|whenever|any ?time|every time|each time|once) (?!(?:you(?:'re| are) (?:done|finished|ready|"
-    r"back|there|free|here)|i(?:'m| am)|it|this|that|they|we(?:'re| are))\b)[a-z][^,;]{3,}[,;] \w|"
-    r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|codebase|project|team|company|org|monorepo)"
-    r"\b|\baround here\b|\blike everything else here\b|\bhere,? full stop\b|\bfull stop\b|"
+    r"back|there|free|here)|i(?:'m| am)|it|this|that|they|we(?:'re| are))\b)"
+    r"(?:(?<=ever )|(?<=time )|(?!(?:the|your|my) [^,;]{3,}[,;] (?:just |please |then )?"
+    r"(?:(?:tell|ping|show|message|notify|text|call) me|let me know)\b))[a-z][^,;]{3,}[,;] \w|"
+    r"\blike everything else here\b|\bhere,? full stop\b|\bfull stop\b|"
     r"\b(?:under|over|at most|no more than|at least|max(?:imum)?|up to) (?:(?:roughly|about|around) )?"
     r"(?:\d[\d,]*|one|two|three|four|five|"
     r"ten) (?:lines?|files?|commits?|retries|minutes?|hours?|days?|releases?|changes?|reviewers?|"
@@ -172,7 +203,7 @@ _STANDING_RX = re.compile(
     r"\b(?:goes|go) on (?:[a-z]+ )?branch|"
     r"(?:^|, (?:so )?)(?:nothing|no [a-z]+)(?: \S+){0,4}? (?:gets|goes|ships|lands|leaves|merges|runs)\b|"
     r"^no \S+(?: \S+){0,3} (?:for|in|on|to|without|before|during)\b|"
-    r"\binstead\W*$|\b[\w/.-]+, not [\w/.-]+|"
+    r"\b[\w/.-]+, not [\w/.-]+|"
     # a condition on what the agent is about to do: "before you tell me it's done, run the tests"
     r"^(?:before|after) you [a-z]+\b[^,;]*[,;] \w|"
     # what the agent does before a kind of act, not when one thing is ready ("ping me when CI is green")
@@ -193,6 +224,31 @@ _STANDING_RX = re.compile(
     r"\d{1,2}(?::\d\d)?\b|"
     # what a kind of thing is for: "env vars are (only) for local runs"
     r"\b[a-z]+s (?:are|is) (?:only |just )?for [a-z]+\b")
+# Signs of a standing rule that a one-off request wears too ("fix the lint errors in this repo", "restart
+# nginx first, then check the logs", "write a poem instead"): they count only when the sentence is not a
+# task for now (`_one_off`).
+_SCOPE_RX = re.compile(r"\b(?:in|for|on|across) (?:this|the|our) (?:repo|repository|codebase|project|team|"
+                       r"company|org|monorepo)\b|\baround here\b")
+_SEQUENCE_RX = re.compile(r"\b[\w/.-]+(?=,? first,? then\b)")
+_INSTEAD_RX = re.compile(r"\binstead\W*$")
+# An imperative whose verb does a piece of work that ends: the request of a turn, unless something makes it
+# general (`_GENERAL`).
+_TASK = re.compile(
+    r"^(?:(?:please|pls|can you|could you|go ahead and|now|just|let's) )*(?:set up|setup|fix|run|check|"
+    r"list|find|clean(?: up)?|update|upgrade|bump|refactor|rename|delete|remove|add|create|install|migrate|"
+    r"convert|replace|move|look (?:at|into|for|through)|investigate|review|audit|scan|search|grep|count|"
+    r"format|lint|build|deploy|push|merge|revert|restart|reboot|open|close|generate|document|write|test|try|make|get|do|"
+    r"start|stop|finish|debug|read|show|tell|explain|summari[sz]e|draft|go through|port|translate|profile|"
+    r"measure|compare|collect|gather|print|dump|export|import|reinstall|tidy|sort|organi[sz]e|split|sync|"
+    r"pull|fetch|commit|release|ship|roll back|wipe|reset|kill|re-?run|redeploy|patch|implement|scaffold|"
+    r"configure|enable|disable|turn (?:on|off)|go over|draw|compose|sketch)\b")
+_GENERAL = re.compile(
+    r"\b(?:every|each|any|always|never|whenever|ever|from now on|going forward|in future|by default|"
+    r"nightly|daily|weekly|everything|anything|nothing|no one|nobody|unless|as long as|"
+    r"all (?!(?:the|of)\b))\b|"
+    r"\b(?:when|if|after|before|once|until) you\b|\bbefore (?:\w+ing|merging|pushing)\b")
+# What the agent is to report back, in a sequence: "push to staging first, then tell me".
+_REPORT_BACK = re.compile(r"\bthen (?:(?:tell|ping|show|message|notify) me|let me know|report)\b")
 # A standing instruction that needs no rule word: keep a kind of thing some way ("keep migrations backwards
 # compatible"), stick to a tool, squash or rebase before a step.
 _STANDING_DO_RX = re.compile(
@@ -241,6 +297,8 @@ _LEAD_IN = re.compile(r"^(?:[a-z][\w']*,? ){0,3}[a-z][\w']*:\s+")
 _NOT_LEAD_IN = re.compile(r"error|warning|exception|fatal|failed|failure|traceback")
 # A sentence about the present moment reports; it does not lay down a rule ("Only two tests fail now").
 _NOW = re.compile(r"\b(?:now|today|tonight|this (?:time|week|morning)|yet|currently|at the moment|for now)\b")
+# "We're on date-fns now" says what holds from here on, not what holds at the moment.
+_SETTLED = re.compile(r"\bwe(?:'re| are) (?:on|using|with) [^,;.]{1,40}? now\b|\bwe use [^,;.]{1,40}? now\b")
 # "this repo" names a scope, not the moment.
 _SCOPE_THIS = re.compile(r"\b(?:this|the) (?:repo|repository|codebase|project|team|company|org|monorepo)\b|"
                          r"\baround here\b|\beverything else here\b|\bhere,? full stop\b|"
@@ -248,7 +306,11 @@ _SCOPE_THIS = re.compile(r"\b(?:this|the) (?:repo|repository|codebase|project|te
 # After a kind named indefinitely ("if a test is flaky", "any new module"), or past a clause's break ("tests
 # don't talk to the real API — mock it"), "it" and "them" point back at what came before.
 _INDEFINITE = re.compile(r"\b(?:a|an|any|every|each)\b|\s[—–-]\s|;\s|"
-                         r",? (?:so|because|since|otherwise|or else) ")
+                         r",? (?:so|because|since|otherwise|or else) |"
+                         # a clause of its own after a comma: "don't run e2e locally, CI does that"
+                         r", (?=(?:[a-z][\w.-]* ){1,2}(?:does|do|handles|covers|owns|runs)\b)")
+# After an instruction, the reason it gives: "don't run the e2e suite locally, it takes forty minutes".
+_REASON = re.compile(r", (?=(?:it|they|that)(?:'s|'re| is| are| takes| breaks| costs| eats| slows)\b)")
 _ANAPHOR = re.compile(r"\b(?:it|them|they|that)\b")
 _DEICTIC = re.compile(r"\bstill (?:has|have|is|are|open|waiting|running)\b|"
                       r"\b(?:this|that|it|these|those|yet|now|today|here|there|again|anymore|for now)\b")
@@ -275,10 +337,31 @@ _ROLE = re.compile(r"\b(?:is|are) (?:the|our|my) (?:[\w-]+ ){0,3}(?:lead|owner|m
                    r"manager|expert|on-call|point person|boss)\b")
 _ABOUT_OWNER = re.compile(r"\bmy name is\b|\bcall me\b|\bi(?: am|'m) (?:a|an|the)\b|\bi work (?:at|on|for)\b|"
                           r"\bmy (?:team|company|role|timezone|time zone)\b")
+# A run of words someone else wrote, quoted inline ("Got 'new code must use the async client' from the SDK"):
+# read as one opaque thing, so its "must" is not the owner's. A quoted word or two ('any', `pnpm`) stays.
+_QUOTED = re.compile(r"(?<![\w'])'[^'\n]*?\s[^'\n]*?\s[^'\n]*?'(?!\w)|\"[^\"\n]*?\s[^\"\n]*?\s[^\"\n]*?\"|"
+                     r"“[^”\n]*?\s[^”\n]*?\s[^”\n]*?”|`[^`\n]*?\s[^`\n]*?\s[^`\n]*?`")
+# A line that is a tool's message pasted inline, not the owner's words: a log level or an error code
+# opening it ("npm ERR!", "WARN deprecated:", "[error]", "TS2322:", "eslint warning:"), or a lead-in
+# saying a tool or someone else said it ("eslint says:", "getting this:", "the linter complains:").
+_TOOL_LINE = re.compile(
+    r"^\s*(?:[\w@./-]+\s+){0,2}?(?:ERR!|(?:ERROR|WARN(?:ING)?|FATAL|PANIC|DEPRECATED)\b|"
+    r"\[(?i:err|error|warn|warning|fatal|info|debug|notice)\]|(?i:[a-z]{1,4}\d{3,5})\s*:)|"
+    r"^\s*(?!(?i:a|an|the|one|big|fair|final|last|quick|friendly|general|important|my|our)\s)"
+    r"(?:[\w@./-]+\s+){1,2}(?i:error|warning|warn|deprecat(?:ed|ion)(?:warning)?|fatal|panic|hint)\s*[:!]")
+_QUOTING = re.compile(
+    r"^\s*(?:(?P<who>(?:[\w@'./-]+\s+){1,3}?)(?:says?|said|saying|prints?|printed|printing|complains?|"
+    r"complained|complaining|reports?|reported|shows?|showed|showing|outputs?|throws?|threw|throwing|"
+    r"spits? out|gives?|gave|giving|getting|got|gets|seeing|returns?|returned|warns?|warned|tells? me|"
+    r"told me|keeps? (?:saying|printing|showing|throwing|giving))|getting|got|seeing|still getting)"
+    r"(?:\s+(?:this|that|me|us|back|again|now|the following))*\s*[:—–]\s*\S", re.I)
+_HEAD = 300  # of a line, all `_TOOL_LINE` and `_QUOTING` read
+_MINE = re.compile(r"\b(?:i|we|as i)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _APPROVAL = re.compile(r"^\W*(?:yes|yep|yeah|ok|okay|sure|go ahead|go for it|approved?|lgtm|sounds good|"
                        r"do it|ship it|agreed|perfect)\b")
 _OWN = frozenset({"instruction", "statement"})
+_HYPOTHETICAL = re.compile(r"^\W*(?:if|when|whenever|unless|in case|once|should)\b")
 
 
 def drafts(session: int, entries: Sequence[MinedEntry], from_start: bool) -> list[Draft]:
@@ -289,14 +372,17 @@ def drafts(session: int, entries: Sequence[MinedEntry], from_start: bool) -> lis
     return out
 
 
-def classify(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
+def classify(sentence: str, tag: str, before: str = "") -> tuple[str, str, float, float] | None:
     """(type, priority, confidence, importance) of one sentence of the owner's prose, or None when it is
-    not a lasting note (a question, a one-off instruction, chatter): its shapes, and where they read no
-    rule, preference, habit, goal or event, its words (`rule_words`)."""
+    not a lasting note (a question, a one-off instruction, chatter, a tool's message he quotes): its shapes,
+    and where they read no rule, preference, habit, goal or event, its words (`rule_words`). `before`: what
+    precedes the sentence on its line ("npm ERR! " before "Always run …")."""
+    if quoted_message(before[:_HEAD] + sentence[:_HEAD]):
+        return None
     found = shape(sentence, tag)
     if found is not None and found[0] not in ("fact", "context"):
         return found
-    low = _BULLET.sub("", sentence[:LONGEST]).strip().lower()
+    low = _QUOTED.sub("'…'", _BULLET.sub("", sentence[:LONGEST]).strip().lower())
     if tag in _OWN and len(low.split()) >= 3 and not low.rstrip("\"')").endswith("?") \
             and not _NOT_RULE.search(low) and not _NOW.search(low) and not _points_at_now(low) \
             and rule_words.model().says_rule(low):
@@ -309,9 +395,9 @@ def shape(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     if tag not in _OWN and tag != "question":
         return None
     s = _BULLET.sub("", sentence[:LONGEST]).strip()
-    low = s.lower()
-    if len(low.split()) < 3:
-        return None
+    low = _QUOTED.sub("'…'", s.lower())
+    if len(low.split()) < 3 or low.endswith(":") or quoted_message(s):
+        return None  # a header ("Some ground rules for this repo:") names what follows; it is none
     lead = _LEAD_IN.match(low)
     body = low[lead.end():] if lead and not _NOT_LEAD_IN.search(lead.group()) else low
     while (polite := _POLITE.match(body)) is not None:
@@ -325,14 +411,14 @@ def shape(sentence: str, tag: str) -> tuple[str, str, float, float] | None:
     rule = _rule(low, body, tag) if not _NOT_RULE.search(low) else None
     if rule is not None:
         return rule
-    if _GOAL_RX.search(low):
-        return _GOAL
+    if _GOAL_RX.search(low) and not _NOW.search(low) and not _points_at_now(low):
+        return _GOAL  # "I want to look first" before "don't push yet" is this turn's wish
     if _INCIDENT_RX.search(low):
         return _INCIDENT
     if _EVENT_RX.search(low):
         return _EVENT
-    if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body)) and not _DEICTIC.search(body) \
-            and not _NOT_RULE.search(low):
+    if (_GENERIC_RX.search(body) or _WE_DO_RX.search(body) or _CONFORM_RX.search(body)) \
+            and not _DEICTIC.search(body) and not _NOT_RULE.search(low):
         return _NORM
     if tag == "statement" and (_ABOUT_OWNER.search(low) or _ROLE.search(low)
                                or (_FACT_RX.search(low) and _CONCRETE.search(s))):
@@ -348,23 +434,52 @@ def _rule(low: str, body: str, tag: str) -> tuple[str, str, float, float] | None
             return inner
     if _RULE_RX.search(low):
         return _RULE
-    if (_NORM_RX.search(low) or _NORM_RX.search(body)) and not _NOW.search(low):
+    settled = _SETTLED.sub("", low)
+    now = _NOW.search(settled) is not None
+    if (_NORM_RX.search(low) or _NORM_RX.search(body)) and not now:
         return _NORM
-    if tag == "instruction" and _SOFT_RX.search(low) and not _DEICTIC.search(low):
+    if (_CHARGE_RX.search(low) or _CHARGE_RX.search(body)) and not now \
+            and not _points_at_now(settled, tag == "instruction"):
+        return _NORM
+    if tag == "instruction" and _SOFT_RX.search(low) and not _points_at_now(low, True):
         return _SOFT
-    if ((_STANDING_RX.search(body) or _STANDING_DO_RX.search(body)) and not _points_at_now(body)
-            and not _NOW.search(low)):
+    step = _SEQUENCE_RX.search(body)
+    weak = ((_SCOPE_RX.search(body) or _INSTEAD_RX.search(body)) and not _one_off(body)) or (
+        step is not None and not _one_off(body[:step.end()]) and not _REPORT_BACK.search(body))
+    if ((weak or _STANDING_RX.search(body) or _STANDING_DO_RX.search(body)) and not _points_at_now(body)
+            and not now):
         return _NORM
     return None
 
 
-def _points_at_now(text: str) -> bool:
+def _one_off(body: str) -> bool:
+    """Whether a sentence is a request of this turn: a task's imperative with an object ("restart nginx",
+    "fix the lint errors in this repo") and nothing that makes it general ("every", "whenever you")."""
+    task = _TASK.match(body)
+    if task is None or not body[task.end():].strip(" ,."):
+        return False
+    # "find every usage" sizes the task; "before every push" makes it general
+    rest = re.sub(r"^\s*(?:every|each|all|any)\b", "", body[task.end():])
+    return not _GENERAL.search(rest)
+
+
+def quoted_message(line: str) -> bool:
+    """Whether a line is a tool's message (or someone else's words) the owner quotes: "npm ERR! Always …",
+    "eslint says: Every function must …", "getting this: warning: never …"; not "as I said: …"."""
+    if _TOOL_LINE.match(line):
+        return True
+    said = _QUOTING.match(line)
+    return said is not None and not _MINE.search(said.group("who") or "")
+
+
+def _points_at_now(text: str, instruction: bool = False) -> bool:
     """Whether a sentence is about the moment (`_DEICTIC`), a scope ("this repo") and an anaphor of a kind
     named indefinitely before it ("if a test is flaky, quarantine it") or of a clause before a break not
-    counting."""
+    counting; in an `instruction`, the anaphor of the reason after it neither ("…, it takes an hour")."""
     text = _SCOPE_THIS.sub("", text)
-    if (m := _INDEFINITE.search(text)) is not None:
-        text = text[: m.end()] + _ANAPHOR.sub("", text[m.end():])
+    breaks = [m.end() for m in (_INDEFINITE.search(text), _REASON.search(text) if instruction else None) if m]
+    if breaks:
+        text = text[: min(breaks)] + _ANAPHOR.sub("", text[min(breaks):])
     return _DEICTIC.search(text) is not None
 
 
@@ -379,14 +494,21 @@ def _owner_drafts(session: int, entries: Sequence[MinedEntry], from_start: bool)
             if blocked and any(s < span.end and span.start < t for s, t in blocked):
                 continue
             sentence = e.text[span.start:span.end].strip()
-            found = classify(sentence, span.tag)
+            # the head of the line the sentence stands on: a tool's name or level opens it
+            line = e.text.rfind("\n", 0, span.start) + 1
+            before = e.text[line:min(span.start, line + _HEAD)]
+            if quoted_message(before + sentence[:_HEAD]):
+                continue  # a tool's message he pasted inline: neither his rule nor his task
+            found = classify(sentence, span.tag, before)
             if found is None:
                 if task_left and span.tag == "instruction" and len(sentence.split()) >= 3:
                     task_left = False
-                    yield _draft(session, sentence, ("context", "low", 0.7, 3.0), e, "explicit")
+                    if (draft := _draft(session, sentence, ("context", "low", 0.7, 3.0), e, "explicit")):
+                        yield draft
                 continue
             task_left = task_left and span.tag != "instruction"
-            yield _draft(session, sentence, found, e, "explicit")
+            if (draft := _draft(session, sentence, found, e, "explicit")) is not None:
+                yield draft
 
 
 def _item_drafts(session: int, entries: Sequence[MinedEntry]) -> Iterator[Draft]:
@@ -403,8 +525,11 @@ def _item_drafts(session: int, entries: Sequence[MinedEntry]) -> Iterator[Draft]
                 continue  # "yes, go ahead": an approval of something the note cannot show
             found = ("fact", "medium", 0.75, 5.0) if owner else ("fact", "low", 0.6, 4.0)
         elif item.kind == "failure":
-            if owner:
-                found = ("event", "medium", 0.8, 5.0)
+            if owner and _HYPOTHETICAL.match(line.lower()):
+                continue  # "if the build fails, tell me" reports no failure
+            if owner:  # "that didn't work either" is about this turn alone
+                found = (("event", "low", 0.6, 3.0) if _points_at_now(line.lower())
+                         else ("event", "medium", 0.8, 5.0))
             elif e.kind == "tool_result":
                 found = ("event", "low", 0.5, 3.0)
             else:
@@ -412,16 +537,44 @@ def _item_drafts(session: int, entries: Sequence[MinedEntry]) -> Iterator[Draft]
         else:
             found = ("goal", "medium", 0.75, 5.0) if owner else ("context", "low", 0.6, 3.0)
         source_type = "explicit" if owner else "implicit" if e.kind != "tool_result" else "weak"
-        yield _draft(session, line, found, e, source_type)
+        if (draft := _draft(session, line, found, e, source_type)) is not None:
+            yield draft
 
 
 def _draft(session: int, sentence: str, found: tuple[str, str, float, float], e: MinedEntry,
-           source_type: str) -> Draft:
+           source_type: str) -> Draft | None:
+    """The draft of one sentence: its list bullet left off, a secret in it never kept (the text says
+    where one was, as the model's prompt does; each stretch of words around it is a quote of its own)."""
     kind, priority, confidence, importance = found
-    quote = _cut(sentence)
-    text = quote if quote == sentence else quote + "…"
+    sentence = _BULLET.sub("", sentence).strip()
+    said = redact(sentence)
+    if said != sentence:
+        quotes = tuple(_cut(q) for q in _clear_of_secrets(sentence, said))
+        if not quotes:
+            return None
+        text = _cut(said)
+    else:
+        quotes = (_cut(sentence),)
+        text = quotes[0] if quotes[0] == sentence else quotes[0] + "…"
     return Draft(text=text, priority=priority, type=kind, confidence=confidence, source_type=source_type,
-                 sources=(Source(f"s{session}#{e.seq}", quote),), importance=importance)
+                 sources=tuple(Source(f"s{session}#{e.seq}", q) for q in quotes), importance=importance)
+
+
+def _clear_of_secrets(sentence: str, said: str) -> list[str]:
+    """The runs of whole words of `sentence` that `redact` (giving `said`) left as they were."""
+    left = set(said.split())
+    runs: list[str] = []
+    start: int | None = None
+    end = 0
+    for w in [*re.finditer(r"\S+", sentence), None]:
+        if w is not None and w.group() in left:
+            start = w.start() if start is None else start
+            end = w.end()
+            continue
+        if start is not None and re.search(r"[A-Za-z]{2}", run := sentence[start:end].strip(" ,;:")):
+            runs.append(run)
+        start = None
+    return runs
 
 
 def _cut(sentence: str) -> str:

@@ -8,6 +8,13 @@ his. Entries go in batches that fit the provider's prompt budget, one call per b
 and the cursor move commit together, so a model error (or a cap reached) keeps nothing of that batch and
 leaves its entries for the next run. A reply that is not the JSON asked for is refused whole; a note
 naming an entry not shown, or one the verifier refuses, is refused alone; all are reported.
+
+The model is also shown the notes already held that the batch's owner words touch (at most MAX_HELD, by
+id, current ones whose sources the record still shows), and may take them back when the owner did:
+`"withdraw": [{"id": 4, "address": "s3#1"}]` (the owner's entry of the batch that took it back) or a new
+note's `"supersedes": [4]`. Only an id it was shown, only an owner's entry of the batch, and only a note
+said before that entry are taken; anything else is refused by name. The mechanical reading of retractions
+(`retraction`) runs on the batch as well, and the retraction itself is never kept as an event.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -24,7 +32,9 @@ from total_recall.errors import LLMBudgetExceeded, LLMError
 from total_recall.keeping.evicted import MinedEntry
 from total_recall.llm.provider import Message, Provider
 from total_recall.llm.redaction import redact
+from total_recall.observing import retraction
 from total_recall.observing.keep import keep_counted
+from total_recall.observing.listing import observations
 from total_recall.observing.observation import (
     INJECTED,
     Draft,
@@ -33,16 +43,25 @@ from total_recall.observing.observation import (
     iso,
     written,
 )
+from total_recall.observing.phrasing import content_words
 from total_recall.observing.verifier import Verifier
 from total_recall.record import observations as table
 from total_recall.record.database import Record
-from total_recall.record.observations import Pending
+from total_recall.record.observations import Observation, Pending
 
 PROMPT_FILE = "observer-prompt.md"
 MAX_NOTES = 40  # notes one reply may hold; the rest are refused
+MAX_HELD = 20  # held notes shown to the model, which it may withdraw or supersede
+MAX_WITHDRAW = 20
 MAX_OUTPUT_TOKENS = 2_048
 ENTRY_CHARS = 2_000  # characters of one agent message shown
-_NOTE_KEYS = frozenset({"text", "type", "priority", "confidence", "source_type", "sources", "importance"})
+_NOTE_KEYS = frozenset({"text", "type", "priority", "confidence", "source_type", "sources", "importance",
+                        "supersedes"})
+_HOW_TO_WITHDRAW = (
+    "Notes already held that these entries may take back, by id (do not repeat them as new notes):\n{held}\n"
+    "When the owner takes one of them back in these entries, add to your JSON object "
+    '"withdraw": [{{"id": <id>, "address": "<the owner\'s entry that took it back>"}}]; a new note that '
+    'replaces one may name it in its own "supersedes": [<id>].')
 _REQUIRED = frozenset({"text", "type", "priority", "confidence", "source_type", "sources"})
 _FENCED = re.compile(r"```(?:json)?[ \t]*\n(.*)\n[ \t]*```", re.S)
 
@@ -75,7 +94,12 @@ def observe_session(record: Record, provider: Provider, verifier: Verifier, p: P
         end = batches[n + 1][0][0] - 1 if n + 1 < len(batches) else p.entries
         where = f"s{p.number}#{batch[0][0]}-{batch[-1][0]}"
         shown = {f"s{p.number}#{seq}" for seq, _ in batch}
+        seqs = {seq for seq, _ in batch}
+        mined = [e for e in entries if e.seq in seqs]
+        held = held_notes(record, mined)
         user = f"New entries of session s{p.number}:\n\n" + "\n\n".join(text for _, text in batch)
+        if held:
+            user += "\n\n" + _HOW_TO_WITHDRAW.format(held="\n".join(_held_line(o) for o in held))
         try:
             out = min(MAX_OUTPUT_TOKENS, provider.settings.max_output_tokens)
             answer = provider.complete([Message("system", system), Message("user", user)],
@@ -91,16 +115,47 @@ def observe_session(record: Record, provider: Provider, verifier: Verifier, p: P
         report.entries += len(batch)
         try:
             notes = parse(answer.text)
+            withdrawals = parse_withdrawals(answer.text)
         except ReplyMalformed as exc:
             report.refused.append(f"{where}: the model's reply was refused whole: {exc}")
             report.errors.append(f"{where}: the model's reply is not the JSON asked for; nothing of it was "
                                  "written, its entries are read again next run")
             return
-        _keep_batch(record, verifier, p.number, notes, shown, end, report, now, where)
+        batch_ = _Batch(p.number, mined, shown, {o.id: o for o in held}, end, where)
+        _keep_batch(record, verifier, batch_, notes, withdrawals, report, now)
 
 
-def _keep_batch(record: Record, verifier: Verifier, session: int, notes: list[Draft | str], shown: set[str],
-                end: int, report: ObserveReport, now: datetime, where: str) -> None:
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """One batch as the model was shown it: its entries, their addresses, the held notes by id."""
+
+    session: int
+    entries: list[MinedEntry]
+    shown: set[str]
+    held: dict[int, Observation]
+    end: int
+    where: str
+
+
+def held_notes(record: Record, entries: Sequence[MinedEntry]) -> list[Observation]:
+    """The current notes (whose sources the record still shows) that the owner's words among `entries`
+    touch, best first, at most MAX_HELD."""
+    words = [w for e in entries if e.author == "owner" and e.kind == "message"
+             for w in content_words(INJECTED.sub(" ", e.text))]
+    query = " ".join(list(dict.fromkeys(words))[:60])
+    return observations(record, query, limit=MAX_HELD) if query else []
+
+
+def _held_line(o: Observation) -> str:
+    return f"#{o.id} [{o.type}, {o.priority}] {redact(o.text)} ({', '.join(o.addresses[:3])})"
+
+
+def _keep_batch(record: Record, verifier: Verifier, b: _Batch, notes: list[Draft | str],
+                withdrawals: list[tuple[int, str] | str], report: ObserveReport, now: datetime) -> None:
+    session, shown, end, where = b.session, b.shown, b.end, b.where
+    said = retraction.found(b.entries)
+    kept = set(retraction.without_retractions([n for n in notes if isinstance(n, Draft)], said, session))
+    owners = {f"s{session}#{e.seq}": e for e in b.entries if e.author == "owner" and e.kind == "message"}
     with written(record):
         for n, note in enumerate(notes):
             if n >= MAX_NOTES:
@@ -114,8 +169,45 @@ def _keep_batch(record: Record, verifier: Verifier, session: int, notes: list[Dr
             if outside:
                 report.refused.append(f"{where}: cites {', '.join(outside)}, not among the entries shown")
                 continue
-            keep_counted(record, verifier, note, now, report)
+            if note not in kept:
+                report.skip("retractions (not kept as notes)")
+                continue
+            obs = keep_counted(record, verifier, note, now, report)
+            if obs is not None and note.supersedes:
+                _supersede(record, b, obs, note, report, now)
+        for w in withdrawals[:MAX_WITHDRAW]:
+            if isinstance(w, str):
+                report.refused.append(f"{where}: {w}")
+                continue
+            obs, address = w
+            if obs not in b.held:
+                why: str | None = f"withdraws #{obs}, not among the notes shown"
+            elif address not in owners:
+                why = f"withdraws #{obs} at {address}, not an owner's entry shown"
+            else:
+                why = retraction.withdraw_for_model(record, b.held[obs], owners[address], address, now,
+                                                    report)
+            if why is not None:
+                report.refused.append(f"{where}: {why}")
+        retraction.apply(record, session, said, now, report)
         table.advance(record, session, end, iso(now))
+
+
+def _supersede(record: Record, b: _Batch, obs: int, note: Draft, report: ObserveReport,
+               now: datetime) -> None:
+    """The held notes a new note replaces name it (`superseded_by`): only ones shown, said before it."""
+    newest = max((e for e in b.entries if f"s{b.session}#{e.seq}" in {s.address for s in note.sources}),
+                 key=lambda e: e.seq, default=None)
+    for old in note.supersedes:
+        held = b.held.get(old)
+        if held is None or old == obs:
+            report.refused.append(f"{b.where}: supersedes #{old}, not among the notes shown")
+            continue
+        if newest is None or retraction.withdraw_check(record, held, newest) is not None:
+            report.refused.append(f"{b.where}: supersedes #{old}, which cites words said after its note")
+            continue
+        table.update(record, old, superseded_by=obs, updated=iso(now))
+        report.retired += 1
 
 
 def parse(text: str) -> list[Draft | str]:
@@ -136,6 +228,29 @@ def parse(text: str) -> list[Draft | str]:
     return [_note(n, item) for n, item in enumerate(data["observations"], 1)]
 
 
+def parse_withdrawals(text: str) -> list[tuple[int, str] | str]:
+    """The reply's `withdraw` list: (id, address) each, or why one was refused.
+
+    Raises:
+        ReplyMalformed: `withdraw` is there and is not a list.
+    """
+    body = text.strip()
+    if m := _FENCED.fullmatch(body):
+        body = m.group(1)
+    data = json.loads(body)  # parse() has read it already
+    items = data.get("withdraw", []) if isinstance(data, dict) else []
+    if not isinstance(items, list):
+        raise ReplyMalformed('"withdraw" is not a list')
+    out: list[tuple[int, str] | str] = []
+    for n, item in enumerate(items, 1):
+        if (isinstance(item, dict) and set(item) == {"id", "address"} and isinstance(item["id"], int)
+                and not isinstance(item["id"], bool) and isinstance(item["address"], str)):
+            out.append((item["id"], item["address"]))
+        else:
+            out.append(f'withdrawal {n} is not {{"id": <number>, "address": "s3#12"}}')
+    return out
+
+
 def _note(n: int, item: Any) -> Draft | str:
     if not isinstance(item, dict):
         return f"note {n} is not an object"
@@ -152,6 +267,10 @@ def _note(n: int, item: Any) -> Draft | str:
     importance = item.get("importance")
     if importance is not None and (isinstance(importance, bool) or not isinstance(importance, int | float)):
         return f"note {n}: importance is not a number"
+    supersedes = item.get("supersedes", [])
+    if not isinstance(supersedes, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in supersedes):
+        return f"note {n}: supersedes is not a list of ids"
     sources = item["sources"]
     if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("address"), str) and isinstance(s.get("quote", ""), str)
@@ -160,7 +279,8 @@ def _note(n: int, item: Any) -> Draft | str:
     return Draft(text=item["text"], priority=item["priority"], type=item["type"],
                  confidence=float(confidence), source_type=item["source_type"],
                  sources=tuple(Source(s["address"], s.get("quote", "")) for s in sources),
-                 importance=None if importance is None else float(importance), origin="model")
+                 importance=None if importance is None else float(importance), origin="model",
+                 supersedes=tuple(supersedes))
 
 
 def render(session: int, e: MinedEntry) -> str:

@@ -17,10 +17,11 @@ Each night it
 - stages promotions: a theme (related observations, or one seen again and again) seen 3+ times on 3+
   separate days is proposed for the owner to approve or reject (`staging.py`); context never.
 It is a dry run unless `apply=True`: the report (and the night's log) say what it would do and nothing
-of the observations changes. Applied, it takes a backup first and checks the result inside its
-transaction — every rule still current, every high-priority observation still held, every observation it
-touched verified again against the record, every archived one found by its hooks — and rolls back by
-itself when a check fails. The log keeps ids and counts per night, never an observation's words.
+of the observations changes; only applied nights are numbered (`night`). Applied, it takes a backup first
+and checks the result inside its transaction — every rule still current, every high-priority observation
+still held, every observation it touched verified again against the record, every archived one found by
+its hooks — and rolls back by itself when a check fails. The log keeps ids and counts per night, never an
+observation's words.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class NightReport:
     metrics: dict[str, Any] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
     backup: int | None = None
-    night: int = 0
+    night: int | None = None  # the applied night's number (the first applied night is 1); None: a dry run
 
     def to_json(self) -> dict[str, Any]:
         return {"at": self.at, "applied": self.applied, "outcome": self.outcome, "metrics": self.metrics,
@@ -104,8 +105,9 @@ def nightly(record: Record, *, apply: bool = False, clock: Callable[[], datetime
     elif apply:
         report.outcome = "applied: nothing to do"
     with written(record):
-        report.night = table.log_night(record, report.at, apply, report.outcome, report.metrics,
-                                       report.actions)
+        table.log_night(record, report.at, apply, report.outcome, report.metrics, report.actions)
+        # A dry run is logged (what it would have done) but is no night of the cycle: it takes no number.
+        report.night = table.applied_nights(record) if apply else None
     return report
 
 

@@ -70,6 +70,7 @@ class Draft:
     sources: tuple[Source, ...]
     importance: float | None = None  # None: the priority's
     origin: str = "mechanical"
+    supersedes: tuple[int, ...] = ()  # held notes it replaces (the model observer's, checked)
 
     def weight(self) -> float:
         return self.importance if self.importance is not None else IMPORTANCE.get(self.priority, 3.0)
@@ -78,7 +79,8 @@ class Draft:
 @dataclass(slots=True)
 class ObserveReport:
     """What one observe run did; `skipped` counts by reason, `refused` names each note the verifier
-    refused and why, `cost` the model's spend (zero without a model)."""
+    refused and why, `cost` the model's spend (zero without a model), `retired` the notes it retired,
+    `reflected` what the reflector did when this run took the current notes past its threshold."""
 
     sessions: int = 0
     entries: int = 0
@@ -92,6 +94,8 @@ class ObserveReport:
     refused: list[str] = field(default_factory=list)
     observer: str = "mechanical"
     seconds: float = 0.0
+    retired: int = 0  # notes taken out of the current set: the owner took them back, or rewound past them
+    reflected: dict[str, Any] | None = None  # the reflector's report, when the run passed its size
 
     def skip(self, why: str, count: int = 1) -> None:
         self.skipped[why] = self.skipped.get(why, 0) + count
@@ -100,7 +104,8 @@ class ObserveReport:
         return {"observer": self.observer, "observed": {"sessions": self.sessions, "entries": self.entries},
                 "added": self.added, "reinforced": self.reinforced, "skipped": dict(self.skipped),
                 "tokens": self.tokens, "calls": self.calls, "cost": dict(self.cost),
-                "errors": list(self.errors), "refused": list(self.refused), "seconds": round(self.seconds, 3)}
+                "errors": list(self.errors), "refused": list(self.refused), "retired": self.retired,
+                "reflected": self.reflected, "seconds": round(self.seconds, 3)}
 
 
 def normalized(text: str) -> str:

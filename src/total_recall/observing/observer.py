@@ -13,6 +13,10 @@ half-written and reads the same entries again next time. Passed over, with the c
   never read as the session's own words (the verifier refuses quotes from inside it too).
 Without a model the mechanical observer runs; with one (`model`, a configured `Provider`) the model
 observer does, within the provider's per-call and per-day caps.
+With either, what the owner took back in the entries read retires the notes it names (`retraction`), and
+a note resting only on words the owner rewound away from is retired; both in the run's transaction.
+When the run kept new notes and the current ones pass the reflector's threshold (seed 002: 8,000 words),
+the reflector runs after it (`reflected` in the report).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from total_recall.errors import AddressError, MarkerError
 from total_recall.keeping.evicted import MinedEntry, read_range
 from total_recall.llm.provider import Provider
 from total_recall.model import Address
-from total_recall.observing import mechanical, model_observer
+from total_recall.observing import mechanical, model_observer, reflector, retraction
 from total_recall.observing.keep import keep_counted
 from total_recall.observing.observation import (
     ObserveReport,
@@ -73,8 +77,23 @@ def observe(record: Record, *, session: int | None = None, model: Provider | Non
         report.cost = model_observer.spend(model, report)
     else:
         report.cost = {"calls": 0, "tokens": 0}
+    if report.added and _reflection_due(record):
+        reflected = reflector.reflect(record, threshold_words=reflector.THRESHOLD_WORDS, clock=clock)
+        if reflected.backup is not None:
+            report.reflected = reflected.to_json()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _reflection_due(record: Record) -> bool:
+    """Whether to run the reflector after a run that kept notes (it checks the size itself): not while the
+    newest backup is a reflection taken when nearly as many notes were held (one that could not shorten
+    them would only be tried again, pushing the other backups out)."""
+    kept = table.backups(record)
+    if not kept or kept[0][2] != "reflect":
+        return True
+    current = sum(1 for o in table.read(record) if o.current)
+    return current > kept[0][3] * 1.1
 
 
 def skipped_because(p: Pending) -> str | None:
@@ -95,11 +114,15 @@ def skipped_because(p: Pending) -> str | None:
 
 def _mechanical(record: Record, verifier: Verifier, p: Pending, entries: list[MinedEntry],
                 report: ObserveReport, now: datetime) -> None:
-    drafts = mechanical.drafts(p.number, entries, from_start=p.after == 0)
+    said = retraction.found(entries)
+    drafts = retraction.without_retractions(mechanical.drafts(p.number, entries, from_start=p.after == 0),
+                                            said, p.number)
     report.entries += len(entries)
     with written(record):
         for draft in drafts:
             keep_counted(record, verifier, draft, now, report)
+        retraction.apply(record, p.number, said, now, report)
+        retraction.rewound(record, p.number, now, report)
         table.advance(record, p.number, p.entries, iso(now))
 
 

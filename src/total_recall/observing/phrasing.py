@@ -83,6 +83,8 @@ HTTP_STATUS = {"400": "bad request", "401": "unauthorized", "403": "forbidden", 
                "408": "request timeout", "409": "conflict", "429": "too many requests rate limited",
                "500": "server error", "502": "bad gateway error", "503": "service unavailable",
                "504": "gateway timeout"}
+# Where a secret was taken out (`llm.redaction`): no word of the owner's, so no word of the note's.
+_REDACTED = re.compile(r"\[REDACTED:[\w-]+\]")
 _STATUS = re.compile(r"\b([45]\d\d)s?\b")
 SYNONYMS: dict[str, tuple[str, ...]] = {}
 for _group in _GROUPS:
@@ -97,7 +99,7 @@ _TYPE_WORDS = {"event": "what happened", "fact": "fact", "preference": "preferen
 def content_words(text: str) -> list[str]:
     """The words of `text` that carry its meaning, lower-cased, in order, once each."""
     out: dict[str, None] = {}
-    for m in _WORD.finditer(text):
+    for m in _WORD.finditer(_REDACTED.sub(" ", text)):
         w = m.group(0).lower().strip(".-")
         if w and w not in STOP and (len(w) > 2 or w.isdigit() or w in SYNONYMS):
             out[w] = None

@@ -2,9 +2,13 @@
 
 Every address must name one entry the record returns (not erased, not quarantined); every quoted string
 must stand word for word in the entry it cites, and a quote of the owner's words inside one stretch of his
-own prose spans (so a paste, a quote block or a command never passes as his rule). An observation that
-claims explicit evidence must rest on at least one such quote of the owner's. Fields must be in their
-vocabularies and the text a note, not a transcript.
+own prose spans (so a paste, a quote block or a command never passes as his rule). A note is about what
+it quotes (a word of it at least stands there, or a synonym). An observation that claims explicit
+evidence must rest on at least one such quote of the owner's, and so must a rule or a preference whatever
+evidence it claims, saying what his words say (half its words at least stand in them): the owner's rules
+come from his own words only, so one the agent, a tool or a paste said, or one a model inferred (source
+type inference, weak or uncertain), is refused. Any other note resting on an inference (or weaker) is
+kept only at low priority. Fields must be in their vocabularies and the text a note, not a transcript.
 """
 
 from __future__ import annotations
@@ -22,13 +26,22 @@ from total_recall.observing.observation import (
     TYPES,
     Draft,
     ObservationRejected,
+    normalized,
 )
+from total_recall.observing.phrasing import canonical, content_words
 from total_recall.record import observations as table
 from total_recall.record.database import Record
 from total_recall.record.observations import Observation
 
 OWN_TAGS = frozenset({"instruction", "statement", "question"})
 CITABLE_AUTHORS = frozenset({"owner", "agent", "tool"})
+# Notes that say what the owner wants: they stand only on his own words.
+HIS_KINDS = frozenset({"rule", "preference"})
+# Evidence that does not say the thing itself: a note resting on it may only be of low priority.
+GUESSED = frozenset({"inference", "weak", "uncertain"})
+# How much of a note's words must stand (as such or as a synonym) in what it quotes: half lets a model
+# paraphrase ("avoid production changes on Fridays" for "don't touch prod on fridays"), not invent.
+RELATED = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +92,7 @@ class Verifier:
         if draft.source_type == "explicit" and not any(c.owner_words for c in out):
             raise ObservationRejected(
                 f"{_clip(draft.text)!r} claims explicit evidence but quotes none of the owner's own words")
+        _check_said(draft, out)
         return out
 
     def recheck(self, obs: Observation) -> None:
@@ -141,6 +155,47 @@ def own_words(entry: Entry, quoted: str) -> bool:
             return True
         at = entry.text.find(quoted, at + 1)
     return False
+
+
+def _check_said(draft: Draft, checked: list[Checked]) -> None:
+    """A rule or preference rests on the owner's own words and says what they say; any note says what
+    it quotes; a guess is never a rule nor above low priority.
+
+    Raises:
+        ObservationRejected: naming what the note lacks.
+    """
+    text = _clip(draft.text)
+    if draft.type in HIS_KINDS:
+        if draft.source_type in GUESSED:
+            raise ObservationRejected(f"{text!r}: a {draft.type} is the owner's own word, not "
+                                      f"{draft.source_type} evidence")
+        his = [c.quote for c in checked if c.owner_words]
+        if not his:
+            raise ObservationRejected(f"{text!r}: a {draft.type} must rest on the owner's own words, and it "
+                                      "quotes none of the owner's (his prose, not a paste or a command)")
+        if not related(draft.text, his):
+            raise ObservationRejected(f"{text!r}: not what the owner's words it quotes say "
+                                      f"({_clip(' … '.join(his))!r})")
+    elif draft.source_type in GUESSED and draft.priority != "low":
+        raise ObservationRejected(f"{text!r}: {draft.source_type} evidence is kept at low priority only, "
+                                  f"not {draft.priority}")
+    quotes = [c.quote for c in checked if c.quote]
+    # Any other note may sum up what it quotes (an event from a tool's output) but not be about another
+    # thing: one word of it at least stands there.
+    if quotes and not related(draft.text, quotes, least=0.0):
+        raise ObservationRejected(f"{text!r}: not what it quotes says ({_clip(' … '.join(quotes))!r})")
+
+
+def related(text: str, quotes: list[str], least: float = RELATED) -> bool:
+    """Whether the note's content words stand in its quotes, as such or as a synonym (a note may
+    paraphrase: "release" for "deploy"): `least` of them (half, for what the owner wants), and one at
+    least; a note of stop words only relates to nothing but a quote holding it."""
+    words = {canonical(w) for w in content_words(text)}
+    held = {canonical(w) for q in quotes for w in content_words(q)}
+    if not words:
+        return any(normalized(text) in normalized(q) for q in quotes)
+    common = len(words & held)
+    return common >= 1 and common >= least * len(words)
 
 
 def _check_fields(draft: Draft) -> None:

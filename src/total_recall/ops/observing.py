@@ -19,7 +19,14 @@ from pydantic import Field
 from total_recall.mining.flood import fit_json
 from total_recall.model import NUMBER_MAX
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import PATH_MAX, PRINTABLE, REPORT_MAX_BYTES, Limit, ReplyBytes
+from total_recall.ops.params import (
+    BLANK_AS_SPACE,
+    PATH_MAX,
+    PRINTABLE,
+    REPORT_MAX_BYTES,
+    Limit,
+    ReplyBytes,
+)
 
 ObservationType = Literal["event", "fact", "preference", "goal", "habit", "rule", "context"]
 Priority = Literal["high", "medium", "low"]
@@ -84,12 +91,42 @@ class ObservationsParams(Params):
 def observations(call: Call, p: ObservationsParams) -> Reply:
     from total_recall.observing import observation_json
     from total_recall.observing import observations as found
+    from total_recall.record.observations import withdrawn_count
 
     with call.record() as record:
         rows = [observation_json(o) for o in found(record, p.query or None, p.type, p.priority, p.archived,
                                                    p.limit)]
-    return fit_json("observations", p.query[:40] or "all", {"query": p.query, "observations": rows},
-                    "observations", p.max_bytes)
+        withdrawn = withdrawn_count(record)
+    return fit_json("observations", p.query[:40] or "all",
+                    {"query": p.query, "observations": rows, "withdrawn": withdrawn}, "observations",
+                    p.max_bytes)
+
+
+# -- retire_observation --
+
+
+class RetireParams(Params):
+    observation: Annotated[int, Field(ge=1, le=NUMBER_MAX, description=(
+        "The observation's id, as `observations` lists it."))]
+    reason: Annotated[str, Field(min_length=1, max_length=500, description=(
+        "Why it no longer holds (kept with it).")), BLANK_AS_SPACE, PRINTABLE]
+
+
+def retire_observation(call: Call, p: RetireParams) -> Reply:
+    """The owner takes one observation back: out of the current set (listing, export, SessionStart),
+    kept with the reason, back only when he says it again later."""
+    from total_recall.observing import observation_json
+    from total_recall.observing.export import refresh_exports
+    from total_recall.observing.retraction import retire_by_owner
+
+    if not p.reason.strip():
+        from total_recall.observing import ObservingError
+
+        raise ObservingError("retire_observation: `reason` is blank; say why it no longer holds")
+    with call.record() as record:
+        retired = retire_by_owner(record, p.observation, p.reason)
+        refresh_exports(record)
+    return {"retired": p.observation, "reason": p.reason.strip(), "observation": observation_json(retired)}
 
 
 # -- export_observations --
@@ -271,6 +308,14 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         doc="List or search the observations: current ones, highest priority first, or those matching "
             "words (other phrasings of an archived one find it too); each with its priority, type, "
             "confidence, importance and the addresses it came from."),
+    Operation(
+        "retire_observation", "observing", Effect.DROPS, RetireParams, retire_observation,
+        cli="observations retire", argument=("observation",), binds=False,
+        example="total-recall observations retire 4 --reason 'the Friday freeze is gone'",
+        doc="Retire one observation the owner takes back: out of the current ones (the listing, the "
+            "export, the SessionStart block), kept with the reason (`observations --archived` shows it), "
+            "and back only when he says it again after now; reading the same words again never brings it "
+            "back."),
     Operation(
         "export_observations", "observing", Effect.ADDS, ExportParams, export_observations,
         cli="observations export", binds=False,

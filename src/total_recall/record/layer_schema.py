@@ -1,5 +1,5 @@
 """The frozen schema of the layers built on the record since m018: the asset index of Instant Recall
-(m018, m020, m021) and the observations of Observing (m019). Plain SQL texts, never changed once shipped
+(m018, m020, m021) and the observations of Observing (m019, m026). Plain SQL texts, never changed once shipped
 (`record/migrations.py` runs them in its list's order); kept apart so the migrations module stays readable.
 """
 
@@ -230,5 +230,58 @@ WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL BEGIN
         OR key IN (SELECT id FROM asset_keys WHERE entry = NEW.id OR via = NEW.id)
         OR asset NOT IN (SELECT id FROM assets)
         OR (key IS NOT NULL AND key NOT IN (SELECT id FROM asset_keys));
+END;
+"""
+
+
+# The owner takes a rule back: an observation is retired — out of the current set, its text kept,
+# the reason and the entry that took it back beside it (`retired_entry`; NULL: the owner's `observations
+# retire`, or a rewind that left its words on a side branch); `retired_at` is the time it counts from, so
+# the same words said again after it bring it back, and the same words read again never do. Each taking
+# back is logged (`observation_retractions`: the stems it names, or the entry it names) so a note the
+# observer keeps later from words said before it is retired as it is kept. Erasing an entry takes out every
+# retraction it said or whose stems came from a note citing it; and the sessions that still say what a
+# withdrawn note said are read again from before those words (their cursors moved back), a note it
+# superseded current again. Releasing an entry from quarantine moves its session's cursor back before it:
+# the observer passed it over while it was hidden.
+M026_OBSERVATION_RETIREMENTS = """
+ALTER TABLE observations ADD COLUMN retired_at TEXT;
+ALTER TABLE observations ADD COLUMN retired_reason TEXT;
+ALTER TABLE observations ADD COLUMN retired_entry INTEGER;
+CREATE TABLE observation_retractions(
+    id INTEGER PRIMARY KEY,
+    entry INTEGER,                         -- the owner's entry that took it back; NULL: the operation
+    obs INTEGER,                           -- the observation whose words `stems` came from, if any
+    target INTEGER,                        -- the entry it names ("scratch that": the owner's one before)
+    at TEXT NOT NULL,                      -- the time it counts from: what was said before it is retired
+    stems TEXT NOT NULL DEFAULT '[]',      -- the subject it names, as stems (JSON list)
+    negated INTEGER NOT NULL DEFAULT 0,    -- "npm is fine again": only notes forbidding it
+    events INTEGER NOT NULL DEFAULT 1      -- 0: events stay ("the freeze is over" leaves what happened)
+);
+CREATE INDEX observation_retractions_entry ON observation_retractions(entry);
+CREATE INDEX observations_superseded_by ON observations(superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE TRIGGER observations_reread_erased_rules AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL AND (
+    EXISTS (SELECT 1 FROM observation_sources WHERE entry = NEW.id)
+    OR EXISTS (SELECT 1 FROM observation_retractions WHERE entry = NEW.id OR target = NEW.id)
+) BEGIN
+    UPDATE observation_cursors SET last_seq = MIN(last_seq, (
+        SELECT MIN(e.seq) - 1 FROM observation_sources s JOIN entries e ON e.id = s.entry
+        WHERE s.obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id)
+        AND s.entry <> NEW.id AND e.erased_at IS NULL AND e.session = observation_cursors.session))
+    WHERE session IN (SELECT e.session FROM observation_sources s JOIN entries e ON e.id = s.entry
+        WHERE s.obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id)
+        AND s.entry <> NEW.id AND e.erased_at IS NULL);
+    UPDATE observations SET superseded_by = NULL, archived_at = NULL
+    WHERE superseded_by IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    UPDATE observations SET retired_reason = NULL
+    WHERE id IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    DELETE FROM observation_retractions WHERE entry = NEW.id OR target = NEW.id
+        OR obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+END;
+CREATE TRIGGER observations_reread_released AFTER INSERT ON quarantine WHEN NEW.action = 'release' BEGIN
+    UPDATE observation_cursors SET last_seq = (SELECT seq - 1 FROM entries WHERE id = NEW.entry)
+    WHERE session = (SELECT session FROM entries WHERE id = NEW.entry)
+    AND last_seq >= (SELECT seq FROM entries WHERE id = NEW.entry);
 END;
 """

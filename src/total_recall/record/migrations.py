@@ -18,6 +18,7 @@ from total_recall.record.layer_schema import (
     M019_OBSERVATIONS,
     M020_ASSET_SCOPES,
     M021_ASSET_VECTORS,
+    M026_OBSERVATION_RETIREMENTS,
 )
 from total_recall.record.record_schema import (
     M001_RECORD,
@@ -217,6 +218,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m023_erased_text_copies", M023_ERASED_TEXT_COPIES),
     ("m024_erased_quotes", M024_ERASED_QUOTES),
     ("m025_summary_erase_reach", M025_SUMMARY_ERASE_REACH),
+    ("m026_observation_retirements", M026_OBSERVATION_RETIREMENTS),
 ]
 
 

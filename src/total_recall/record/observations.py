@@ -19,7 +19,8 @@ from total_recall.record.database import Record
 
 KEEP_BACKUPS = 10
 _FIELDS = ("text", "priority", "type", "confidence", "source_type", "importance", "subject", "origin",
-           "hooks", "created", "updated", "seen", "decayed", "archived_at", "superseded_by")
+           "hooks", "created", "updated", "seen", "decayed", "archived_at", "superseded_by", "retired_at",
+           "retired_reason", "retired_entry")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -56,15 +57,25 @@ class Observation:
     superseded_by: int | None
     withdrawn_at: str | None
     sources: tuple[Cited, ...]
+    retired_at: str | None = None
+    retired_reason: str | None = None
+    retired_entry: int | None = None
+    retired_by: str | None = None  # the address of `retired_entry`
 
     @property
     def archived(self) -> bool:
         return self.archived_at is not None
 
     @property
+    def retired(self) -> bool:
+        """Taken back by the owner (or left on a rewound branch): kept, never current until said again."""
+        return self.retired_at is not None
+
+    @property
     def current(self) -> bool:
-        """Neither archived, superseded nor withdrawn."""
-        return self.archived_at is None and self.superseded_by is None and self.withdrawn_at is None
+        """Neither archived, superseded, retired nor withdrawn."""
+        return (self.archived_at is None and self.superseded_by is None and self.withdrawn_at is None
+                and self.retired_at is None)
 
     @property
     def addresses(self) -> list[str]:
@@ -177,7 +188,8 @@ def delete(record: Record, ids: Sequence[int]) -> None:
 
 def read(record: Record, ids: Sequence[int] | None = None, *, withdrawn: bool = False) -> list[Observation]:
     """Observations by id (None: all), oldest first, with their sources; withdrawn ones only if asked."""
-    sql = "SELECT * FROM observations"
+    sql = ("SELECT *, (SELECT 's' || e.session || '#' || e.seq FROM entries e WHERE e.id = retired_entry) "
+           "AS retired_by FROM observations")
     params: tuple[Any, ...] = ()
     where = [] if withdrawn else ["withdrawn_at IS NULL"]
     if ids is not None:
@@ -225,7 +237,8 @@ def _observation(r: Any, sources: tuple[Cited, ...]) -> Observation:
         source_type=r["source_type"], importance=r["importance"], subject=r["subject"], origin=r["origin"],
         hooks=tuple(orjson.loads(r["hooks"])), created=r["created"], updated=r["updated"], seen=r["seen"],
         decayed=r["decayed"], archived_at=r["archived_at"], superseded_by=r["superseded_by"],
-        withdrawn_at=r["withdrawn_at"], sources=sources)
+        withdrawn_at=r["withdrawn_at"], sources=sources, retired_at=r["retired_at"],
+        retired_reason=r["retired_reason"], retired_entry=r["retired_entry"], retired_by=r["retired_by"])
 
 
 # -- the entries observations cite --
@@ -250,6 +263,108 @@ def session_cwds(record: Record, ids: Sequence[int]) -> dict[int, str | None]:
         "SELECT o.obs, s.cwd FROM observation_sources o JOIN entries e ON e.id = o.entry "
         f"JOIN sessions s ON s.id = e.session WHERE o.obs IN ({','.join('?' * len(ids))}) "
         "GROUP BY o.obs", tuple(ids))}
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where an entry stands: its session, its place in it, its time, its id in the harness's tree."""
+
+    entry: int
+    session: int
+    seq: int
+    ts: str | None
+    native_id: str | None
+    author: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """The owner taking something back (m026): from `at` on, notes on `stems` (or citing `target`) said
+    before it are retired; `entry` is the words that did it (None: the `observations retire` operation)."""
+
+    id: int
+    entry: int | None
+    obs: int | None
+    target: int | None
+    at: str
+    stems: tuple[str, ...]
+    negated: bool
+    events: bool
+
+
+def places(record: Record, entries: Sequence[int]) -> dict[int, Place]:
+    """Entry id → where it stands, for the entries that exist among `entries`."""
+    out: dict[int, Place] = {}
+    ids = list(dict.fromkeys(entries))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for r in record.db.execute(
+                f"SELECT id, session, seq, ts, native_id, author FROM entries WHERE id IN "
+                f"({','.join('?' * len(chunk))})", tuple(chunk)):
+            out[int(r[0])] = Place(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5])
+    return out
+
+
+def owner_message_before(record: Record, session: int, seq: int) -> int | None:
+    """The owner's message just before `seq` in `session` (not erased), as "scratch that" names it."""
+    row = record.db.execute(
+        "SELECT id FROM entries WHERE session = ? AND seq < ? AND author = 'owner' AND kind = 'message' "
+        "AND erased_at IS NULL ORDER BY seq DESC LIMIT 1", (session, seq)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def citing_session(record: Record, session: int) -> list[int]:
+    """The observations (not withdrawn) citing an entry of `session`."""
+    return [int(r[0]) for r in record.db.execute(
+        "SELECT DISTINCT o.obs FROM observation_sources o JOIN entries e ON e.id = o.entry "
+        "JOIN observations b ON b.id = o.obs WHERE e.session = ? AND b.withdrawn_at IS NULL", (session,))]
+
+
+def citing(record: Record, entry: int) -> list[int]:
+    """The observations (not withdrawn) citing `entry`."""
+    return [int(r[0]) for r in record.db.execute(
+        "SELECT DISTINCT o.obs FROM observation_sources o JOIN observations b ON b.id = o.obs "
+        "WHERE o.entry = ? AND b.withdrawn_at IS NULL", (entry,))]
+
+
+def retire(record: Record, obs: int, at: str, reason: str, entry: int | None, updated: str) -> None:
+    """Take an observation out of the current set, keeping it and why (m026)."""
+    record.db.execute(
+        "UPDATE observations SET retired_at = ?, retired_reason = ?, retired_entry = ?, updated = ? "
+        "WHERE id = ? AND withdrawn_at IS NULL", (at, reason, entry, updated, obs))
+
+
+def unretire(record: Record, obs: int, updated: str) -> None:
+    record.db.execute("UPDATE observations SET retired_at = NULL, retired_reason = NULL, "
+                      "retired_entry = NULL, updated = ? WHERE id = ?", (updated, obs))
+
+
+def add_retraction(record: Record, *, entry: int | None, obs: int | None, target: int | None, at: str,
+                   stems: Sequence[str], negated: bool, events: bool) -> int:
+    """Log one taking back (once per entry and what it names); returns its id."""
+    body = orjson.dumps(sorted(set(stems))).decode()
+    row = record.db.execute(
+        "SELECT id FROM observation_retractions WHERE entry IS ? AND obs IS ? AND target IS ? AND stems = ?",
+        (entry, obs, target, body)).fetchone()
+    if row is not None:
+        return int(row[0])
+    cur = record.db.execute(
+        "INSERT INTO observation_retractions(entry, obs, target, at, stems, negated, events) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)", (entry, obs, target, at, body, int(negated), int(events)))
+    return int(cur.lastrowid or 0)
+
+
+def retractions(record: Record) -> list[Retraction]:
+    return [Retraction(int(r[0]), r[1], r[2], r[3], r[4], tuple(orjson.loads(r[5])), bool(r[6]), bool(r[7]))
+            for r in record.db.execute(
+                "SELECT id, entry, obs, target, at, stems, negated, events FROM observation_retractions "
+                "ORDER BY id")]
+
+
+def withdrawn_count(record: Record) -> int:
+    """How many observations an erase withdrew (their words gone with the entry they cited)."""
+    return int(record.db.execute(
+        "SELECT COUNT(*) FROM observations WHERE withdrawn_at IS NOT NULL").fetchone()[0])
 
 
 # -- the observer's cursor --
@@ -304,9 +419,12 @@ def back_up(record: Record, reason: str, at: str, spare: int | None = None) -> i
 
 
 def backups(record: Record) -> list[tuple[int, str, str, int]]:
-    """(id, taken, reason, count) of the backups kept, newest first."""
+    """(id, taken, reason, count) of the backups kept, newest first; the count is what a restore would
+    put back (an erase since it was taken withdrew the copies citing what it erased)."""
     return [(int(r[0]), r[1], r[2], int(r[3])) for r in record.db.execute(
-        "SELECT id, taken, reason, count FROM observation_backups ORDER BY id DESC")]
+        "SELECT b.id, b.taken, b.reason, "
+        "(SELECT COUNT(*) FROM observation_backup_rows r WHERE r.backup = b.id) "
+        "FROM observation_backups b ORDER BY b.id DESC")]
 
 
 def restore(record: Record, backup: int) -> int:
@@ -320,7 +438,7 @@ def restore(record: Record, backup: int) -> int:
     for (body,) in record.db.execute(
             "SELECT body FROM observation_backup_rows WHERE backup = ? ORDER BY obs", (backup,)).fetchall():
         data = orjson.loads(body)
-        fields = {n: data[n] for n in _FIELDS}
+        fields = {n: data.get(n) for n in _FIELDS}  # a backup from before m026 has no retired_*
         names = ["id", *fields]
         record.db.execute(
             f"INSERT INTO observations({', '.join(names)}, hash) VALUES ({', '.join('?' * len(names))}, ?)",
@@ -375,6 +493,11 @@ def log_night(record: Record, at: str, applied: bool, outcome: str, metrics: dic
         "INSERT INTO observation_nights(at, applied, outcome, metrics, log) VALUES (?, ?, ?, ?, ?)",
         (at, int(applied), outcome, orjson.dumps(metrics).decode(), orjson.dumps(log).decode()))
     return int(cur.lastrowid or 0)
+
+
+def applied_nights(record: Record) -> int:
+    """How many nights were applied (dry runs are logged too, and not counted)."""
+    return int(record.db.execute("SELECT COUNT(*) FROM observation_nights WHERE applied = 1").fetchone()[0])
 
 
 def nights(record: Record, limit: int = 30) -> list[Night]:

@@ -30,7 +30,10 @@ def _observe(reply: Reply, settings: Any) -> str:
     skipped = "; ".join(f"{count} {why}" for why, count in sorted(reply["skipped"].items()))
     lines = [f"observed {_n(seen['sessions'], 'session')}, {_n(seen['entries'], 'entry')} "
              f"({reply['observer']} observer): {reply['added']} added, {reply['reinforced']} reinforced"
+             + (f", {reply['retired']} retired" if reply.get("retired") else "")
              + (f"; passed over: {skipped}" if skipped else "")]
+    if reply.get("reflected"):
+        lines.append(f"reflected: {reply['reflected']['reason']}")
     if reply["calls"]:
         cost = reply["cost"]
         lines.append(f"model {cost.get('model', '?')}: {reply['tokens']:,} tokens in "
@@ -51,6 +54,8 @@ def _line(o: dict[str, Any]) -> str:
     state = " (archived)" if o["archived"] else ""
     if o["superseded_by"] is not None:
         state = f" (superseded by #{o['superseded_by']})"
+    if o.get("retired"):
+        state = f" (retired: {o['retired']['reason']})"
     where = ", ".join(o["addresses"][:4]) + (" …" if len(o["addresses"]) > 4 else "")
     return (f"#{o['id']:<5} {o['type']:<10} {o['priority']:<6} {o['confidence']:.2f}  {o['text']}{state}"
             f"  [{where}]")
@@ -59,10 +64,21 @@ def _line(o: dict[str, Any]) -> str:
 def _observations(reply: Reply, settings: Any) -> str:
     found = reply["observations"]
     if not found and not reply.get("held_back"):
-        said = f" match {reply['query']!r}" if reply["query"] else " yet (`total-recall observe` makes them)"
-        click.echo(f"no observations{said}", err=True)
+        withdrawn = reply.get("withdrawn", 0)
+        if reply["query"]:
+            said = f"no observations match {reply['query']!r}"
+        elif withdrawn:
+            said = (f"no current observations ({_n(withdrawn, 'observation')} withdrawn when an entry it "
+                    "cited was erased; `observations --archived` shows the others)")
+        else:
+            said = "no observations yet (`total-recall observe` makes them)"
+        click.echo(said, err=True)
     _held(reply)
     return "\n".join(_line(o) for o in found)
+
+
+def _retire(reply: Reply, settings: Any) -> str:
+    return f"retired #{reply['retired']}: {reply['observation']['text']}"
 
 
 def _export(reply: Reply, settings: Any) -> str:
@@ -93,7 +109,8 @@ def _reflect(reply: Reply, settings: Any) -> str:
 
 def _nightly(reply: Reply, settings: Any) -> str:
     m = reply["metrics"]
-    lines = [f"night {reply['night']}: {reply['outcome']}",
+    night = f"night {reply['night']}: " if reply["night"] is not None else ""
+    lines = [f"{night}{reply['outcome']}",
              f"{_n(m['current'], 'current observation')}: {m['decayed']} decayed, {m['archived']} archived, "
              f"{_n(m['chunks'], 'chunk')} of {m['chunked']}, {_n(m['proposals'], 'proposal')}; "
              f"{m['tokens_before']:,} → {m['tokens_after']:,} tokens"]
@@ -141,5 +158,5 @@ RENDERINGS: dict[str, Callable[[Reply, Any], str]] = {
     "observe": _observe, "observations": _observations, "export_observations": _export, "reflect": _reflect,
     "observation_backups": _backups, "restore_observations": _restore,
     "nightly": _nightly, "proposals": _proposals, "proposal": _proposal, "approve_proposal": _approve,
-    "reject_proposal": _reject,
+    "reject_proposal": _reject, "retire_observation": _retire,
 }

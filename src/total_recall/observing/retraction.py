@@ -1,0 +1,375 @@
+"""The owner taking a rule back, and notes that stop being current because of it.
+
+The observer reads each owner message's own sentences (not a paste, a command or an injected block) for
+the shapes a person takes something back in:
+- explicitly, naming what: "forget what I said about the Friday freeze", "scratch that about pnpm",
+  "ignore my earlier rule about force pushes", "disregard the note on squash merges", "never mind about
+  the VPN", "I take back what I said about X"; or naming nothing at the head of a message ("Scratch that.",
+  "Actually, forget it."), which takes back the owner's message just before it in the session;
+- as a change of state: "we no longer squash merges", "we don't use Jenkins anymore", "the Friday freeze
+  is gone / over / lifted", "the VPN rule no longer applies", and "actually, npm is fine again" (which
+  takes back only a note forbidding it). A condition ("once the freeze is over, …") or a question is no
+  retraction; what happened stays what happened, so a change of state never retires an event.
+Each retraction retires the notes it names — by subject (its stems found in the note's; own stems, no
+synonyms: pnpm is not npm) or by the message it points at — whose every source was said before it: the
+same session's earlier entries or an earlier time; never a note said after it. It is logged
+(`observation_retractions`), so a note kept later from words said before it is retired as it is kept, and
+a retired note comes back only when the owner says it again after the retraction (`keep`). The retraction
+itself is never kept as a note of what happened (`without_retractions`).
+The same table serves the owner's `observations retire ID --reason` (`retire_by_owner`) and the model
+observer's withdrawals, and a note whose every source lies on a branch the owner rewound away from is
+retired too (`rewound`): Claude Code's Esc-Esc leaves the old message on a side branch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from total_recall.keeping.evicted import MinedEntry
+from total_recall.observing.observation import (
+    INJECTED,
+    Draft,
+    ObserveReport,
+    ObservingError,
+    iso,
+    parse_time,
+    utc_now,
+    written,
+)
+from total_recall.observing.phrasing import content_words, stem
+from total_recall.record import observations as table
+from total_recall.record.branches import active_branch
+from total_recall.record.database import Record
+from total_recall.record.observations import Observation, Place, Retraction
+
+_OWN_TAGS = frozenset({"instruction", "statement", "question"})
+_X = r"(?P<x>[^.;:!?,()\[\]\"—–]+?)"
+_END = r"\s*(?=[.;:!?,()\[\]\"—–]|\s-\s|$)"
+_VERB = r"(?:forget|disregard|ignore|scratch|scrap|strike|retract|withdraw|never\s*mind|take\s+back)"
+_WHAT = (r"(?:what\s+i\s+(?:said|told\s+you|wrote|asked(?:\s+for)?|mentioned)"
+         r"(?:\s+(?:earlier|before|previously|yesterday|last\s+time))?"
+         r"|(?:my|the|that|those|these)\s+(?:earlier\s+|previous\s+|old\s+|last\s+|former\s+|original\s+)?"
+         r"(?:rules?|instructions?|notes?|requests?|advice|preferences?|comments?|asks?|guidance|point)"
+         r"|everything\s+i\s+said|that|this|it)")
+_ABOUT = r"(?:about|regarding|re|on|for|of|concerning|around)"
+_EXPLICIT = re.compile(
+    rf"\b{_VERB}\s+(?:about\s+)?{_WHAT}(?:\s+(?:i\s+(?:gave|made|said|set|had|wrote)(?:\s+you)?"
+    rf"|earlier|before|previously))?(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
+_NEVER_MIND = re.compile(rf"\bnever\s*mind(?:\s+(?:about|regarding)\s+{_X}{_END}|{_END})", re.I)
+_TAKE_BACK = re.compile(rf"\btake\s+(?:that|it|this)\s+back(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
+_NO_LONGER = re.compile(
+    rf"\b(?:we|i|you|they)\s+(?:no\s+longer|(?:do\s+not|don't|dont)\s+(?=.*\b(?:any\s*more|no\s+more)\b))"
+    rf"\s*{_X}(?:\s+(?:any\s*more|no\s+more))?{_END}", re.I)
+_NOT_APPLY = re.compile(
+    rf"^{_X}\s+(?:rule\s+)?(?:no\s+longer|(?:doesn't|does\s+not|don't|do\s+not)\s+)"
+    rf"\s*(?:appl(?:y|ies)|stands?|holds?|matters?)(?:\s+any\s*more)?{_END}", re.I)
+_IS_NO_LONGER = re.compile(rf"^{_X}\s+(?:is|are)\s+no\s+longer\s+(?P<y>[^.;:!?,()\[\]\"—–]+?){_END}", re.I)
+_GONE = re.compile(
+    rf"^{_X}\s*(?:\s(?:is|are|has\s+been|have\s+been|was|were)|'s|'re|’s)\s+(?:now\s+|all\s+)?"
+    r"(?:gone|over|dead|lifted|cancell?ed|scrapped|retired|dropped|history|no\s+more|"
+    rf"a\s+thing\s+of\s+the\s+past|off\s+the\s+table){_END}", re.I)
+_AGAIN = re.compile(
+    rf"^{_X}\s*(?:\s(?:is|are)|'s|'re|’s)\s+(?:now\s+)?(?:fine|ok|okay|allowed|acceptable|alright|good|back)"
+    rf"(?:\s+to\s+use)?\s+again{_END}", re.I)
+_CAN_AGAIN = re.compile(rf"\b(?:you|we)\s+(?:can|may)\s+{_X}\s+again{_END}", re.I)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|once|until|unless|after|before|while|as\s+soon\s+as|"
+                        r"whether)\b", re.I)
+_LEAD = re.compile(r"^(?:\s*(?:actually|oh|ok(?:ay)?|wait|sorry|no|please|hmm+|so|and|but|also|now|right|"
+                   r"well|update|correction|btw|by\s+the\s+way|one\s+more\s+thing)\b[\s,:!-]*)+", re.I)
+_CLAUSE = re.compile(r"\s*(?:[,;—–]|\s-\s|\bbut\b|\band\b)\s*", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|do\s+not|avoid|instead\s+of|rather\s+than|without|"
+                       r"forbidden|banned?|stop)\b", re.I)
+# Words that say what kind of thing was taken back, never which one.
+_GENERIC = frozenset({"rule", "thing", "stuff", "said", "earlier", "previou", "point", "whole", "old",
+                      "instruction", "note", "policy", "business", "idea", "plan", "part", "bit", "mention",
+                      "told", "here", "now", "anymore", "longer", "again", "what", "that", "this"})
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A retraction found in an owner's message: the sentence, the stems it names (empty: it names the
+    owner's message before it, `previous`), whether only notes forbidding it go (`negated`) and whether
+    events go too (an explicit retraction: `events`)."""
+
+    entry: MinedEntry
+    sentence: str
+    stems: frozenset[str]
+    negated: bool
+    events: bool
+    previous: bool
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems a retraction matches by: a note's own words (no synonyms), an -e or plural aside."""
+    out: set[str] = set()
+    for w in content_words(text):
+        s = stem(w.strip("'’"))
+        s = s[:-1] if len(s) > 3 and s.endswith("e") else s
+        if s and s not in _GENERIC:
+            out.add(s)
+    return frozenset(out)
+
+
+def found(entries: Iterable[MinedEntry]) -> list[Said]:
+    """The retractions the owner's messages among `entries` hold, in their order."""
+    out: list[Said] = []
+    for e in entries:
+        if e.author != "owner" or e.kind != "message":
+            continue
+        blocked = ([(m.start(), m.end()) for m in INJECTED.finditer(e.text)]
+                   if "[total-recall" in e.text else [])
+        spans = ([(s.start, s.end) for s in e.spans if s.tag in _OWN_TAGS] if e.spans
+                 else [(0, len(e.text))])
+        for n, (start, end) in enumerate(spans):
+            if any(s < end and start < t for s, t in blocked):
+                continue
+            said = _sentence(e, e.text[start:end].strip(), head=n == 0)
+            if said is not None:
+                out.append(said)
+    return out
+
+
+def _sentence(e: MinedEntry, sentence: str, head: bool) -> Said | None:
+    if not sentence or sentence.rstrip("\"')").endswith("?"):
+        return None
+    for rx in (_EXPLICIT, _NEVER_MIND, _TAKE_BACK):
+        m = rx.search(sentence)
+        if m is None or _CONDITION.search(sentence[:m.start()]):
+            continue
+        named = stems(m.group("x") or "")
+        if named:
+            return Said(e, sentence, named, False, True, False)
+        # Naming nothing ("scratch that"): only at the head of a message does it point at the one before.
+        if head and not _LEAD.sub("", sentence[:m.start()]).strip():
+            return Said(e, sentence, frozenset(), False, True, True)
+    for clause in _CLAUSE.split(sentence):
+        clause = _LEAD.sub("", clause).strip()
+        if not clause:
+            continue
+        for rx, negated in ((_NO_LONGER, False), (_NOT_APPLY, False), (_IS_NO_LONGER, False), (_GONE, False),
+                            (_AGAIN, True), (_CAN_AGAIN, True)):
+            m = rx.search(clause)
+            if m is None or _CONDITION.search(clause[:m.end()]):
+                continue
+            words = (m.group("x") or "") + " " + (m.groupdict().get("y") or "")
+            named = stems(words)
+            if named:
+                return Said(e, sentence, named, negated, False, False)
+    return None
+
+
+def without_retractions(drafts: Sequence[Draft], said: Sequence[Said], session: int) -> list[Draft]:
+    """`drafts` but the notes that only restate a retraction: what the owner took back is not itself a
+    note of what happened, nor the mechanical observer's copy of the sentence that took it back (a
+    replacement rule said beside it, or the model's own wording of the new state, stays)."""
+    where: dict[str, list[str]] = {}
+    for s in said:
+        where.setdefault(f"s{session}#{s.entry.seq}", []).append(s.sentence)
+    out = []
+    for d in drafts:
+        restated = d.sources and all(
+            any(_overlaps(src.quote or d.text, sentence) for sentence in where.get(src.address, ()))
+            for src in d.sources)
+        if restated and (d.type in ("event", "context") or d.origin == "mechanical"):
+            continue
+        out.append(d)
+    return out
+
+
+def _overlaps(quote: str, sentence: str) -> bool:
+    q, s = quote.strip().rstrip("…").strip(), sentence.strip()
+    return bool(q) and (q in s or s in q)
+
+
+def apply(record: Record, session: int, said: Sequence[Said], now: datetime, report: ObserveReport) -> None:
+    """Log each retraction and retire the notes it names (in the caller's transaction)."""
+    if not said:
+        return
+    facts = table.places(record, [s.entry.id for s in said])
+    for s in said:
+        place = facts.get(s.entry.id)
+        if place is None:
+            continue
+        target = table.owner_message_before(record, session, place.seq) if s.previous else None
+        if s.previous and target is None:
+            continue
+        r = table.add_retraction(record, entry=s.entry.id, obs=None, target=target, at=place.ts or iso(now),
+                                 stems=sorted(s.stems), negated=s.negated, events=s.events)
+        logged = Retraction(r, s.entry.id, None, target, place.ts or iso(now), tuple(sorted(s.stems)),
+                            s.negated, s.events)
+        candidates = table.citing(record, target) if target is not None else None
+        for o in _held(record, candidates):
+            if _names(record, logged, o, place):
+                _retire(record, o, logged, place, now, report)
+
+
+def retire_if_taken_back(record: Record, obs: int, now: datetime) -> bool:
+    """Retire a note just kept when a retraction logged before names it and came after all it cites."""
+    logged = table.retractions(record)
+    if not logged:
+        return False
+    o = table.read(record, [obs])[0]
+    points = table.places(record, [r.entry for r in logged if r.entry is not None])
+    for r in logged:
+        point = points.get(r.entry) if r.entry is not None else None
+        if r.entry is not None and point is None:
+            continue
+        if _names(record, r, o, point):
+            _retire(record, o, r, point, now, None)
+            return True
+    return False
+
+
+def later_than_retired(record: Record, o: Observation, entries: Sequence[int]) -> bool:
+    """Whether any of `entries` was said after `o` was retired: the owner said it again."""
+    point = table.places(record, [o.retired_entry]).get(o.retired_entry) if o.retired_entry else None
+    at = o.retired_at or ""
+    for p in table.places(record, entries).values():
+        if point is not None and p.entry == point.entry:
+            continue
+        if not _earlier(p, point, at):
+            return True
+    return False
+
+
+def retire_by_owner(record: Record, obs: int, reason: str,
+                    clock: Callable[[], datetime] = utc_now) -> Observation:
+    """The owner retires one observation by its id (`observations retire`); what it says comes back only
+    when he says it again after now.
+
+    Raises:
+        ObservingError: no such observation, or it is withdrawn or retired already.
+    """
+    found_ = table.read(record, [obs], withdrawn=True)
+    if not found_:
+        raise ObservingError(f"no observation {obs} (`observations --archived` lists them with their ids)")
+    o = found_[0]
+    if o.withdrawn_at is not None:
+        raise ObservingError(f"observation {obs} was withdrawn when an entry it cited was erased; "
+                             "there is nothing to retire")
+    if o.retired:
+        raise ObservingError(f"observation {obs} is retired already ({o.retired_reason})")
+    now = clock()
+    with written(record):
+        table.add_retraction(record, entry=None, obs=obs, target=None, at=iso(now),
+                             stems=sorted(stems(o.text)), negated=False, events=True)
+        table.retire(record, obs, iso(now), f"retired by the owner: {reason.strip()}", None, iso(now))
+    return table.read(record, [obs])[0]
+
+
+def withdraw_check(record: Record, o: Observation, entry: MinedEntry) -> str | None:
+    """Why `entry` cannot take note `o` back (it cites words said at or after it), or None."""
+    point = table.places(record, [entry.id]).get(entry.id)
+    if point is None:
+        return f"s?#{entry.seq} is not in the record"
+    if not _all_before(record, o, point, point.ts or ""):
+        return f"#{o.id} cites words said at or after s{point.session}#{point.seq}"
+    return None
+
+
+def withdraw_for_model(record: Record, o: Observation, entry: MinedEntry, address: str, now: datetime,
+                       report: ObserveReport) -> str | None:
+    """Retire a held note the model observer says the owner took back at `entry`; why not, or None."""
+    if (why := withdraw_check(record, o, entry)) is not None:
+        return why
+    point = table.places(record, [entry.id])[entry.id]
+    r = table.add_retraction(record, entry=entry.id, obs=o.id, target=None, at=point.ts or iso(now),
+                             stems=sorted(stems(o.text)), negated=False, events=True)
+    logged = Retraction(r, entry.id, o.id, None, point.ts or iso(now), tuple(sorted(stems(o.text))), False,
+                        True)
+    _retire(record, o, logged, point, now, report)
+    return None
+
+
+def rewound(record: Record, session: int, now: datetime, report: ObserveReport) -> None:
+    """Retire the notes whose every source lies on a side branch of `session` (the owner rewound past
+    those words and said something else): they stand again when said again later."""
+    notes = table.citing_session(record, session)
+    if not notes:
+        return
+    links = list(record.tree_links(session))
+    # Only a tree with a fork (a node with two children, or two roots) has a side branch; a session whose
+    # harness writes no tree (no parents) has none.
+    nodes = {(link.native_id, link.parent) for link in links if link.native_id is not None}
+    parents = [parent for _, parent in nodes]
+    if not any(p is not None for p in parents) or len(parents) == len(set(parents)):
+        return
+    active = active_branch(links)
+    if not active:
+        return
+    for o in table.read(record, notes):
+        if o.retired or o.superseded_by is not None:
+            continue
+        where = table.places(record, [c.entry for c in o.sources])
+        side = [p for p in where.values() if p.session == session and p.native_id is not None
+                and p.native_id not in active]
+        if side and len(side) == len(where):
+            at = max((p.ts for p in side if p.ts), default=iso(now))
+            addresses = ", ".join(f"s{p.session}#{p.seq}" for p in side[:4])
+            table.retire(record, o.id, at, f"rewound: {addresses} left on a side branch", None, iso(now))
+            report.retired += 1
+
+
+def _held(record: Record, ids: Sequence[int] | None) -> list[Observation]:
+    if ids is not None and not ids:
+        return []
+    return [o for o in table.read(record, ids) if not o.retired and o.superseded_by is None]
+
+
+def _names(record: Record, r: Retraction, o: Observation, point: Place | None) -> bool:
+    """Whether retraction `r` (said at `point`) names note `o` and came after every word `o` rests on."""
+    if o.retired or (not r.events and o.type == "event"):
+        return False
+    if r.target is not None:
+        if r.target not in {c.entry for c in o.sources}:
+            return False
+    else:
+        have = stems(o.text)
+        want = set(r.stems)
+        if not want or not have:
+            return False
+        common = len(want & have)
+        if r.obs is not None:
+            # The stems of a retired note: the same words, read again or put another way.
+            if r.obs == o.id or common < min(2, len(have)) or common < 0.6 * len(have):
+                return False
+        elif common < (len(want) if len(want) <= 2 else max(2, math.ceil(len(want) * 2 / 3))):
+            return False
+        if r.negated and not _NEGATION.search(o.text):
+            return False
+    return _all_before(record, o, point, r.at)
+
+
+def _all_before(record: Record, o: Observation, point: Place | None, at: str) -> bool:
+    where = table.places(record, [c.entry for c in o.sources])
+    return bool(where) and all(_earlier(p, point, at) for p in where.values())
+
+
+def _earlier(p: Place, point: Place | None, at: str) -> bool:
+    """Whether entry `p` was said before `point` (an entry; None: the time `at`)."""
+    if point is not None:
+        if p.session == point.session:
+            return p.seq < point.seq
+        mine, theirs = parse_time(p.ts), parse_time(point.ts)
+        if mine is not None and theirs is not None:
+            return mine < theirs
+        return p.entry < point.entry
+    mine, theirs = parse_time(p.ts), parse_time(at)
+    return mine is None or theirs is None or mine < theirs
+
+
+def _retire(record: Record, o: Observation, r: Retraction, point: Place | None, now: datetime,
+            report: ObserveReport | None) -> None:
+    if point is not None:
+        how = " (the model observer read it so)" if r.obs is not None else ""
+        reason = f"taken back by the owner at s{point.session}#{point.seq}{how}"
+    else:
+        reason = (f"the owner retired #{r.obs} on the same words" if r.obs is not None
+                  else "taken back by the owner")
+    table.retire(record, o.id, r.at, reason, r.entry, iso(now))
+    if report is not None:
+        report.retired += 1
