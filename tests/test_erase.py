@@ -591,3 +591,44 @@ def test_erasing_several_texts_at_once_takes_every_other_line_holding_one_whole_
     assert "the second step of the rollout plan" in kept
     assert not any(bare in text or "first step" in text for text in kept)
     assert found(bare) == {} and found("first step of the rollout") == {}
+
+
+def test_an_erase_landing_between_two_commits_of_a_running_sync_reaches_the_copies_read_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from total_recall.readers import base
+    from total_recall.record import read_ahead
+    from total_recall.record import sync as syncing
+
+    # Chunks of one line, a commit at every checkpoint, all in this process: the erase gets in after the
+    # commit that holds the secret, as another process's would between a long sync's commits.
+    monkeypatch.setattr(base, "CHECKPOINT_BYTES", 1)
+    monkeypatch.setattr(base, "READ_CHUNK", 64)
+    monkeypatch.setattr(read_ahead, "FLUSH_BYTES", 1)
+    monkeypatch.setattr(syncing, "COMMIT_BYTES", 1)
+    monkeypatch.setattr(syncing, "START_AFTER_BYTES", 1 << 40)
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner(SECRET)
+    for n in range(12):
+        session.agent(f"Working on step {n} of the deploy.")
+    session.agent(SECRET)  # the agent says it back word for word, later in the same file
+    path = tmp_path / "home" / "record.sqlite3"
+    real_commit = Record.commit
+    erased: list[str] = []
+
+    def commit_then_erase(self: Record) -> None:
+        real_commit(self)
+        if erased or self.path != path:
+            return
+        row = self.db.execute("SELECT session, seq FROM entries WHERE text = ?", (SECRET,)).fetchone()
+        if row is not None:
+            with Record(path) as other:  # the owner's erase, between this commit and the next begin
+                erased.extend(other.erase(Address(row[0], row[1], row[1]), "a deploy token"))
+
+    monkeypatch.setattr(Record, "commit", commit_then_erase)
+    with Record(path) as record:
+        session.sync(record)
+        assert erased
+        texts = [r[0] for r in record.db.execute("SELECT text FROM entries ORDER BY session, seq")]
+    assert texts[-1] != SECRET and "a deploy token" in texts[-1]
+    assert TOKEN.encode() not in path.read_bytes()

@@ -154,3 +154,75 @@ def test_no_overflow_file_keeps_an_erased_text_in_its_name(owner: Owner) -> None
     owner.run("erase", "s3", "--reason", "the owner's erase")
     owner.run("erase", owner.cited(RULE), "--reason", "the owner's erase")
     assert holding(owner.home, CANARY) == []
+
+
+def test_an_erase_killed_after_its_commit_is_finished_by_the_next_command(
+        owner: Owner, monkeypatch: pytest.MonkeyPatch) -> None:
+    from total_recall import erasure
+
+    owner.run("observations", "export")
+    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    for n in range(40):
+        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
+    owner.run("sync", "--harness", "claude-code")
+    owner.run("search", CANARY, "--limit", "50", "--json", "--max-bytes", "1024")
+    assert holding(owner.home / "overflow", "on a Friday afternoon"), "a capped reply spilled the rule"
+
+    def killed(record: object) -> list[Path]:
+        raise KeyboardInterrupt  # the process dies between the erase's commit and its clean-up
+
+    monkeypatch.setattr(erasure, "refresh_exports", killed)
+    args = ["--home", str(owner.home), "erase", owner.cited(RULE), "--reason", "gone"]
+    assert CliRunner().invoke(cli, args).exit_code != 0
+    assert holding(owner.home / "overflow", "on a Friday afternoon") == []  # purged before the commit
+    assert RULE in (owner.home / "observations.md").read_text(encoding="utf-8")
+    monkeypatch.undo()
+    owner.run("sessions")  # any next command finishes the clean-up
+    assert RULE not in (owner.home / "observations.md").read_text(encoding="utf-8")
+    assert KEPT in (owner.home / "observations.md").read_text(encoding="utf-8")
+    assert not list(owner.home.glob("*.erase-pending"))
+
+
+def test_a_reply_writes_its_overflow_file_while_no_erase_can_start(
+        owner: Owner, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An erase takes the record's erase lock alone: were it free while a reply read before the erase
+    # writes its overflow file, the file would come after the erase's purge.
+    import fcntl
+
+    from total_recall.mining import flood
+
+    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    for n in range(40):
+        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
+    owner.run("sync", "--harness", "claude-code")
+    real_spill = flood.spill
+    erase_could_start: list[bool] = []
+
+    def spill_as_an_erase_tries(tool: str, scope: str, text: str) -> flood.Overflow:
+        fd = os.open(owner.home / "record.sqlite3.erase-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            erase_could_start.append(True)
+        except BlockingIOError:
+            erase_could_start.append(False)
+        finally:
+            os.close(fd)
+        return real_spill(tool, scope, text)
+
+    monkeypatch.setattr(flood, "spill", spill_as_an_erase_tries)
+    owner.run("search", f"{CANARY} service restarts", "--json", "--max-bytes", "1024")
+    assert erase_could_start == [False]
+
+
+def test_an_erase_names_the_exports_it_left_alone_because_the_owner_changed_them(
+        owner: Owner, tmp_path: Path) -> None:
+    chosen = tmp_path / "notes" / "rules.md"
+    chosen.parent.mkdir()
+    owner.run("observations", "export", "--to", str(chosen))
+    owner.run("observations", "export")
+    with chosen.open("a", encoding="utf-8") as fh:
+        fh.write("- my own line, added by hand\n")
+    reply = owner.json("erase", owner.cited(RULE), "--reason", "the owner's erase")
+    assert reply["exports_left_alone"] == [str(chosen)] and reply["exports_rewritten"] == 1
+    assert RULE in chosen.read_text(encoding="utf-8")  # his file now: left as he made it, and said
+    assert RULE not in (owner.home / "observations.md").read_text(encoding="utf-8")

@@ -247,7 +247,8 @@ def test_erase_and_quarantine_over_mcp_change_what_read_and_search_show(served: 
     assert reply["erased"][0] == hit.address and {a.split("#")[0] for a in reply["erased"]} == {
         hit.address.split("#")[0]}
     assert {k: v for k, v in reply.items() if k != "erased"} == {
-        "reason": "pasted a key", "overflow_files_removed": 0, "exports_rewritten": 0, "snapshots_removed": 0}
+        "reason": "pasted a key", "overflow_files_removed": 0, "exports_rewritten": 0, "snapshots_removed": 0,
+        "exports_left_alone": [], "wal_cleared": True}
     [entry] = payload(after)["entries"]
     assert entry["erased"] is not None and entry["text"].startswith("[erased ")
     assert not set(reply["erased"]) & {h["address"] for h in payload(found)["hits"]}

@@ -110,3 +110,28 @@ def test_index_rebuild_without_the_vectors_extra_rebuilds_and_says_what_is_missi
     refused = runner.invoke(cli, ["--home", str(fresh), "index"])
     assert refused.exit_code == 2 and "vectors extra" in refused.stderr
     assert not fresh.exists(), "refused before the record is touched"
+
+
+def test_an_entry_erased_while_its_batch_is_embedded_gets_no_vector(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "rec"
+    runner = CliRunner(env={"TOTAL_RECALL_VECTOR_BUDGET": "0"})
+    assert runner.invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
+    with Record(home / "demo.sqlite3") as other:
+        [(first, session, seq)] = other.execute(
+            "SELECT id, session, seq FROM entries WHERE kind = 'message' AND author = 'owner' "
+            "ORDER BY id LIMIT 1").fetchall()
+    real = vectors.embed
+
+    def embed_while_an_erase_lands(texts: list[str]) -> object:
+        with Record(home / "demo.sqlite3") as other:  # the owner's erase, from another process
+            if not other.entries(Address(session, seq, seq))[0].erased:
+                other.erase(Address(session, seq, seq), "pasted a key")
+        return real(texts)
+
+    monkeypatch.setattr(vectors, "embed", embed_while_an_erase_lands)
+    out = runner.invoke(cli, ["--home", str(home), "--demo", "index", "--json"])
+    assert out.exit_code == 0, out.output
+    with Record(home / "demo.sqlite3") as after:
+        assert after.execute("SELECT COUNT(*) FROM vectors WHERE entry = ?", (first,)).fetchone()[0] == 0
+        assert after.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] > 0

@@ -9,21 +9,32 @@ is every copy of a store a killed sync left under the home (`snapshots/`), and
 an entry's erase rewrites every `observations.md` the record's exports wrote, so the observations it
 withdrew leave those copies too. The text is read before the erase: afterwards the record holds only the
 tombstones.
+
+Those files are not in the record's transaction, so an erase guards them two ways. It holds the record's
+erase lock alone from its first purge to its last, while every reply read from the record holds it shared
+(`replying`): a reply read before the erase has written its overflow file by then, one read after it holds
+no erased words. And it leaves a mark beside the record while it runs (`…sqlite3.erase-pending`): a
+process killed between its commit and its clean-up leaves the mark, and the next call of any operation
+finishes the clean-up (`finish_interrupted`: every overflow file goes, since which held the words is no
+longer known, and the exports and store copies are rewritten and cleared).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from total_recall.errors import AddressError
+from total_recall.errors import AddressError, RecordError
 from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
 from total_recall.mining.flood import purge
 from total_recall.model import echoed
 from total_recall.observing.export import refresh_exports
-from total_recall.record.database import Record
+from total_recall.record.database import ERASE_LOCK, Record
+from total_recall.record.locks import held
 from total_recall.record.sessions import resolve_address
 
 # Ids are SQLite integers: more than 18 digits can name nothing.
@@ -39,6 +50,9 @@ class Erasure:
     purged: list[Path]
     exports: list[Path] = field(default_factory=list)
     snapshots: list[Path] = field(default_factory=list)  # store copies a killed sync had left
+    # Exports the owner changed since they were written: his, left alone, and they may hold the words.
+    exports_left: list[Path] = field(default_factory=list)
+    wal_cleared: bool = True  # False: a reader's old snapshot keeps the words in the WAL until it closes
 
 
 def erase(record: Record, target: str, reason: str) -> Erasure:
@@ -52,13 +66,14 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if not target.startswith(("cue:", "receipt:")):
         address = resolve_address(record, target)
         texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
-        done = record.erase(address, reason)
-        # A copy of an OpenCode store a killed sync left under the home holds the words too.
-        from total_recall.readers.opencode import clear_left_snapshots
-
-        left = clear_left_snapshots(record.path.parent)
-        # Observations cite entries only: a cue's or a note's erase withdraws none.
-        return Erasure(done, purge(texts), refresh_exports(record), left)
+        with _erasing(record.path):
+            purged = purge(texts)  # first: a process killed after the commit leaves none of these
+            done = record.erase(address, reason)
+            purged += purge(texts)  # written meanwhile by a call that reads no record (a sync's report)
+            # Observations cite entries only: a cue's or a note's erase withdraws none.
+            left: list[Path] = []
+            rewritten = refresh_exports(record, left=left)
+            return Erasure(done, purged, rewritten, _left_copies(record.path), left, record.checkpoint())
     m = _KEPT_TEXT.fullmatch(target)
     if m is None:
         raise AddressError(f"not a cue or receipt: {echoed(target)} (expected cue:3 or receipt:3)")
@@ -66,8 +81,72 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if m.group(1) == "cue":
         cue = cue_by_id(record, number)
         texts = [] if cue.erased else [cue.text]
-        return Erasure([f"cue:{erase_cue(record, number, reason).id}"], purge(texts))
+        with _erasing(record.path):
+            purged = purge(texts)
+            return Erasure([f"cue:{erase_cue(record, number, reason).id}"], purged + purge(texts))
     note = receipt_by_id(record, number).note
-    erased = erase_note(record, number, reason)
-    texts = [note] if note is not None and erased.note != note else []
-    return Erasure([f"receipt:{erased.id}"], purge(texts))
+    texts = [] if note is None else [note]
+    with _erasing(record.path):
+        purged = purge(texts)
+        erased = erase_note(record, number, reason)
+        return Erasure([f"receipt:{erased.id}"], purged + purge(texts))
+
+
+@contextmanager
+def replying(record_path: Path) -> Iterator[None]:
+    """Held while a reply is read from the record at `record_path` and written out, overflow files
+    included: an erase waits for it, and it for an erase. A record makes its lock file as it is made; one
+    an older version made gets it from its first erase (a reply writes nothing beside a record it reads)."""
+    if not _lock(record_path).exists():
+        yield
+        return
+    with held(_lock(record_path), None, _never, shared=True):
+        yield
+
+
+def finish_interrupted(record_path: Path) -> bool:
+    """Finish the clean-up of an erase a killed process left half done (its mark is still there): delete
+    every overflow file, rewrite the exports, clear the store copies; returns whether there was one."""
+    pending = _pending(record_path)
+    if not pending.exists():
+        return False
+    with held(_lock(record_path), None, _never):
+        if not pending.exists():
+            return False  # another call finished it meanwhile
+        purge(None)
+        with Record(record_path) as record:
+            refresh_exports(record)
+        _left_copies(record_path)
+        pending.unlink(missing_ok=True)
+    return True
+
+
+@contextmanager
+def _erasing(record_path: Path) -> Iterator[None]:
+    """The erase lock held alone, with the mark of an erase under way beside the record; the mark stays
+    when the block fails or the process dies, for `finish_interrupted`."""
+    with held(_lock(record_path), None, _never):
+        pending = _pending(record_path)
+        pending.touch(mode=0o600)
+        yield
+        pending.unlink(missing_ok=True)
+
+
+def _left_copies(record_path: Path) -> list[Path]:
+    """The copies of an OpenCode store a killed sync left under the home, which hold the words too,
+    deleted."""
+    from total_recall.readers.opencode import clear_left_snapshots
+
+    return clear_left_snapshots(record_path.parent)
+
+
+def _lock(record_path: Path) -> Path:
+    return record_path.with_name(record_path.name + ERASE_LOCK)
+
+
+def _pending(record_path: Path) -> Path:
+    return Path(f"{record_path}.erase-pending")
+
+
+def _never() -> Exception:  # the erase lock is waited for without a bound: no call holds it for long
+    return RecordError("the record's erase lock is busy")

@@ -153,9 +153,12 @@ def index_pending(db: sqlite3.Connection, budget_s: float | None = None,
         blobs = quantize(embed([text for _, text in rows]))
         db.execute("BEGIN IMMEDIATE")
         try:
+            # Embedding took seconds outside the transaction: an entry erased meanwhile gets no vector of
+            # its words (the erase already forgot the entry's vector, and nothing would again).
             db.executemany(
-                "INSERT OR REPLACE INTO vectors(entry, vec) VALUES (?, ?)",
-                [(entry_id, blob) for (entry_id, _), blob in zip(rows, blobs, strict=True)],
+                "INSERT OR REPLACE INTO vectors(entry, vec) SELECT ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM entries WHERE id = ? AND erased_at IS NULL)",
+                [(entry_id, blob, entry_id) for (entry_id, _), blob in zip(rows, blobs, strict=True)],
             )
             db.execute("COMMIT")
         except BaseException:

@@ -397,13 +397,17 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _NAME_WORD.findall(text) if not w.isdigit()}
 
 
-def purge(texts: Iterable[str]) -> list[Path]:
+def purge(texts: Iterable[str] | None) -> list[Path]:
     """Delete every overflow file holding any of `texts` (whole, a distinctive line, or a run of 47 bytes
     or more) from this record's overflow folder and the temp-folder ones of earlier versions, and every
-    file whose name earlier versions took from a query sharing a word with them; returns the files
-    deleted. An overflow file is a copy of a reply, never the record: deleting one that merely shares a
-    line (or a word of its name) with an erased text loses nothing that cannot be asked for again."""
-    texts = list(texts)
+    file whose name earlier versions took from a query sharing a word with them — or, with `texts` None,
+    every file there (what an erase killed half way held is no longer known); returns the files deleted.
+    An overflow file is a copy of a reply, never the record: deleting one that merely shares a line (or a
+    word of its name) with an erased text loses nothing that cannot be asked for again."""
+    every = texts is None
+    texts = [] if texts is None else list(texts)
+    if not texts and not every:
+        return []
     # Built at the first file to look into: most erases find no overflow file, and the pieces of a whole
     # session's texts take seconds to hash.
     needles: _Needles | None = None
@@ -415,7 +419,7 @@ def purge(texts: Iterable[str]) -> list[Path]:
         with os.scandir(folder) as entries:
             files = [Path(e.path) for e in entries if e.is_file(follow_symlinks=False)]
         for path in files:
-            named = not _PLAIN_NAME.fullmatch(path.name) and bool(_words(path.stem) & words)
+            named = every or (not _PLAIN_NAME.fullmatch(path.name) and bool(_words(path.stem) & words))
             try:
                 if named:
                     found = True

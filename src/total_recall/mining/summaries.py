@@ -210,6 +210,9 @@ def summarise_from(record: Record, *, session: int, from_seq: int | None = None,
             f"summarise_from: through={through} is outside {s.address}#{first}-{s.entries} "
             f"({s.address} has {s.entries} entries)"
         )
+    # Taken before anything is read: an erase after it, of an entry the block or its prompt holds, keeps
+    # the block out of the cache (the model may have been given the words before they went).
+    mark = summary_blocks.read_mark(record)
     tally = summary_blocks.tally(record, session, first, through)
     if tally is None:
         raise SummaryCacheError(
@@ -228,26 +231,42 @@ def summarise_from(record: Record, *, session: int, from_seq: int | None = None,
     prompt = _summary_prompt(s, tally, earlier, entries, provider.settings.prompt_bytes)
     answer = provider.complete(prompt.messages)
     unverified = _check_citations(record, answer.text, prompt.shown)
-    block = summary_blocks.add(record, BlockDraft(
+    draft = BlockDraft(
         session=session, tally=tally, provider=provider.name, model=answer.model,
         prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens,
         usage_reported=answer.usage_reported, prompt_bytes=prompt.size, dropped_entries=prompt.dropped,
         dropped_bytes=prompt.dropped_bytes, unverified=tuple(unverified),
         text=_withhold_erased(record, answer.text).strip(),
-    ))
+    )
+    try:
+        block: Block | None = summary_blocks.add(record, draft, mark)
+        erased: list[str] = []
+    except summary_blocks.ErasedWhileWriting as exc:
+        block, erased = None, exc.erased
     status = _status(record, s, summary_blocks.blocks(record, session), with_text=False)
     notices = []
+    if block is None:
+        # The answer is dropped whole (never shown, never stored): what it says of the erased words cannot
+        # be told apart from the rest.
+        notices.append(
+            f"{', '.join(erased)} was erased while the model was writing {draft.range}: the block was not "
+            f"stored, as it may hold the erased words; summarise again for a block without them"
+        )
     if prompt.dropped:
         notices.append(
             f"{prompt.dropped} entries ({', '.join(prompt.dropped_ranges)}) did not fit the "
             f"{provider.settings.prompt_bytes:,}-byte prompt and were not read; for a complete block, "
             f"cache_delete_latest and summarise in smaller pieces with through"
         )
+    head = _timing("summarise_from", draft.range, prompt, answer, provider) + "\n"
+    if block is None:
+        head += f"[block {draft.range} not stored: {', '.join(erased)} was erased while it was written]\n\n"
     return {
         "session": s.address,
-        "block": _block_json(block),
-        "text": _timing("summarise_from", block.draft.range, prompt, answer, provider) + "\n"
-                + _compose(record, s, status),
+        "block": None if block is None else _block_json(block),
+        # The block the model wrote but the cache refused, and why; None when it was stored.
+        "not_stored": {"range": draft.range, "erased": erased} if block is None else None,
+        "text": head + _compose(record, s, status),
         "cache": status,
         "prompt": prompt.report(),
         "usage": answer.usage(),

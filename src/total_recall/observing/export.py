@@ -96,7 +96,8 @@ def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_no
     return target, count
 
 
-def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) -> list[Path]:
+def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
+                    left: list[Path] | None = None) -> list[Path]:
     """Rewrite every export this record's home knows of from the current observations (after an erase:
     what it withdrew leaves every copy; after a quarantine or its release: what cites the entries leaves
     or comes back); returns the files rewritten, or removed when one cannot be.
@@ -104,7 +105,7 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) 
     Only paths an export wrote are known (the list, and the home's `observations.md` of older versions):
     a copy the owner made or moved elsewhere is his. A listed path that is no longer an export as it was
     written (gone, a symlink, the owner's own file, an export he edited) is dropped from the list and left
-    alone.
+    alone; those still there are added to `left`, so an erase can say which copies may still hold its words.
     """
     home = _home(record)
     done: list[Path] = []
@@ -114,7 +115,10 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now) 
         for path in dict.fromkeys([*listed, Path(os.path.abspath(home / EXPORT_NAME))]):
             _remove_temps(path)
             if not _replaceable(path, known=True):
-                continue  # gone, or the owner's now (his own file, or an export he changed): his to keep
+                # Gone, or the owner's now (his own file, or an export he changed): his to keep.
+                if left is not None and path in listed and os.path.lexists(path):
+                    left.append(path)
+                continue
             try:
                 _write_export(record, path, clock)
             except OSError:

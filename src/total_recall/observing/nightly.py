@@ -169,9 +169,26 @@ def _apply(record: Record, rows: list[Observation], current: list[Observation], 
         report.backup = table.back_up(record, "nightly", at)
     try:
         with written(record):
+            # Checked under the write lock: the plan was made from a read taken before it, and an erase
+            # since then withdrew the notes citing its entry (text and quotes blanked once, m019); a chunk,
+            # proposal or archive made from them as read would put the erased words back.
+            gone = _gone_since(record, rows)
+            if gone:
+                raise Undone(f"{_ids(gone)} withdrawn (an erase) or dropped after the night was planned: "
+                             "nothing changed; run the night again")
             _change(record, by_id, current, plan, now)
     except Undone as why:
         report.outcome = f"rolled back: {why}"
+
+
+def _gone_since(record: Record, rows: list[Observation]) -> list[int]:
+    """The observations of `rows` (read earlier) that are withdrawn or gone now."""
+    held = table.held(record)
+    return [o.id for o in rows if o.id not in held]
+
+
+def _ids(ids: list[int]) -> str:
+    return ("observation " if len(ids) == 1 else "observations ") + ", ".join(map(str, ids))
 
 
 def _change(record: Record, by_id: dict[int, Observation], current: list[Observation], plan: _Plan,

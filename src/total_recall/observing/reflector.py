@@ -54,11 +54,15 @@ class ReflectReport:
     applied: bool
     reason: str
     archived: list[int] = field(default_factory=list)
+    # Notes current at the first read but no longer at the consolidation's (an erase withdrew them, another
+    # writer changed them): left out, never merged as first read.
+    left_out: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {"words_before": self.words_before, "words_after": self.words_after, "merged": self.merged,
                 "superseded": self.superseded, "dropped": self.dropped, "archived": self.archived,
-                "backup": self.backup, "applied": self.applied, "reason": self.reason}
+                "backup": self.backup, "applied": self.applied, "reason": self.reason,
+                "left_out": self.left_out}
 
 
 def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bool = False,
@@ -72,17 +76,41 @@ def reflect(record: Record, *, threshold_words: int = THRESHOLD_WORDS, force: bo
                              f"{before:,} words, under the threshold of {threshold_words:,}")
     with written(record):
         backup = table.back_up(record, "reflect", iso(now))
+    left_out: list[int] = []
     try:
         with written(record):
-            merged, superseded, dropped, archived, absorbed = _consolidate(record, current, now)
+            # Read again under the write lock, and consolidate that: an erase committed since the first
+            # read withdrew the notes citing its entry (text and quotes blanked once, m019), and merging
+            # them as first read would copy the erased quotes onto the notes that took them in.
+            fresh = [o for o in table.read(record) if o.current]
+            left_out = sorted({o.id for o in current} - {o.id for o in fresh})
+            before = sum(o.words for o in fresh)
+            merged, superseded, dropped, archived, absorbed = _consolidate(record, fresh, now)
             after = sum(o.words for o in table.read(record) if o.current)
-            problem = _problem(current, table.read(record), absorbed, before, after)
+            problem = _problem(fresh, table.read(record), absorbed, before, after)
             if problem is not None:
                 raise Undone(problem)
     except Undone as why:
-        return ReflectReport(before, before, 0, [], [], backup, False, f"rolled back: {why}")
+        return ReflectReport(before, before, 0, [], [], backup, False,
+                             f"rolled back: {why}" + _left_out(record, left_out), left_out=left_out)
     return ReflectReport(before, after, merged, superseded, dropped, backup, True,
-                         f"{before:,} → {after:,} words", archived)
+                         f"{before:,} → {after:,} words" + _left_out(record, left_out), archived, left_out)
+
+
+def _left_out(record: Record, ids: list[int]) -> str:
+    """What the reason says of the notes that stopped being current between the first read and the
+    consolidation's (an erase withdrew them, or another writer changed them)."""
+    if not ids:
+        return ""
+    withdrawn = [o.id for o in table.read(record, ids, withdrawn=True) if o.withdrawn_at is not None]
+    others = [i for i in ids if i not in withdrawn]
+    parts = ([f"{_ids(withdrawn)} withdrawn by an erase"] if withdrawn else []) + (
+        [f"{_ids(others)} no longer current"] if others else [])
+    return f"; left out, since the first read: {' and '.join(parts)}"
+
+
+def _ids(ids: list[int]) -> str:
+    return ("observation " if len(ids) == 1 else "observations ") + ", ".join(map(str, ids))
 
 
 def _consolidate(record: Record, current: list[Observation],

@@ -234,4 +234,16 @@ class Operation(Generic[P]):
     def __call__(self, call: Call, **given: Any) -> Reply:
         """Validate `given` against the parameter model, then run (pydantic's ValidationError on bad
         input)."""
-        return self.run(call, self.params.model_validate(given))
+        return self.perform(call, self.params.model_validate(given))
+
+    def perform(self, call: Call, params: P) -> Reply:
+        """Run with `params`, as every surface does: an erase a killed process left half done is finished
+        first, and a reply read from the record holds its erase lock shared while it is made (an overflow
+        file of words an erase took out must not be written after it)."""
+        from total_recall import erasure  # not at import: it brings the readers and the observing layer
+
+        erasure.finish_interrupted(call.record_path)
+        if self.effect is not Effect.READS:
+            return self.run(call, params)
+        with erasure.replying(call.record_path):
+            return self.run(call, params)

@@ -270,7 +270,8 @@ def erase(call: Call, p: EraseParams) -> Reply:
             call.check(record, resolve_address(record, p.address))
         done = erase_target(record, p.address, p.reason)
     return {"erased": done.erased, "reason": p.reason, "overflow_files_removed": len(done.purged),
-            "exports_rewritten": len(done.exports), "snapshots_removed": len(done.snapshots)}
+            "exports_rewritten": len(done.exports), "snapshots_removed": len(done.snapshots),
+            "exports_left_alone": [str(path) for path in done.exports_left], "wal_cleared": done.wal_cleared}
 
 
 class QuarantineParams(Params):

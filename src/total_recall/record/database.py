@@ -39,6 +39,7 @@ TOMBSTONE = "[erased {at}: {reason}]"
 ERASED_KEY = "erased:"  # the start of an erased entry's key (Record.erased_key)
 # Beside the record: held while a process creates or migrates it.
 OPENING_LOCK = ".open-lock"
+ERASE_LOCK = ".erase-lock"
 
 def _empty(path: Path) -> bool:
     """Whether `path` is an empty file, or none."""
@@ -112,6 +113,11 @@ class Record:
                 made = True
             except FileExistsError:
                 made = False
+            if made:
+                # The erase lock a reply holds shared (`erasure.replying`) is there from the start, so a
+                # reply never writes beside a record it only reads.
+                os.close(os.open(path.with_name(path.name + ERASE_LOCK), os.O_RDONLY | os.O_CREAT,
+                                 PRIVATE_FILE))
             # Processes opening a new record at once would each run its migrations: one at a time.
             with held(path.with_name(path.name + OPENING_LOCK), timeout, lambda: RecordError(
                     f"{path}: busy: another process has been creating or upgrading the record for more "
@@ -398,13 +404,17 @@ class Record:
         """
         if not reason.strip():
             raise RecordError("an erase needs a reason (kept with the tombstone)")
-        ids = self._entry_ids(address)
-        at = now()
+        self._entry_ids(address)  # an address naming nothing is refused before anything starts
         erased = []
         with self.secure_delete():
             self.begin()
             try:
                 from total_recall.indexes import words
+
+                # Read and timed under the write lock: a summary block stored while this erase waited
+                # for it is older than the erase, so the erase blanks it (`created <= at`).
+                ids = self._entry_ids(address)
+                at = now()
 
                 named = [entry_id for entry_id, _, erased_at in ids if erased_at is None]
                 shards: set[str] = set()
@@ -525,11 +535,12 @@ class Record:
             [(r[0], r[8], generation, text, line) for r, (text, line) in zip(rows, hashes, strict=True)],
         )
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
         """Copy the WAL into the record and truncate it, so no old frame keeps erased words (it waits
         for readers up to the busy timeout; a reader still holding an old snapshot leaves the frames to
-        the next checkpoint)."""
-        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        the next checkpoint); returns whether it got that far."""
+        busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return int(busy) == 0
 
     @contextmanager
     def secure_delete(self) -> Iterator[None]:
@@ -564,11 +575,12 @@ class Record:
             if not undo:
                 raise RecordError("a quarantine needs a reason (kept in the quarantine log)")
             reason = "released"
-        ids = self._entry_ids(address)
-        at = now()
+        self._entry_ids(address)  # an address naming nothing is refused before anything starts
         action = "release" if undo else "quarantine"
         self.begin()
         try:
+            ids = self._entry_ids(address)  # read and timed under the write lock, as an erase is
+            at = now()
             changed = [(entry_id, seq) for entry_id, seq, _ in ids
                        if self._quarantined(entry_id) == undo]
             self.db.executemany(

@@ -1,8 +1,9 @@
 """Locks beside the record: a private file per purpose, held with flock for as long as a block runs.
 
 `record.sqlite3.open-lock` is held while a process creates or migrates the record, `record.sqlite3.sync-lock`
-while a sync assigns entry numbers. The kernel drops a lock when its holder dies, so a killed process never
-leaves the record locked.
+while a sync assigns entry numbers, `record.sqlite3.erase-lock` by an erase (alone) and by the replies read
+from the record (shared: see `erasure.replying`). The kernel drops a lock when its holder dies, so a killed
+process never leaves the record locked.
 """
 
 from __future__ import annotations
@@ -21,19 +22,21 @@ RETRY_SECONDS = 0.01
 
 
 @contextmanager
-def held(path: Path, wait: float | None, busy: Callable[[], Exception]) -> Iterator[None]:
-    """Hold the lock file `path` (created 0600) within the block: waiting for ever when `wait` is None,
-    else at most `wait` seconds, then raising `busy()`."""
+def held(path: Path, wait: float | None, busy: Callable[[], Exception], shared: bool = False
+         ) -> Iterator[None]:
+    """Hold the lock file `path` (created 0600) within the block, alone or `shared` with other holders
+    sharing it: waiting for ever when `wait` is None, else at most `wait` seconds, then raising `busy()`."""
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         if wait is None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, mode)
         else:
             # flock has no timeout of its own: try, and try again until the deadline.
             deadline = time.monotonic() + wait
             while True:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fd, mode | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:

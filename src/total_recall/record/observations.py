@@ -134,25 +134,57 @@ class Night:
 def add(record: Record, fields: dict[str, Any], digest: bytes | None,
         sources: Sequence[tuple[int, str]]) -> int:
     """Store an observation (`fields`: the columns of `_FIELDS` but the archive/supersede ones, `hooks`
-    a list) citing `sources` (entry id, quote); returns its id."""
+    a list) citing `sources` (entry id, quote); returns its id. One citing an entry erased already is
+    stored withdrawn, as the erase would have left it: its text came from a read taken before the erase."""
     row = {**fields, "hooks": orjson.dumps(list(fields.get("hooks", ()))).decode()}
     names = [n for n in _FIELDS if n in row]
+    gone = erased_entries(record, [entry for entry, _ in sources])
+    if gone:
+        # The m019 trigger's withdrawal, done here: it fires on the erase alone, which has happened.
+        row.update(text="", hooks="[]", subject="")
+        digest = None
     cur = record.db.execute(
         f"INSERT INTO observations({', '.join(names)}, hash) VALUES ({', '.join('?' * len(names))}, ?)",
         (*(row[n] for n in names), digest))
     obs = int(cur.lastrowid or 0)
+    if gone:
+        record.db.execute("UPDATE observations SET withdrawn_at = ? WHERE id = ?", (min(gone.values()), obs))
+        record.db.executemany("INSERT INTO observation_sources(obs, entry, quote) VALUES (?, ?, '')",
+                              [(obs, entry) for entry in dict.fromkeys(e for e, _ in sources)])
+        return obs
     cite(record, obs, sources)
     _index(record, obs)
     return obs
 
 
 def cite(record: Record, obs: int, sources: Iterable[tuple[int, str]]) -> int:
-    """Add sources an observation does not cite yet; returns how many were new."""
+    """Add sources an observation does not cite yet; returns how many were new. Nothing is added to a
+    withdrawn observation, nor a source whose entry is erased: an erase blanks the quotes citing its entry
+    once, in its own transaction (m019), so a quote copied after it (by a writer that read before it)
+    would keep the erased words."""
+    if record.db.execute("SELECT 1 FROM observations WHERE id = ? AND withdrawn_at IS NULL",
+                         (obs,)).fetchone() is None:
+        return 0
+    sources = list(dict.fromkeys(sources))
+    gone = erased_entries(record, [entry for entry, _ in sources])
     have = {(int(r[0]), r[1]) for r in record.db.execute(
         "SELECT entry, quote FROM observation_sources WHERE obs = ?", (obs,))}
-    new = [(obs, entry, quote) for entry, quote in dict.fromkeys(sources) if (entry, quote) not in have]
+    new = [(obs, entry, quote) for entry, quote in sources
+           if (entry, quote) not in have and entry not in gone]
     record.db.executemany("INSERT INTO observation_sources(obs, entry, quote) VALUES (?, ?, ?)", new)
     return len(new)
+
+
+def erased_entries(record: Record, entries: Iterable[int]) -> dict[int, str]:
+    """Entry id → when it was erased, for the erased ones among `entries`."""
+    ids = list(dict.fromkeys(entries))
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        out.update((int(r[0]), r[1]) for r in record.db.execute(
+            f"SELECT id, erased_at FROM entries WHERE erased_at IS NOT NULL AND id IN "
+            f"({','.join('?' * len(chunk))})", tuple(chunk)))
+    return out
 
 
 def by_hash(record: Record, digest: bytes) -> int | None:
@@ -208,6 +240,11 @@ def read(record: Record, ids: Sequence[int] | None = None, *, withdrawn: bool = 
             "JOIN entries e ON e.id = o.entry WHERE o.obs BETWEEN ? AND ? ORDER BY o.rowid", (low, high)):
             cited.setdefault(int(obs), []).append(Cited(f"s{session}#{seq}", quote, int(entry), ts))
     return [_observation(r, tuple(cited.get(r["id"], ()))) for r in rows]
+
+
+def held(record: Record) -> set[int]:
+    """The ids of the observations held (withdrawn ones aside)."""
+    return {int(r[0]) for r in record.db.execute("SELECT id FROM observations WHERE withdrawn_at IS NULL")}
 
 
 def search(record: Record, words: Sequence[str], limit: int) -> list[int]:
@@ -459,10 +496,17 @@ def _body(o: Observation, digest: bytes | None) -> dict[str, Any]:
 
 def stage(record: Record, theme: str, type: str, text: str, members: Sequence[int], occurrences: int,
           days: int, entries: Iterable[int], at: str) -> int:
+    """Stage a proposal; one resting on an entry erased already is staged withdrawn, as the erase would
+    have left it (its words came from a read taken before the erase)."""
+    entries = list(entries)
+    gone = erased_entries(record, entries)
+    status, decided = ("withdrawn", min(gone.values())) if gone else ("proposed", None)
+    if gone:
+        theme = text = ""
     cur = record.db.execute(
-        "INSERT INTO observation_staging(theme, type, text, members, occurrences, days, status, created) "
-        "VALUES (?, ?, ?, ?, ?, ?, 'proposed', ?)",
-        (theme, type, text, orjson.dumps(list(members)).decode(), occurrences, days, at))
+        "INSERT INTO observation_staging(theme, type, text, members, occurrences, days, status, created, "
+        "decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (theme, type, text, orjson.dumps(list(members)).decode(), occurrences, days, status, at, decided))
     proposal = int(cur.lastrowid or 0)
     record.db.executemany("INSERT INTO observation_staging_sources(proposal, entry) VALUES (?, ?)",
                           [(proposal, e) for e in dict.fromkeys(entries)])

@@ -81,6 +81,27 @@ class BlockDraft:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadMark:
+    """Where the record stood when a block's read began: the newest erasure's id (erasures are append-only,
+    so a higher id is a later erase, whatever the clock or two erases in the same millisecond) and the
+    time, in the format of `erasures.at`."""
+
+    erasure: int
+    at: str
+
+
+class ErasedWhileWriting(SummaryCacheError):
+    """An entry the block covers, or one its prompt carried, was erased after its read began: the model's
+    answer may hold the erased words, so the block was not stored."""
+
+    def __init__(self, draft: BlockDraft, erased: list[str]) -> None:
+        super().__init__(
+            f"{draft.range}: {', '.join(erased)} was erased while this block was written; it was not stored "
+            "(it may hold the erased words): summarise again")
+        self.erased = erased
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     """One cached summary: the draft as written, with the id and time the record gave it."""
 
@@ -135,6 +156,23 @@ def next_seq(record: Record, session: int) -> int:
     return int(row[0] or 0) + 1
 
 
+def read_mark(record: Record) -> ReadMark:
+    """Where the record stands now, taken before a block's read (see `add`)."""
+    row = record.db.execute("SELECT COALESCE(MAX(id), 0) FROM erasures").fetchone()
+    return ReadMark(int(row[0]), now())
+
+
+def erased_after(record: Record, session: int, last_seq: int, mark: ReadMark) -> list[str]:
+    """Addresses of `session` up to `last_seq` erased after `mark` was taken: what a block through
+    `last_seq` may quote (its range, and its prompt's earlier blocks) that its read may have seen whole."""
+    rows = record.db.execute(
+        "SELECT e.seq FROM erasures x JOIN entries e ON e.id = x.entry "
+        "WHERE x.id > ? AND e.session = ? AND e.seq <= ? ORDER BY e.seq",
+        (mark.erasure, session, last_seq),
+    ).fetchall()
+    return [f"s{session}#{r[0]}" for r in rows]
+
+
 def erased_since(record: Record, block: Block) -> list[str]:
     """Addresses erased after the block was written that its text may quote: in its range, or before it
     (its prompt carried the session's earlier blocks)."""
@@ -185,15 +223,24 @@ def markers(record: Record, sessions: Sequence[int]) -> dict[int, dict[str, Any]
 
 # -- writing --
 
-def add(record: Record, draft: BlockDraft) -> Block:
-    """Append a block to its session's chain.
+def add(record: Record, draft: BlockDraft, mark: ReadMark | None = None) -> Block:
+    """Append a block to its session's chain. With `mark` (taken before the block's entries were read),
+    the block is dated when its read began, so an erase or quarantine after that withholds it on read
+    (`erased_since`, `quarantined_since`) and a later erase blanks it.
 
     Raises:
+        ErasedWhileWriting: an entry of the session up to the block's end was erased after `mark`; nothing
+            is stored (an erase never blanks a block written after it, so this one would keep the words).
         SummaryCacheError: the block does not start where the chain ends (another writer got there first).
     """
     t = draft.tally
     record.begin()
     try:
+        # Checked in the write transaction: an erase that commits before it is seen here; one that commits
+        # after it blanks the block, which is dated when its read began.
+        erased = [] if mark is None else erased_after(record, draft.session, draft.last_seq, mark)
+        if erased:
+            raise ErasedWhileWriting(draft, erased)
         cur = record.db.execute(
             "INSERT INTO summary_blocks(session, first_seq, last_seq, first_ts, last_ts, owner, agent, tool, "
             "thinking, harness, chars, tokens_est, provider, model, prompt_tokens, completion_tokens, "
@@ -202,7 +249,8 @@ def add(record: Record, draft: BlockDraft) -> Block:
             (draft.session, t.first_seq, t.last_seq, t.first_ts, t.last_ts, t.owner, t.agent, t.tool,
              t.thinking, t.harness, t.chars, t.tokens_est, draft.provider, draft.model, draft.prompt_tokens,
              draft.completion_tokens, int(draft.usage_reported), draft.prompt_bytes, draft.dropped_entries,
-             draft.dropped_bytes, json.dumps(list(draft.unverified)), draft.text, now()),
+             draft.dropped_bytes, json.dumps(list(draft.unverified)), draft.text,
+             now() if mark is None else mark.at),
         )
         block_id = cur.lastrowid
         record.commit()

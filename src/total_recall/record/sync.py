@@ -364,12 +364,15 @@ class Syncer:
         remaining = 0 if done else vectors.pending_count(self.record.db)
         self.report.vectors = {"embedded": embedded, "pending": remaining}
 
-    def _commit_point(self) -> None:
-        """Commit when enough is pending: everything written so far, with the cursors that cover it."""
-        if self._pending >= COMMIT_BYTES:
-            self.record.commit()
-            self.record.begin()
-            self._pending = 0
+    def _commit_point(self) -> bool:
+        """Commit when enough is pending: everything written so far, with the cursors that cover it;
+        returns whether it did."""
+        if self._pending < COMMIT_BYTES:
+            return False
+        self.record.commit()
+        self.record.begin()
+        self._pending = 0
+        return True
 
     def _discover(self) -> list[tuple[Reader, Source]]:
         work: list[tuple[Reader, Source]] = []
@@ -444,7 +447,8 @@ class Syncer:
             self._pending += part.size
             if checkpoint is not None:
                 record.save_cursor(plan.row_id, str(source.path), checkpoint.cursor)
-                self._commit_point()
+                if self._commit_point():
+                    batch.marks = None  # an erase may have landed between the commit and the begin
             del part  # read in this process, the next chunk is cut meanwhile: one at a time in memory
         if error is not None:
             self.report.errors.append(error)

@@ -153,7 +153,7 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     try:
         # A CLI sync may read ahead in a second process (record/read_ahead.py); the server's never does.
         call.processes = processes_from(os.environ)
-        return op.run(call, checked)
+        return op.perform(call, checked)
     except TotalRecallError as exc:
         fail(in_cli_words(op, str(exc)))
     finally:
@@ -190,7 +190,7 @@ def _batch(op: Operation[Any], call: Call, values: dict[str, Any], lines: TextIO
             continue
         given = text if len(text) <= ECHO_CHARS else echoed(text)
         try:
-            reply = op.run(call, op.params.model_validate({**values, op.batch: text}))
+            reply = op.perform(call, op.params.model_validate({**values, op.batch: text}))
         except ValidationError as exc:
             reply = {op.batch: given, "error": _explained(op, exc)}
         except TotalRecallError as exc:

@@ -340,6 +340,12 @@ def _erase(reply: Reply, settings: Any) -> str:
     if reply.get("exports_rewritten"):
         text += (f"\nrewrote {counted(reply['exports_rewritten'], 'exported observations file')} without "
                  "what the erase withdrew")
+    if reply.get("exports_left_alone"):
+        text += ("\nleft alone, as you changed them since they were exported (they may still hold what was "
+                 f"erased): {', '.join(reply['exports_left_alone'])}")
+    if reply.get("wal_cleared") is False:
+        text += ("\nnote: another process reading the record holds an older snapshot of it, so the erased "
+                 "words stay in its write-ahead log (record.sqlite3-wal) until that reader closes")
     return text
 
 

@@ -134,7 +134,7 @@ def start_sync(binding: Binding, state: SyncState) -> threading.Thread:
         try:
             op = by_name("sync")
             call = Call(binding.record_path, "mcp", harness=binding.harness, demo=binding.demo)
-            summary = op.run(call, op.params())
+            summary = op.perform(call, op.params())
             summary.pop("warnings")  # can be thousands of lines; `status` lists the first of them
             with state.lock:
                 state.state, state.report = "done", summary
@@ -281,7 +281,7 @@ def _tool(op: Operation[Any], name: str, binding: Binding,
     def tool(**given: Any) -> CallToolResult:
         serving = {"server": SERVER_KEY, "version": __version__, "sync": syncing.as_json()}
         call = Call(binding.record_path, "mcp", harness=binding.harness, demo=binding.demo, serving=serving)
-        got = op.run(call, op.params.model_validate(given))
+        got = op.perform(call, op.params.model_validate(given))
         return reply_text(op.text(got)) if op.text is not None else reply(got)
 
     parameters = []
