@@ -74,15 +74,16 @@ def approve(record: Record, proposal: int, *, clock: Callable[[], datetime] = ut
         ObservingError: no such proposal, it was decided already, or its observations are gone.
         ObservationRejected: what it would cite no longer verifies against the record.
     """
-    p = _proposal(record, proposal)
-    if p.status != "proposed":
-        raise ObservingError(f"proposal {proposal} is {p.status}, not proposed")
-    members = [o for o in table.read(record, list(p.members)) if o.superseded_by is None]
-    if not members:
-        raise ObservingError(f"proposal {proposal}: none of its observations is held any more")
-    at = iso(clock())
-    keeper = max(members, key=lambda o: (o.seen, o.id))
     with written(record):
+        # Read under the write: an erase between a read and the write would withdraw the keeper.
+        p = _proposal(record, proposal)
+        if p.status != "proposed":
+            raise ObservingError(f"proposal {proposal} is {p.status}, not proposed")
+        members = [o for o in table.read(record, list(p.members)) if o.superseded_by is None]
+        if not members:
+            raise ObservingError(f"proposal {proposal}: none of its observations is held any more")
+        at = iso(clock())
+        keeper = max(members, key=lambda o: (o.seen, o.id))
         table.cite(record, keeper.id, [(c.entry, c.quote) for o in members for c in o.sources])
         table.update(record, keeper.id, type=p.type, priority="high", importance=max(9.0, keeper.importance),
                      archived_at=None, updated=at, decayed=at)
