@@ -57,7 +57,11 @@ def rebuild(record: Record, roots: Mapping[str, Path | Iterable[Path]] | None = 
             env: Mapping[str, str] | None = None, meaning: bool = True) -> AssetReport:
     """Rebuild the index from the record and the config roots (`roots`: harness → config root(s); None:
     derived from the environment, see `discovery.config_roots`). With the vectors extra (and `meaning`),
-    every use key and every asset's name and description is embedded too, for the push by meaning."""
+    every use key and every asset's name and description is embedded too, for the push by meaning.
+
+    It reads the record outside any transaction and writes seconds later: an entry erased meanwhile gives
+    nothing to the index (`table.store_build` leaves out, under its write lock, what the erase's triggers
+    would have dropped)."""
     started = time.perf_counter()
     found_roots = config_roots(env) if roots is None else {
         h: [r] if isinstance(r, Path) else list(r) for h, r in roots.items()}

@@ -89,7 +89,7 @@ class _OverlayName:
 @dataclass(frozen=True, slots=True)
 class _Overlay:
     keys: tuple[_OverlayKey, ...]
-    mutes: tuple[Mute, ...]
+    mutes: tuple[tuple[Mute, int], ...]  # each with the entry that said it
     names: tuple[_OverlayName, ...] = ()
 
 
@@ -119,7 +119,7 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
     if build is None or limit == 0 or not words:
         return Push([], 0)
     overlay = _overlay(record, build)
-    muted = muted_assets(record, muted_names(record, overlay.mutes))
+    muted = muted_assets(record, muted_names(record, _said(record, overlay)))
     scores = _scores(record, build, words, setup, overlay, reader)
     if setup.has(Setup.CO_ACCESS):
         _co_access(record, scores, reader, setup)
@@ -395,7 +395,7 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
     if (hit := _overlays.get(cache)) is not None:
         return hit
     keys: list[_OverlayKey] = []
-    said: list[Mute] = []
+    said: list[tuple[Mute, int]] = []
     called: list[_OverlayName] = []
 
     def known(norms: Iterable[str]) -> set[str]:
@@ -446,7 +446,7 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
             words = owner_words(row.text, spans.get(row.id, []))
             if not words:
                 continue
-            said.extend(mutes(words, known))
+            said.extend((m, row.id) for m in mutes(words, known))
             fixes = [c for c in corrections(words) if not c.unnamed]
             before = request(row.session, row.seq)
             if not fixes or before is None:
@@ -463,6 +463,15 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
         _overlays.clear()
     _overlays[cache] = overlay
     return overlay
+
+
+def _said(record: Record, overlay: _Overlay) -> list[Mute]:
+    """The overlay's mutes but those whose entry was erased since it was cached (a process keeps it until
+    the record grows): an erase drops the mutes an entry said, as its trigger drops them from the log."""
+    if not overlay.mutes:
+        return []
+    gone = table.erased_among(record, [entry for _, entry in overlay.mutes])
+    return [m for m, entry in overlay.mutes if entry not in gone]
 
 
 def _named_asset(record: Record, name: str) -> int | None:
@@ -506,7 +515,7 @@ def search_assets(record: Record, text: str, *, session: int | None = None, cwd:
         return []
     overlay = _overlay(record, build)
     scores = _scores(record, build, words, Setup.FULL, overlay, reader)
-    muted = muted_assets(record, muted_names(record, overlay.mutes))
+    muted = muted_assets(record, muted_names(record, _said(record, overlay)))
     ranked = sorted((a for a, s in scores.items() if s.evidence > 0), key=lambda a: -scores[a].score)
     candidates = table.stored_assets(record, ids=ranked[: limit * 4])
     shown = {a.id: a for a in eligible(record, candidates, reader, muted)}

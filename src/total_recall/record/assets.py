@@ -6,6 +6,7 @@ Plain rows in and out (named tuples): the asset package above turns them into it
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -105,10 +106,18 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
     links (a, b, the project they were seen in, weight) and uses by identity, the owner's mutes (name,
     action, at, entry; appended once each), and the meaning vectors (`vectors`: text → int8 vector; a use
     key's by its text, an asset's name and description by `described(row)`). An asset found again keeps
-    its number. Returns the build's id."""
+    its number. Returns the build's id.
+
+    A rebuild reads the record outside any transaction and writes seconds later: an erase committed in
+    between ran its triggers (`assets_forget_erased_entries`) before these rows existed. So, under this
+    transaction's write lock (no erase can commit until it ends), nothing derived from an entry erased since
+    is written at all: not the assets mined from it, the keys its words or its correction made, its uses,
+    the links of those assets, their vectors, nor the mutes it said — the rows the trigger would have
+    dropped. Filtered before the insert, not deleted after it: a deleted row's bytes stay in the WAL."""
     db = record.db
     record.begin()
     try:
+        assets, uses, mutes = _without_erased(record, assets, uses, mutes)
         build = int(db.execute(
             "INSERT INTO asset_builds(at, last_entry, assets, keys, warnings) VALUES (?, ?, ?, ?, ?)",
             (now(), last_entry, len(assets), sum(len(k) for _, k, _ in assets), "\n".join(warnings))
@@ -144,6 +153,38 @@ def store_build(record: Record, assets: Sequence[tuple[AssetRow, Sequence[KeyRow
         record.rollback()
         raise
     return build
+
+
+_Built = Sequence[tuple[AssetRow, Sequence[KeyRow], Iterable[int]]]
+
+
+def _without_erased(record: Record, assets: _Built, uses: Sequence[tuple[str, int, int]],
+                    mutes: Sequence[tuple[str, str, str, int]]
+                    ) -> tuple[_Built, Sequence[tuple[str, int, int]], Sequence[tuple[str, str, str, int]]]:
+    """A build's rows less those an entry erased (or gone) since the build read it gave, as the erase
+    triggers take them: an asset with such a source, a key with such an entry or correction, a use or a
+    mute said there. The build's own inputs when none is (one lookup of the entries it cites)."""
+    rows = [(row, keys, set(sources)) for row, keys, sources in assets]  # a source iterable read once
+    cited = {e for row, keys, sources in rows
+             for e in (row.entry, *sources, *(x for k in keys for x in (k.entry, k.via))) if e is not None}
+    gone = erased_among(record, [*cited, *(e for _, e, _ in uses), *(m[3] for m in mutes)])
+    if not gone:
+        return rows, uses, mutes
+    kept = [(row, [k for k in keys if k.entry not in gone and k.via not in gone], sources)
+            for row, keys, sources in rows if row.entry not in gone and not sources & gone]
+    return (kept, [u for u in uses if u[1] not in gone],
+            [m for m in mutes if m[3] not in gone])
+
+
+def erased_among(record: Record, entries: Iterable[int | None]) -> set[int]:
+    """The entries among `entries` erased or no longer in the record (one statement: a build cites tens of
+    thousands, each a lookup by id)."""
+    wanted = sorted({e for e in entries if e is not None})
+    if not wanted:
+        return set()
+    return {int(r[0]) for r in record.db.execute(
+        "SELECT j.value FROM json_each(?) j WHERE NOT EXISTS "
+        "(SELECT 1 FROM entries e WHERE e.id = j.value AND e.erased_at IS NULL)", (json.dumps(wanted),))}
 
 
 def _insert_keys(record: Record, asset: int, keys: Sequence[KeyRow]) -> list[int]:
