@@ -226,3 +226,53 @@ def test_an_erase_names_the_exports_it_left_alone_because_the_owner_changed_them
     assert reply["exports_left_alone"] == [str(chosen)] and reply["exports_rewritten"] == 1
     assert RULE in chosen.read_text(encoding="utf-8")  # his file now: left as he made it, and said
     assert RULE not in (owner.home / "observations.md").read_text(encoding="utf-8")
+    again = owner.json("erase", owner.cited(KEPT), "--reason", "the owner's erase")
+    assert again["exports_left_alone"] == [str(chosen)]  # said by every erase, not only the first
+
+
+def test_an_entry_a_sync_adds_before_the_erase_takes_its_lock_leaves_no_overflow_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from contextlib import contextmanager
+
+    from tests.keeping_sessions import ClaudeSession
+    from total_recall import erasure
+    from total_recall.mining.flood import overflow_folder, spill
+    from total_recall.record.database import Record
+
+    secret = f"the launch code is {CANARY}-omega-42 and nobody may know it"
+    monkeypatch.setenv("TOTAL_RECALL_HOME", str(tmp_path / "home"))
+    session = ClaudeSession(tmp_path / "claude")
+    session.owner("Please refactor the parser module.").agent("Done.")
+    with Record(tmp_path / "home" / "record.sqlite3") as record:
+        number = session.sync(record)
+        real = erasure._erasing
+
+        @contextmanager
+        def late(path: Path, texts: list[str]) -> Any:
+            # Between the erase's read of the session and its lock: a sync adds the owner's next message,
+            # and a reply read from it spills it.
+            session.owner(secret)
+            session.sync(record)
+            spill("read", f"s{number}", f"reply: {secret}\n\n\n")
+            with real(path, texts) as under:
+                yield under
+
+        monkeypatch.setattr(erasure, "_erasing", late)
+        done = erasure.erase(record, f"s{number}", "gone")
+    assert len(done.erased) == 3
+    assert [p.name for p in overflow_folder().iterdir() if CANARY in p.read_text(encoding="utf-8")] == []
+
+
+def test_a_refused_erase_leaves_no_mark_and_the_next_command_keeps_the_overflow_files(owner: Owner) -> None:
+    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    for n in range(40):
+        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
+    owner.run("sync", "--harness", "claude-code")
+    owner.run("search", f"{CANARY} service restarts", "--json", "--max-bytes", "1024")
+    files = sorted(p.name for p in (owner.home / "overflow").iterdir())
+    assert files
+    refused = CliRunner().invoke(cli, ["--home", str(owner.home), "erase", "s2#1", "--reason", " "])
+    assert refused.exit_code == 2 and "reason" in refused.stderr
+    assert not list(owner.home.glob("*.erase-pending"))
+    owner.run("sessions")
+    assert sorted(p.name for p in (owner.home / "overflow").iterdir()) == files

@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from total_recall.errors import AddressError, RecordError
+from total_recall.errors import AddressError, RecordError, TotalRecallError
 from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
-from total_recall.mining.flood import purge
+from total_recall.mining.flood import purge, purge_all
 from total_recall.model import echoed
 from total_recall.observing.export import refresh_exports
 from total_recall.record.database import ERASE_LOCK, Record
@@ -66,10 +66,11 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if not target.startswith(("cue:", "receipt:")):
         address = resolve_address(record, target)
         texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
-        with _erasing(record.path):
-            purged = purge(texts)  # first: a process killed after the commit leaves none of these
-            done = record.erase(address, reason)
-            purged += purge(texts)  # written meanwhile by a call that reads no record (a sync's report)
+        with _erasing(record.path, texts) as under:
+            taken: list[str] = []  # what the erase took under its write lock: copies, and entries since
+            done = record.erase(address, reason, taken)
+            under.committed = True
+            purged = under.purged + purge(taken)
             # Observations cite entries only: a cue's or a note's erase withdraws none.
             left: list[Path] = []
             rewritten = refresh_exports(record, left=left)
@@ -81,23 +82,24 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if m.group(1) == "cue":
         cue = cue_by_id(record, number)
         texts = [] if cue.erased else [cue.text]
-        with _erasing(record.path):
-            purged = purge(texts)
-            return Erasure([f"cue:{erase_cue(record, number, reason).id}"], purged + purge(texts))
+        with _erasing(record.path, texts) as under:
+            named = f"cue:{erase_cue(record, number, reason).id}"
+            under.committed = True
+            return Erasure([named], under.purged + purge(texts))
     note = receipt_by_id(record, number).note
     texts = [] if note is None else [note]
-    with _erasing(record.path):
-        purged = purge(texts)
-        erased = erase_note(record, number, reason)
-        return Erasure([f"receipt:{erased.id}"], purged + purge(texts))
+    with _erasing(record.path, texts) as under:
+        named = f"receipt:{erase_note(record, number, reason).id}"
+        under.committed = True
+        return Erasure([named], under.purged + purge(texts))
 
 
 @contextmanager
 def replying(record_path: Path) -> Iterator[None]:
     """Held while a reply is read from the record at `record_path` and written out, overflow files
-    included: an erase waits for it, and it for an erase. A record makes its lock file as it is made; one
-    an older version made gets it from its first erase (a reply writes nothing beside a record it reads)."""
-    if not _lock(record_path).exists():
+    included: an erase waits for it, and it for an erase. No lock before the record's home exists: there
+    is nothing to erase yet."""
+    if not record_path.parent.is_dir():
         yield
         return
     with held(_lock(record_path), None, _never, shared=True):
@@ -106,29 +108,47 @@ def replying(record_path: Path) -> Iterator[None]:
 
 def finish_interrupted(record_path: Path) -> bool:
     """Finish the clean-up of an erase a killed process left half done (its mark is still there): delete
-    every overflow file, rewrite the exports, clear the store copies; returns whether there was one."""
+    every overflow file, rewrite the exports, clear the store copies and the WAL; returns whether there
+    was one."""
     pending = _pending(record_path)
     if not pending.exists():
         return False
     with held(_lock(record_path), None, _never):
         if not pending.exists():
             return False  # another call finished it meanwhile
-        purge(None)
+        purge_all()
         with Record(record_path) as record:
             refresh_exports(record)
+            record.checkpoint()
         _left_copies(record_path)
         pending.unlink(missing_ok=True)
     return True
 
 
+@dataclass(slots=True)
+class _Under:
+    """An erase under way: the overflow files purged before its write, and whether that write committed."""
+
+    purged: list[Path]
+    committed: bool = False
+
+
 @contextmanager
-def _erasing(record_path: Path) -> Iterator[None]:
-    """The erase lock held alone, with the mark of an erase under way beside the record; the mark stays
-    when the block fails or the process dies, for `finish_interrupted`."""
+def _erasing(record_path: Path, texts: list[str]) -> Iterator[_Under]:
+    """The erase lock held alone, the mark of an erase under way beside the record, and the overflow files
+    holding `texts` purged before the write (a process killed after its commit leaves none of them). The
+    mark stays when the process dies or the block fails after the write committed, for
+    `finish_interrupted`; a refusal before it commits takes the mark back."""
     with held(_lock(record_path), None, _never):
         pending = _pending(record_path)
         pending.touch(mode=0o600)
-        yield
+        under = _Under(purge(texts))
+        try:
+            yield under
+        except TotalRecallError:
+            if not under.committed:
+                pending.unlink(missing_ok=True)  # refused: nothing was erased, nothing is left to do
+            raise
         pending.unlink(missing_ok=True)
 
 

@@ -397,17 +397,23 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _NAME_WORD.findall(text) if not w.isdigit()}
 
 
-def purge(texts: Iterable[str] | None) -> list[Path]:
+def purge(texts: Iterable[str]) -> list[Path]:
     """Delete every overflow file holding any of `texts` (whole, a distinctive line, or a run of 47 bytes
     or more) from this record's overflow folder and the temp-folder ones of earlier versions, and every
-    file whose name earlier versions took from a query sharing a word with them — or, with `texts` None,
-    every file there (what an erase killed half way held is no longer known); returns the files deleted.
-    An overflow file is a copy of a reply, never the record: deleting one that merely shares a line (or a
-    word of its name) with an erased text loses nothing that cannot be asked for again."""
-    every = texts is None
-    texts = [] if texts is None else list(texts)
-    if not texts and not every:
-        return []
+    file whose name earlier versions took from a query sharing a word with them; returns the files
+    deleted. An overflow file is a copy of a reply, never the record: deleting one that merely shares a
+    line (or a word of its name) with an erased text loses nothing that cannot be asked for again."""
+    texts = list(texts)
+    return _purge(texts, every=False) if texts else []
+
+
+def purge_all() -> list[Path]:
+    """Delete every overflow file there (`purge`'s folders): what an erase killed half way took out is no
+    longer known, and a copy of a reply can always be asked for again."""
+    return _purge([], every=True)
+
+
+def _purge(texts: list[str], every: bool) -> list[Path]:
     # Built at the first file to look into: most erases find no overflow file, and the pieces of a whole
     # session's texts take seconds to hash.
     needles: _Needles | None = None

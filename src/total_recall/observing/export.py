@@ -104,8 +104,9 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
 
     Only paths an export wrote are known (the list, and the home's `observations.md` of older versions):
     a copy the owner made or moved elsewhere is his. A listed path that is no longer an export as it was
-    written (gone, a symlink, the owner's own file, an export he edited) is dropped from the list and left
-    alone; those still there are added to `left`, so an erase can say which copies may still hold its words.
+    written is left alone: dropped from the list when gone or a symlink; else (the owner's own file, an
+    export he edited) kept on it and added to `left` each time, so every erase says which copies may still
+    hold its words.
     """
     home = _home(record)
     done: list[Path] = []
@@ -115,9 +116,12 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
         for path in dict.fromkeys([*listed, Path(os.path.abspath(home / EXPORT_NAME))]):
             _remove_temps(path)
             if not _replaceable(path, known=True):
-                # Gone, or the owner's now (his own file, or an export he changed): his to keep.
-                if left is not None and path in listed and os.path.lexists(path):
-                    left.append(path)
+                # Gone, or the owner's now (his own file, or an export he changed): his to keep. One
+                # still there stays listed, so every erase names it (it may hold what the erase took).
+                if path in listed and os.path.isfile(path) and not os.path.islink(path):
+                    kept.append(path)
+                    if left is not None:
+                        left.append(path)
                 continue
             try:
                 _write_export(record, path, clock)

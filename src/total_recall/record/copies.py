@@ -40,7 +40,7 @@ _WHERE = re.compile(r"(?:path|paths|file|dir|directory|cwd|url|uri|pattern|glob)
 _PROMPTS = frozenset({"prompt", "message", "task"})
 # How far down forks of forks a copy is followed.
 FORK_DEPTH = 8
-# A word, as `_Needles` splits needles and lines alike (bytes: ASCII letters, digits and `_`).
+# A word, as `_Anchored` splits needles and lines alike (bytes: ASCII letters, digits and `_`).
 _WORD = re.compile(rb"\w+")
 
 
@@ -287,7 +287,7 @@ def _lines_holding(record: Record, wanted: Sequence[sqlite3.Row], more: set[int]
     that holds one of the erased texts (of `LINE_CHARS` or more), as it is or JSON-escaped: a harness
     writes a message again inside other lines (Codex's task_complete and exec_command_end, a compacted
     history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`)."""
-    needles = _Needles(n for w in wanted if len(w["text"]) >= LINE_CHARS
+    needles = _Anchored(n for w in wanted if len(w["text"]) >= LINE_CHARS
                        for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1]))
     if not needles:
         return []
@@ -308,7 +308,7 @@ def _lines_holding(record: Record, wanted: Sequence[sqlite3.Row], more: set[int]
             out.append((r["id"], r["session"], r["seq"]))
     return out
 
-class _Needles:
+class _Anchored:
     """Byte strings to look for inside lines, each only in the lines holding its longest inner word. A word
     standing wholly inside a needle (touching neither end) stands as a word of its own in any line holding
     the needle, so a line without that word cannot hold it: one pass over a line's words replaces a search

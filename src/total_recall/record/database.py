@@ -113,11 +113,8 @@ class Record:
                 made = True
             except FileExistsError:
                 made = False
-            if made:
-                # The erase lock a reply holds shared (`erasure.replying`) is there from the start, so a
-                # reply never writes beside a record it only reads.
-                os.close(os.open(path.with_name(path.name + ERASE_LOCK), os.O_RDONLY | os.O_CREAT,
-                                 PRIVATE_FILE))
+            # The erase lock a reply holds shared (`erasure.replying`), there as the open-lock is.
+            os.close(os.open(path.with_name(path.name + ERASE_LOCK), os.O_RDONLY | os.O_CREAT, PRIVATE_FILE))
             # Processes opening a new record at once would each run its migrations: one at a time.
             with held(path.with_name(path.name + OPENING_LOCK), timeout, lambda: RecordError(
                     f"{path}: busy: another process has been creating or upgrading the record for more "
@@ -390,8 +387,10 @@ class Record:
 
     # -- erase and quarantine --
 
-    def erase(self, address: Address, reason: str) -> list[str]:
-        """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans.
+    def erase(self, address: Address, reason: str, texts: list[str] | None = None) -> list[str]:
+        """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans;
+        `texts`, when given, gets the erased texts (read under the write lock: what the erase took, copies
+        included, for the files outside the record that may hold them).
 
         The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
         records the same text erased (see `copies.erased_marks`). The word-index shards that held it are
@@ -419,7 +418,7 @@ class Record:
                 named = [entry_id for entry_id, _, erased_at in ids if erased_at is None]
                 shards: set[str] = set()
                 for entry_id, session, seq in [*self._rows_of(named), *copies.copies(self, named)]:
-                    shards.add(self._erase_entry(entry_id, at, reason))
+                    shards.add(self._erase_entry(entry_id, at, reason, texts))
                     erased.append(f"s{session}#{seq}")
                 # A session left with no entry not erased (the address named it whole, or its last ones):
                 # what names it goes too, though it came from a sidecar (a sub-agent's description, Vibe's
@@ -445,13 +444,16 @@ class Record:
         return [(i, *self.db.execute("SELECT session, seq FROM entries WHERE id = ?", (i,)).fetchone())
                 for i in ids]
 
-    def _erase_entry(self, entry_id: int, at: str, reason: str) -> str:
-        """Erase one entry in the caller's transaction; returns the word-index shard that held it."""
+    def _erase_entry(self, entry_id: int, at: str, reason: str, texts: list[str] | None) -> str:
+        """Erase one entry in the caller's transaction (its text added to `texts`); returns the word-index
+        shard that held it."""
         row = self.db.execute(
             "SELECT e.text, e.key, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
             "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
         ).fetchone()
         text: str = row["text"]
+        if texts is not None:
+            texts.append(text)
         line = self.db.execute(
             "SELECT r.raw FROM raws r JOIN entries e ON e.raw_id = r.id WHERE e.id = ?", (entry_id,)
         ).fetchone()
