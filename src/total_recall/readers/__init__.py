@@ -34,12 +34,9 @@ def reader_for(harness: str) -> Reader:
 
 @cache
 def echo_label(harness: str) -> re.Pattern[str] | None:
-    """The label of `harness`'s entries repeating a message after it (`Reader.echo`), or None.
-
-    Raises:
-        ConfigError: the harness name is unknown.
-    """
-    return _reader_class(harness).echo
+    """The label of `harness`'s entries repeating a message after it (`Reader.echo`), or None (also for a
+    harness no reader knows: a record may hold one a later version dropped, and its erase must go on)."""
+    return _reader_class(harness).echo if harness in READER_CLASSES else None
 
 
 def _reader_class(harness: str) -> type[Reader]:
