@@ -45,9 +45,9 @@ def home() -> Path:
     return Path(os.environ["TOTAL_RECALL_HOME"])
 
 
-def found(token: str = WORD) -> dict[str, int]:
+def found(token: str | bytes = WORD) -> dict[str, int]:
     """How often the token's bytes occur in each file under the record's home (record, WAL, SHM, locks)."""
-    needle = token.encode()
+    needle = token.encode() if isinstance(token, str) else token
     counts = {str(p.relative_to(home())): p.read_bytes().count(needle)
               for p in home().rglob("*") if p.is_file()}
     return {name: n for name, n in counts.items() if n}

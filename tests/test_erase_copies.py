@@ -64,6 +64,14 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Owner:
     return me
 
 
+def notes(owner: Owner) -> None:
+    """A third session of forty notes naming the canary, synced: enough for a capped reply to spill."""
+    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    for n in range(40):
+        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
+    owner.run("sync", "--harness", "claude-code")
+
+
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
@@ -140,10 +148,7 @@ def test_erase_leaves_a_file_at_an_export_path_alone_once_it_is_no_longer_an_exp
 
 
 def test_no_overflow_file_keeps_an_erased_text_in_its_name(owner: Owner) -> None:
-    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
-    for n in range(40):
-        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
-    owner.run("sync", "--harness", "claude-code")
+    notes(owner)
     owner.run("search", f"{CANARY} service restarts", "--json", "--max-bytes", "1024")
     overflow = owner.home / "overflow"
     assert list(overflow.iterdir()) and not [p.name for p in overflow.iterdir() if CANARY in p.name]
@@ -161,10 +166,7 @@ def test_an_erase_killed_after_its_commit_is_finished_by_the_next_command(
     from total_recall import erasure
 
     owner.run("observations", "export")
-    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
-    for n in range(40):
-        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
-    owner.run("sync", "--harness", "claude-code")
+    notes(owner)
     owner.run("search", CANARY, "--limit", "50", "--json", "--max-bytes", "1024")
     assert holding(owner.home / "overflow", "on a Friday afternoon"), "a capped reply spilled the rule"
 
@@ -191,10 +193,7 @@ def test_a_reply_writes_its_overflow_file_while_no_erase_can_start(
 
     from total_recall.mining import flood
 
-    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
-    for n in range(40):
-        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
-    owner.run("sync", "--harness", "claude-code")
+    notes(owner)
     real_spill = flood.spill
     erase_could_start: list[bool] = []
 
@@ -264,10 +263,7 @@ def test_an_entry_a_sync_adds_before_the_erase_takes_its_lock_leaves_no_overflow
 
 
 def test_a_refused_erase_leaves_no_mark_and_the_next_command_keeps_the_overflow_files(owner: Owner) -> None:
-    t = Transcript(owner.root / "-work-shop" / "00000003-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
-    for n in range(40):
-        t.owner(f"Note {n}: the {CANARY} service restarts when its queue passes {n * 1000} jobs.")
-    owner.run("sync", "--harness", "claude-code")
+    notes(owner)
     owner.run("search", f"{CANARY} service restarts", "--json", "--max-bytes", "1024")
     files = sorted(p.name for p in (owner.home / "overflow").iterdir())
     assert files

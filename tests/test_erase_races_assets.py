@@ -11,7 +11,6 @@ as `total-recall erase` beside a running sync would be), before handing back wha
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.test_assets import Session, write
+from tests.test_erase import found, home
 from total_recall.assets import index, push, rebuild
 from total_recall.erasure import erase
 from total_recall.indexes import vectors
@@ -31,16 +31,6 @@ from total_recall.syncing import sync
 WORD = "zqzebra4471"  # in every entry of the erased session that an asset, key or mute is made from
 
 
-def home() -> Path:
-    return Path(os.environ["TOTAL_RECALL_HOME"])
-
-
-def found(token: str | bytes = WORD) -> dict[str, int]:
-    """How often the token's bytes occur in each file under the record's home (record, WAL, SHM, locks)."""
-    needle = token.encode() if isinstance(token, str) else token
-    counts = {str(p.relative_to(home())): p.read_bytes().count(needle)
-              for p in home().rglob("*") if p.is_file()}
-    return {name: n for name, n in counts.items() if n}
 
 
 def run(*args: str) -> str:
@@ -128,7 +118,7 @@ def interleaved(monkeypatch: pytest.MonkeyPatch, name: str, root: Path) -> dict[
 
 def assert_gone(reader: Callable[[], sqlite3.Connection], asked: list[str]) -> None:
     db = reader()
-    assert found() == {}
+    assert found(WORD) == {}
     for table, columns in (("asset_keys", ("entry", "via")), ("asset_sources", ("entry",)),
                            ("asset_uses", ("entry",)), ("asset_mutes", ("entry",))):
         cited = " OR ".join(f"e.id = t.{c}" for c in columns)

@@ -9,20 +9,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tests.keeping_helpers import Transcript
+from tests import observing_owner
 from tests.stores import empty_roots
 from total_recall.model import Address
 from total_recall.record import observations as table
 from total_recall.record.database import Record
-from total_recall.surfaces.cli import cli
 
 # Two sessions' first prompts, kept as low-priority context notes; the second says the first whole, so the
 # reflector drops the first into it. The first is phrased so that its words in this order stand nowhere else.
@@ -33,23 +30,8 @@ PREFERENCE = "I prefer small commits with a one-line message, please."
 RULE = "Run the linter before every push."
 
 
-@dataclass
-class Owner:
-    """A Claude Code store of the owner's sessions and the record home the CLI uses."""
-
-    root: Path
-    home: Path
-
-    def run(self, *args: str) -> Result:
-        return CliRunner().invoke(cli, ["--home", str(self.home), *args])
-
-    def json(self, *args: str) -> Any:
-        got = self.run(*args, "--json")
-        assert got.exit_code == 0, got.output + got.stderr
-        return json.loads(got.stdout)
-
-    def session(self, name: str, start: datetime) -> Transcript:
-        return Transcript(self.root / "-work-shop" / f"{name}.jsonl", "/work/shop", start)
+class Owner(observing_owner.Owner):
+    """The owner, with what these tests ask of him."""
 
     def found(self, words: str) -> dict[str, int]:
         """How often `words` occur in each file under the record's home, byte for byte."""
@@ -101,7 +83,7 @@ def test_reflect_never_copies_the_quote_of_an_entry_erased_after_its_first_read(
         owner: Owner, reader: Callable[[], None], monkeypatch: pytest.MonkeyPatch) -> None:
     now = datetime.now(UTC)
     for n, prompt in enumerate((FIRST, SECOND), 1):
-        t = owner.session(f"0000000{n}-2b1d-4c8e-9f60-3d4e5f6a7b8c", now - timedelta(days=3 - n))
+        t = owner.session(f"0000000{n}-2b1d-4c8e-9f60-3d4e5f6a7b8c", start=now - timedelta(days=3 - n))
         t.owner(prompt)
         t.agent("Looking at it now.")
     assert owner.run("sync", "--harness", "claude-code").exit_code == 0
@@ -126,7 +108,7 @@ def test_an_applied_night_planned_before_an_erase_rolls_back_and_stages_none_of_
         owner: Owner, reader: Callable[[], None], monkeypatch: pytest.MonkeyPatch) -> None:
     now = datetime.now(UTC)
     for day in (3, 2, 1):  # a theme seen on three days: the night stages it for the owner
-        t = owner.session(f"0000000{day}-2b1d-4c8e-9f60-3d4e5f6a7b8c", now - timedelta(days=day))
+        t = owner.session(f"0000000{day}-2b1d-4c8e-9f60-3d4e5f6a7b8c", start=now - timedelta(days=day))
         t.owner(PREFERENCE)
         t.agent("Noted.")
         t.owner(RULE)

@@ -5,7 +5,6 @@ the record's own erase, and the record's files are then searched byte for byte (
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -17,6 +16,7 @@ from click.testing import CliRunner
 
 from tests.keeping_sessions import ClaudeSession
 from tests.llm_stub import Reply, Stub, completion, running_stub
+from tests.test_erase import found, home
 from total_recall.model import Address
 from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
@@ -32,16 +32,6 @@ def run(*args: str) -> Any:
     return json.loads(result.stdout)
 
 
-def home() -> Path:
-    return Path(os.environ["TOTAL_RECALL_HOME"])
-
-
-def found(token: str = WORD) -> dict[str, int]:
-    """How often the token's bytes occur in each file under the record's home."""
-    needle = token.encode()
-    counts = {str(p.relative_to(home())): p.read_bytes().count(needle)
-              for p in home().rglob("*") if p.is_file()}
-    return {name: n for name, n in counts.items() if n}
 
 
 class _Acting(deque[Reply]):
@@ -112,7 +102,7 @@ def test_a_block_whose_entry_is_erased_while_the_model_answers_is_not_stored_and
     assert TOKEN in stub.prompt(0)  # the model was given the words before the erase
     cache = run("summary-cache", "s1", "--text", "--json")
     assert TOKEN not in json.dumps(cache) and TOKEN not in json.dumps(reply)
-    assert found() == {}
+    assert found(WORD) == {}
     assert cache["blocks"] == [] and cache["next"] == "s1#1"
     assert reply["block"] is None
     assert reply["not_stored"] == {"range": "s1#1-6", "erased": ["s1#3"]}
@@ -121,7 +111,7 @@ def test_a_block_whose_entry_is_erased_while_the_model_answers_is_not_stored_and
     # Summarised again, the prompt carries the tombstone and no earlier text holding the words.
     again = run("summarise-from", "s1", "--json")
     assert again["block"]["range"] == "s1#1-6" and TOKEN not in stub.prompt(1)
-    assert found() == {}
+    assert found(WORD) == {}
 
 
 def test_a_block_whose_prompt_carried_an_entry_erased_while_the_model_answers_is_not_stored(
@@ -136,7 +126,7 @@ def test_a_block_whose_prompt_carried_an_entry_erased_while_the_model_answers_is
     assert TOKEN in stub.prompt(1)
     cache = run("summary-cache", "s1", "--text", "--json")
     assert TOKEN not in json.dumps(cache) and TOKEN not in json.dumps(reply)
-    assert found() == {}
+    assert found(WORD) == {}
     assert [b["range"] for b in cache["blocks"]] == ["s1#1-4"]
     assert cache["blocks"][0]["erased_since"] == ["s1#3"] and cache["blocks"][0]["text"] is None
     assert reply["block"] is None and reply["not_stored"] == {"range": "s1#5-6", "erased": ["s1#3"]}
@@ -156,4 +146,4 @@ def test_a_block_written_before_an_erase_in_the_same_millisecond_is_still_blanke
     run("erase", "s1#3", "--reason", "a deploy token", "--json")
     [block] = run("summary-cache", "s1", "--text", "--json")["blocks"]
     assert block["erased_since"] == ["s1#3"] and block["text"] is None
-    assert found() == {}
+    assert found(WORD) == {}

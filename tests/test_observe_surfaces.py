@@ -6,55 +6,25 @@ session, PreCompact observes what it compacts before the marker is written."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from tests.keeping_helpers import Transcript, hook_json
+from tests.keeping_helpers import hook_json
 from tests.llm_stub import Reply, completion, running_stub
+from tests.observing_owner import SHOP, Owner
 from tests.stores import empty_roots
 from total_recall.keeping.hooks import CONTEXT_CAP, OBSERVATIONS_CAP
 from total_recall.keeping.receipts import list_receipts
 from total_recall.observing import observations
 from total_recall.observing.observation import BLOCK_CLOSE, BLOCK_OPEN, parse_time
-from total_recall.record.database import Record
-from total_recall.surfaces.cli import cli
 from total_recall.tokens import estimate_tokens
 
 PREFERENCE = "I prefer small commits with a one-line message, please."
 RULE = "Run the linter before every push."
-SHOP = "/work/shop"
 NEW_SESSION = "9f0c3e55-2b1d-4c8e-9f60-3d4e5f6a7b8c"
-
-
-@dataclass
-class Owner:
-    """A Claude Code store of the owner's sessions, and the record home the CLI and the hooks use."""
-
-    root: Path
-    home: Path
-
-    def run(self, *args: str) -> Result:
-        return CliRunner().invoke(cli, ["--home", str(self.home), *args])
-
-    def json(self, *args: str) -> dict[str, Any]:
-        got = self.run(*args, "--json")
-        assert got.exit_code == 0, got.stderr
-        reply: dict[str, Any] = json.loads(got.stdout)
-        return reply
-
-    def hook(self, stdin: str, harness: str = "claude-code") -> Result:
-        return CliRunner().invoke(cli, ["--home", str(self.home), "hook", harness], input=stdin)
-
-    def session(self, name: str, cwd: str = SHOP, start: datetime | None = None) -> Transcript:
-        return Transcript(self.root / cwd.replace("/", "-") / f"{name}.jsonl", cwd, start)
-
-    def record(self) -> Record:
-        return Record(self.home / "record.sqlite3")
 
 
 @pytest.fixture

@@ -7,15 +7,14 @@ project's own recent tasks."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
-from tests.keeping_helpers import Transcript
+from tests import observing_owner
 from tests.llm_stub import Reply, completion, running_stub
 from tests.stores import empty_roots
 from total_recall.surfaces.cli import cli
@@ -26,23 +25,8 @@ WEEKENDS = "Never deploy the billing service on Fridays or weekends."
 NEW_SESSION = "9f0c3e55-2b1d-4c8e-9f60-3d4e5f6a7b8c"
 
 
-@dataclass
-class Owner:
-    """A Claude Code store of the owner's sessions and the record home the CLI and the hooks use."""
-
-    root: Path
-    home: Path
-
-    def run(self, *args: str) -> Result:
-        return CliRunner().invoke(cli, ["--home", str(self.home), *args])
-
-    def json(self, *args: str) -> Any:
-        got = self.run(*args, "--json")
-        assert got.exit_code == 0, got.output + got.stderr
-        return json.loads(got.stdout)
-
-    def session(self, name: str, cwd: str, start: datetime) -> Transcript:
-        return Transcript(self.root / cwd.replace("/", "-") / f"{name}.jsonl", cwd, start)
+class Owner(observing_owner.Owner):
+    """The owner, with what these tests ask of him."""
 
     def synced(self) -> None:
         assert self.run("sync", "--harness", "claude-code").exit_code == 0
