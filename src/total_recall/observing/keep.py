@@ -68,9 +68,9 @@ def keep(record: Record, verifier: Verifier, draft: Draft, now: datetime) -> tup
 
 
 def keep_counted(record: Record, verifier: Verifier, draft: Draft, now: datetime,
-                 report: ObserveReport) -> int | None:
+                 report: ObserveReport) -> tuple[Kept, int] | None:
     """`keep` one draft, counting what became of it in `report` (a refusal names why, never stops the run);
-    returns the observation's id (None: refused)."""
+    returns what happened and the observation's id (None: refused)."""
     try:
         kept, obs = keep(record, verifier, draft, now)
     except ObservationRejected as exc:
@@ -84,4 +84,4 @@ def keep_counted(record: Record, verifier: Verifier, draft: Draft, now: datetime
         report.skip("taken back by the owner")
     else:
         report.skip("duplicates")
-    return obs
+    return kept, obs

@@ -13,8 +13,10 @@ The model is also shown the notes already held that the batch's owner words touc
 id, current ones whose sources the record still shows), and may take them back when the owner did:
 `"withdraw": [{"id": 4, "address": "s3#1"}]` (the owner's entry of the batch that took it back) or a new
 note's `"supersedes": [4]`. Only an id it was shown, only an owner's entry of the batch, and only a note
-said before that entry are taken; anything else is refused by name. The mechanical reading of retractions
-(`retraction`) runs on the batch as well, and the retraction itself is never kept as an event.
+said before that entry are taken, and a supersession only by a note added or reinforced that is current
+(counted as `superseded`, apart from `retired`); anything else is refused by name. The mechanical reading
+of retractions (`retraction`) runs on the batch as well, and the retraction itself is never kept as an
+event.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from total_recall.keeping.evicted import MinedEntry
 from total_recall.llm.provider import Message, Provider
 from total_recall.llm.redaction import redact
 from total_recall.observing import retraction
-from total_recall.observing.keep import keep_counted
+from total_recall.observing.keep import Kept, keep_counted
 from total_recall.observing.listing import observations
 from total_recall.observing.observation import (
     INJECTED,
@@ -172,9 +174,9 @@ def _keep_batch(record: Record, verifier: Verifier, b: _Batch, notes: list[Draft
             if note not in kept:
                 report.skip("retractions (not kept as notes)")
                 continue
-            obs = keep_counted(record, verifier, note, now, report)
-            if obs is not None and note.supersedes:
-                _supersede(record, b, obs, note, report, now)
+            stored = keep_counted(record, verifier, note, now, report)
+            if stored is not None and note.supersedes:
+                _supersede(record, b, stored, note, report, now)
         for w in withdrawals[:MAX_WITHDRAW]:
             if isinstance(w, str):
                 report.refused.append(f"{where}: {w}")
@@ -193,9 +195,17 @@ def _keep_batch(record: Record, verifier: Verifier, b: _Batch, notes: list[Draft
         table.advance(record, session, end, iso(now))
 
 
-def _supersede(record: Record, b: _Batch, obs: int, note: Draft, report: ObserveReport,
+def _supersede(record: Record, b: _Batch, kept: tuple[Kept, int], note: Draft, report: ObserveReport,
                now: datetime) -> None:
-    """The held notes a new note replaces name it (`superseded_by`): only ones shown, said before it."""
+    """The held notes a new note replaces name it (`superseded_by`): only ones shown, said before it, and
+    only by a note added or reinforced that is current (one kept retired or a duplicate of a note out of
+    the current set would leave neither current)."""
+    how, obs = kept
+    new = table.read(record, [obs])
+    if how not in ("added", "reinforced") or not new or not new[0].current:
+        report.refused.append(f"{b.where}: supersedes {', '.join(f'#{i}' for i in note.supersedes)} by "
+                              f"#{obs}, which is not current ({how})")
+        return
     newest = max((e for e in b.entries if f"s{b.session}#{e.seq}" in {s.address for s in note.sources}),
                  key=lambda e: e.seq, default=None)
     for old in note.supersedes:
@@ -207,7 +217,7 @@ def _supersede(record: Record, b: _Batch, obs: int, note: Draft, report: Observe
             report.refused.append(f"{b.where}: supersedes #{old}, which cites words said after its note")
             continue
         table.update(record, old, superseded_by=obs, updated=iso(now))
-        report.retired += 1
+        report.superseded += 1
 
 
 def parse(text: str) -> list[Draft | str]:

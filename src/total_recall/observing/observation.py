@@ -95,6 +95,7 @@ class ObserveReport:
     observer: str = "mechanical"
     seconds: float = 0.0
     retired: int = 0  # notes taken out of the current set: the owner took them back, or rewound past them
+    superseded: int = 0  # held notes the model observer's new notes replace
     reflected: dict[str, Any] | None = None  # the reflector's report, when the run passed its size
 
     def skip(self, why: str, count: int = 1) -> None:
@@ -105,7 +106,7 @@ class ObserveReport:
                 "added": self.added, "reinforced": self.reinforced, "skipped": dict(self.skipped),
                 "tokens": self.tokens, "calls": self.calls, "cost": dict(self.cost),
                 "errors": list(self.errors), "refused": list(self.refused), "retired": self.retired,
-                "reflected": self.reflected, "seconds": round(self.seconds, 3)}
+                "superseded": self.superseded, "reflected": self.reflected, "seconds": round(self.seconds, 3)}
 
 
 def normalized(text: str) -> str:

@@ -8,17 +8,25 @@ the shapes a person takes something back in:
   "Actually, forget it."), which takes back the owner's message just before it in the session;
 - as a change of state: "we no longer squash merges", "we don't use Jenkins anymore", "the Friday freeze
   is gone / over / lifted", "the VPN rule no longer applies", and "actually, npm is fine again" (which
-  takes back only a note forbidding it). A condition ("once the freeze is over, …") or a question is no
-  retraction; what happened stays what happened, so a change of state never retires an event.
+  takes back only a note forbidding it). A condition ("once the freeze is over, …"), a question or a negated
+  verb ("don't forget my rule about pnpm", "please don't ignore it") is no retraction; what happened stays
+  what happened, so a change of state never retires an event. A change of state names its subject whole
+  (every word of it but a few loose ones, "repo", "run", in the note: "force pushes to main are fine again"
+  is not "never force push to develop"), and "we no longer use npm" agrees with a note forbidding npm,
+  which stays (`unless_forbidden`). A bare "scratch that" / "ignore it" takes back the message before it
+  only when that is one sentence, no question.
 Each retraction retires the notes it names — by subject (its stems found in the note's; own stems, no
 synonyms: pnpm is not npm) or by the message it points at — whose every source was said before it: the
-same session's earlier entries or an earlier time; never a note said after it. It is logged
+same session's earlier entries or an earlier time; never a note said after it; only one said in the same
+project (the folder of its session, one inside it or above it) or with no folder recorded. It is logged
 (`observation_retractions`), so a note kept later from words said before it is retired as it is kept, and
 a retired note comes back only when the owner says it again after the retraction (`keep`). The retraction
 itself is never kept as a note of what happened (`without_retractions`).
 The same table serves the owner's `observations retire ID --reason` (`retire_by_owner`) and the model
-observer's withdrawals, and a note whose every source lies on a branch the owner rewound away from is
-retired too (`rewound`): Claude Code's Esc-Esc leaves the old message on a side branch.
+observer's withdrawals (an erase that withdraws their note turns them into retractions of each entry it
+still cites, m027, so the same words read again stay retired), and a note whose every source lies on a
+branch the owner rewound away from is retired too (`rewound`): Claude Code's Esc-Esc leaves the old message
+on a side branch.
 """
 
 from __future__ import annotations
@@ -83,10 +91,21 @@ _LEAD = re.compile(r"^(?:\s*(?:actually|oh|ok(?:ay)?|wait|sorry|no|please|hmm+|s
 _CLAUSE = re.compile(r"\s*(?:[,;—–]|\s-\s|\bbut\b|\band\b)\s*", re.I)
 _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|do\s+not|avoid|instead\s+of|rather\s+than|without|"
                        r"forbidden|banned?|stop)\b", re.I)
+# "Don't forget my rule about pnpm", "please don't ignore it": the verb negated (up to three words between,
+# no stop between them) asks to keep the rule. "Never mind" is the verb itself, so it is never caught here.
+_NEGATED_VERB = re.compile(r"\b(?:don'?t|do\s+not|never|not|won'?t|will\s+not|shouldn'?t|mustn'?t|can'?t|"
+                           r"cannot|didn'?t|did\s+not)(?:\s+(?!(?:and|but|so|then)\b)[\w'’]+){0,3}\s*$", re.I)
+_BANNED = re.compile(r"\b(?:forbidden|banned?)\b", re.I)
 # Words that say what kind of thing was taken back, never which one.
 _GENERIC = frozenset({"rule", "thing", "stuff", "said", "earlier", "previou", "point", "whole", "old",
                       "instruction", "note", "policy", "business", "idea", "plan", "part", "bit", "mention",
                       "told", "here", "now", "anymore", "longer", "again", "what", "that", "this"})
+# Words a change of state may hold beside its subject without naming another one ("we no longer squash
+# merges in this repo"); any other word it holds must be in the note ("force pushes to main are fine again"
+# is not "never force push to develop").
+_LOOSE_WORDS = ("repo repos repository project projects codebase code team here there today days day time "
+                "times run runs running write writes writing written do does doing done get put keep take "
+                "make let ask tell try say work works working")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,16 +120,31 @@ class Said:
     negated: bool
     events: bool
     previous: bool
+    unless_forbidden: bool = False  # "we no longer use npm": a note forbidding npm agrees and stays
 
 
 def stems(text: str) -> frozenset[str]:
     """The stems a retraction matches by: a note's own words (no synonyms), an -e or plural aside."""
     out: set[str] = set()
     for w in content_words(text):
-        s = stem(w.strip("'’"))
-        s = s[:-1] if len(s) > 3 and s.endswith("e") else s
-        if s and s not in _GENERIC:
+        base = stem(w.strip("'’"))
+        s = base[:-1] if len(base) > 3 and base.endswith("e") else base
+        if s and base not in _GENERIC and s not in _GENERIC:  # "rule", "note", "here" are generic too
             out.add(s)
+    return frozenset(out)
+
+
+_LOOSE = stems(_LOOSE_WORDS)
+
+
+def forbidden(text: str) -> frozenset[str]:
+    """The stems a note forbids: the words after a negation in its clause ("use pnpm, never npm": npm),
+    or before "banned"/"forbidden" ("npm is banned": npm)."""
+    out: set[str] = set()
+    for sentence in re.split(r"[.;:!?]+", text):
+        for clause in _CLAUSE.split(sentence):
+            for m in _NEGATION.finditer(clause):
+                out |= stems(clause[:m.start()] if _BANNED.fullmatch(m.group(0)) else clause[m.end():])
     return frozenset(out)
 
 
@@ -138,7 +172,7 @@ def _sentence(e: MinedEntry, sentence: str, head: bool) -> Said | None:
         return None
     for rx in (_EXPLICIT, _NEVER_MIND, _TAKE_BACK):
         m = rx.search(sentence)
-        if m is None or _CONDITION.search(sentence[:m.start()]):
+        if m is None or _CONDITION.search(sentence[:m.start()]) or _NEGATED_VERB.search(sentence[:m.start()]):
             continue
         named = stems(m.group("x") or "")
         if named:
@@ -158,7 +192,8 @@ def _sentence(e: MinedEntry, sentence: str, head: bool) -> Said | None:
             words = (m.group("x") or "") + " " + (m.groupdict().get("y") or "")
             named = stems(words)
             if named:
-                return Said(e, sentence, named, negated, False, False)
+                # "We no longer use npm" says what is done now: a note forbidding npm agrees with it.
+                return Said(e, sentence, named, negated, False, False, unless_forbidden=rx is _NO_LONGER)
     return None
 
 
@@ -195,16 +230,25 @@ def apply(record: Record, session: int, said: Sequence[Said], now: datetime, rep
         if place is None:
             continue
         target = table.owner_message_before(record, session, place.seq) if s.previous else None
-        if s.previous and target is None:
+        if s.previous and (target is None or not _one_rule(record, target)):
             continue
         r = table.add_retraction(record, entry=s.entry.id, obs=None, target=target, at=place.ts or iso(now),
-                                 stems=sorted(s.stems), negated=s.negated, events=s.events)
+                                 stems=sorted(s.stems), negated=s.negated, events=s.events,
+                                 unless_forbidden=s.unless_forbidden)
         logged = Retraction(r, s.entry.id, None, target, place.ts or iso(now), tuple(sorted(s.stems)),
-                            s.negated, s.events)
+                            s.negated, s.events, s.unless_forbidden)
         candidates = table.citing(record, target) if target is not None else None
         for o in _held(record, candidates):
             if _names(record, logged, o, place):
                 _retire(record, o, logged, place, now, report)
+
+
+def _one_rule(record: Record, entry: int) -> bool:
+    """Whether the owner's message `entry` is one sentence, no question: what a bare "scratch that" or
+    "ignore it" can take back whole ("Never deploy on Fridays. The CI shows a lint warning." is not: the
+    "it" of "ignore it, it's harmless" is the warning)."""
+    words = table.own_words(record, entry)
+    return len(words) == 1 and bool(words[0])
 
 
 def retire_if_taken_back(record: Record, obs: int, now: datetime) -> bool:
@@ -339,9 +383,35 @@ def _names(record: Record, r: Retraction, o: Observation, point: Place | None) -
                 return False
         elif common < (len(want) if len(want) <= 2 else max(2, math.ceil(len(want) * 2 / 3))):
             return False
+        if not r.events and (want - have) - _LOOSE:
+            return False  # a change of state names its subject whole: "main" is not "develop"
         if r.negated and not _NEGATION.search(o.text):
             return False
+        if r.unless_forbidden and want & forbidden(o.text):
+            return False  # "we don't use npm anymore" agrees with "never npm"
+        if r.entry is not None and point is not None and not _same_project(record, o, point):
+            return False
     return _all_before(record, o, point, r.at)
+
+
+def _same_project(record: Record, o: Observation, point: Place) -> bool:
+    """Whether note `o` was said in the project of the retraction at `point` (its session's folder, one
+    inside it or above it, as export's `applies` reads a project), or where no folder was recorded (the
+    owner's everywhere). A retraction said with no folder takes back only those."""
+    here = _folder(table.folders(record, [point.entry]).get(point.entry))
+    theirs = [_folder(f) for f in table.folders(record, [c.entry for c in o.sources]).values()]
+    if any(f is None for f in theirs):
+        return True
+    return here is not None and any(f is not None and (_inside(f, here) or _inside(here, f)) for f in theirs)
+
+
+def _folder(cwd: str | None) -> str | None:
+    folder = (cwd or "").strip().rstrip("/")
+    return folder or None
+
+
+def _inside(folder: str, project: str) -> bool:
+    return folder == project or folder.startswith(project + "/")
 
 
 def _all_before(record: Record, o: Observation, point: Place | None, at: str) -> bool:

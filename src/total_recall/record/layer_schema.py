@@ -285,3 +285,47 @@ CREATE TRIGGER observations_reread_released AFTER INSERT ON quarantine WHEN NEW.
     AND last_seq >= (SELECT seq FROM entries WHERE id = NEW.entry);
 END;
 """
+
+
+# An erase no longer brings back what the owner took back (m026's trigger, replaced). A retraction whose
+# words came from a note (`observations retire`, the model's `withdraw`) is not simply dropped with the note:
+# its stems may hold the erased words, so it becomes one retraction per entry the note still cites (`target`,
+# no stems), and a note the observer keeps again from those entries is retired again. Only the sessions
+# still saying what a current note said are read again (a retired, superseded or withdrawn one is not
+# current: nothing of it comes back). `unless_forbidden`: "we no longer use npm" agrees with a note
+# forbidding npm, which stays.
+M027_RETRACTIONS_SURVIVE_ERASE = """
+ALTER TABLE observation_retractions ADD COLUMN unless_forbidden INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER observations_reread_erased_rules;
+CREATE TRIGGER observations_reread_erased_rules AFTER UPDATE OF erased_at ON entries
+WHEN OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL AND (
+    EXISTS (SELECT 1 FROM observation_sources WHERE entry = NEW.id)
+    OR EXISTS (SELECT 1 FROM observation_retractions WHERE entry = NEW.id OR target = NEW.id)
+) BEGIN
+    UPDATE observation_cursors SET last_seq = MIN(last_seq, (
+        SELECT MIN(e.seq) - 1 FROM observation_sources s JOIN entries e ON e.id = s.entry
+        WHERE s.obs IN (SELECT c.obs FROM observation_sources c JOIN observations o ON o.id = c.obs
+            WHERE c.entry = NEW.id AND o.retired_at IS NULL AND o.superseded_by IS NULL
+            AND (o.withdrawn_at IS NULL OR o.withdrawn_at = NEW.erased_at))
+        AND s.entry <> NEW.id AND e.erased_at IS NULL AND e.session = observation_cursors.session))
+    WHERE session IN (SELECT e.session FROM observation_sources s JOIN entries e ON e.id = s.entry
+        WHERE s.obs IN (SELECT c.obs FROM observation_sources c JOIN observations o ON o.id = c.obs
+            WHERE c.entry = NEW.id AND o.retired_at IS NULL AND o.superseded_by IS NULL
+            AND (o.withdrawn_at IS NULL OR o.withdrawn_at = NEW.erased_at))
+        AND s.entry <> NEW.id AND e.erased_at IS NULL);
+    UPDATE observations SET superseded_by = NULL, archived_at = NULL
+    WHERE superseded_by IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    UPDATE observations SET retired_reason = NULL
+    WHERE id IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+    INSERT INTO observation_retractions(entry, obs, target, at, stems, negated, events)
+    SELECT DISTINCT r.entry, NULL, s.entry, r.at, '[]', 0, r.events
+    FROM observation_retractions r JOIN observation_sources s ON s.obs = r.obs
+    JOIN entries e ON e.id = s.entry
+    WHERE r.obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id)
+    AND r.entry IS NOT NEW.id AND r.target IS NOT NEW.id AND s.entry <> NEW.id AND e.erased_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM observation_retractions x WHERE x.entry IS r.entry AND x.obs IS NULL
+        AND x.target = s.entry AND x.stems = '[]');
+    DELETE FROM observation_retractions WHERE entry = NEW.id OR target = NEW.id
+        OR obs IN (SELECT obs FROM observation_sources WHERE entry = NEW.id);
+END;
+"""

@@ -19,6 +19,7 @@ from total_recall.record.layer_schema import (
     M020_ASSET_SCOPES,
     M021_ASSET_VECTORS,
     M026_OBSERVATION_RETIREMENTS,
+    M027_RETRACTIONS_SURVIVE_ERASE,
 )
 from total_recall.record.record_schema import (
     M001_RECORD,
@@ -219,6 +220,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m024_erased_quotes", M024_ERASED_QUOTES),
     ("m025_summary_erase_reach", M025_SUMMARY_ERASE_REACH),
     ("m026_observation_retirements", M026_OBSERVATION_RETIREMENTS),
+    ("m027_retractions_survive_erase", M027_RETRACTIONS_SURVIVE_ERASE),
 ]
 
 

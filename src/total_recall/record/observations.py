@@ -327,6 +327,7 @@ class Retraction:
     stems: tuple[str, ...]
     negated: bool
     events: bool
+    unless_forbidden: bool = False  # "we no longer use npm" (m027): a note forbidding npm agrees with it
 
 
 def places(record: Record, entries: Sequence[int]) -> dict[int, Place]:
@@ -340,6 +341,36 @@ def places(record: Record, entries: Sequence[int]) -> dict[int, Place]:
                 f"({','.join('?' * len(chunk))})", tuple(chunk)):
             out[int(r[0])] = Place(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5])
     return out
+
+
+def folders(record: Record, entries: Sequence[int]) -> dict[int, str | None]:
+    """Entry id → the working folder of its session (None: none recorded), for the entries that exist."""
+    out: dict[int, str | None] = {}
+    ids = list(dict.fromkeys(entries))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for r in record.db.execute(
+                f"SELECT e.id, s.cwd FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id IN "
+                f"({','.join('?' * len(chunk))})", tuple(chunk)):
+            out[int(r[0])] = r[1]
+    return out
+
+
+def own_words(record: Record, entry: int) -> list[str]:
+    """The owner's own sentences of `entry` (its instruction, statement and question spans; the whole
+    text when it has none), '' for a question; none when it is erased."""
+    row = record.db.execute("SELECT text FROM entries WHERE id = ? AND erased_at IS NULL",
+                            (entry,)).fetchone()
+    if row is None:
+        return []
+    text = row[0] or ""
+    spans = record.db.execute("SELECT start, end, tag FROM spans WHERE entry = ? ORDER BY start",
+                              (entry,)).fetchall()
+    if not spans:
+        said = re.split(r"(?<=[.!?])\s+", text.strip())
+        return [("" if t.rstrip("\"')").endswith("?") else t) for t in said if t]
+    return ["" if tag == "question" else text[start:end].strip() for start, end, tag in spans
+            if tag in ("instruction", "statement", "question") and text[start:end].strip()]
 
 
 def owner_message_before(record: Record, session: int, seq: int) -> int | None:
@@ -377,7 +408,7 @@ def unretire(record: Record, obs: int, updated: str) -> None:
 
 
 def add_retraction(record: Record, *, entry: int | None, obs: int | None, target: int | None, at: str,
-                   stems: Sequence[str], negated: bool, events: bool) -> int:
+                   stems: Sequence[str], negated: bool, events: bool, unless_forbidden: bool = False) -> int:
     """Log one taking back (once per entry and what it names); returns its id."""
     body = orjson.dumps(sorted(set(stems))).decode()
     row = record.db.execute(
@@ -386,16 +417,18 @@ def add_retraction(record: Record, *, entry: int | None, obs: int | None, target
     if row is not None:
         return int(row[0])
     cur = record.db.execute(
-        "INSERT INTO observation_retractions(entry, obs, target, at, stems, negated, events) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (entry, obs, target, at, body, int(negated), int(events)))
+        "INSERT INTO observation_retractions(entry, obs, target, at, stems, negated, events, "
+        "unless_forbidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (entry, obs, target, at, body, int(negated), int(events), int(unless_forbidden)))
     return int(cur.lastrowid or 0)
 
 
 def retractions(record: Record) -> list[Retraction]:
-    return [Retraction(int(r[0]), r[1], r[2], r[3], r[4], tuple(orjson.loads(r[5])), bool(r[6]), bool(r[7]))
+    return [Retraction(int(r[0]), r[1], r[2], r[3], r[4], tuple(orjson.loads(r[5])), bool(r[6]), bool(r[7]),
+                       bool(r[8]))
             for r in record.db.execute(
-                "SELECT id, entry, obs, target, at, stems, negated, events FROM observation_retractions "
-                "ORDER BY id")]
+                "SELECT id, entry, obs, target, at, stems, negated, events, unless_forbidden "
+                "FROM observation_retractions ORDER BY id")]
 
 
 def withdrawn_count(record: Record) -> int:
