@@ -9,8 +9,10 @@ and the cursor move commit together, so a model error (or a cap reached) keeps n
 leaves its entries for the next run. A reply that is not the JSON asked for is refused whole; a note
 naming an entry not shown, or one the verifier refuses, is refused alone; all are reported.
 
-The model is also shown the notes already held that the batch's owner words touch (at most MAX_HELD, by
-id, current ones whose sources the record still shows), and may take them back when the owner did:
+The model is also shown the notes already held that one of the batch's owner messages says again in part
+(three content words in common, or one beside a cue of taking something back, `TAKE_BACK`: every call pays
+for what it is shown, against the day's cap; at most MAX_HELD, by id, current ones whose sources the
+record still shows), and may take them back when the owner did:
 `"withdraw": [{"id": 4, "address": "s3#1"}]` (the owner's entry of the batch that took it back) or a new
 note's `"supersedes": [4]`. Only an id it was shown, only an owner's entry of the batch, and only a note
 said before that entry are taken, and a supersession only by a note added or reinforced that is current
@@ -45,7 +47,7 @@ from total_recall.observing.observation import (
     iso,
     written,
 )
-from total_recall.observing.phrasing import content_words
+from total_recall.observing.phrasing import content_words, stem
 from total_recall.observing.verifier import Verifier
 from total_recall.record import observations as table
 from total_recall.record.database import Record
@@ -53,17 +55,20 @@ from total_recall.record.observations import Observation, Pending
 
 PROMPT_FILE = "observer-prompt.md"
 MAX_NOTES = 40  # notes one reply may hold; the rest are refused
-MAX_HELD = 20  # held notes shown to the model, which it may withdraw or supersede
+MAX_HELD = 5  # held notes shown to the model, which it may withdraw or supersede
+# The words an owner takes something back or changes course with.
+TAKE_BACK = re.compile(
+    r"\b(?:forget|scratch|ignore|disregard|never\s*mind|no\s+longer|any\s*more|revert|retract|withdraw|"
+    r"fine\s+again|(?:is|are)\s+(?:gone|over|lifted|dead)|mov(?:e|ed|ing)\s+(?:past|on))\b", re.I)
 MAX_WITHDRAW = 20
 MAX_OUTPUT_TOKENS = 2_048
 ENTRY_CHARS = 2_000  # characters of one agent message shown
 _NOTE_KEYS = frozenset({"text", "type", "priority", "confidence", "source_type", "sources", "importance",
                         "supersedes"})
 _HOW_TO_WITHDRAW = (
-    "Notes already held that these entries may take back, by id (do not repeat them as new notes):\n{held}\n"
-    "When the owner takes one of them back in these entries, add to your JSON object "
-    '"withdraw": [{{"id": <id>, "address": "<the owner\'s entry that took it back>"}}]; a new note that '
-    'replaces one may name it in its own "supersedes": [<id>].')
+    "Notes held (do not repeat them):\n{held}\n"
+    'If the owner takes one back here, add "withdraw": [{{"id": <id>, "address": "<his entry>"}}]; '
+    'a new note replacing one says "supersedes": [<id>].')
 _REQUIRED = frozenset({"text", "type", "priority", "confidence", "source_type", "sources"})
 _FENCED = re.compile(r"```(?:json)?[ \t]*\n(.*)\n[ \t]*```", re.S)
 
@@ -140,16 +145,26 @@ class _Batch:
 
 
 def held_notes(record: Record, entries: Sequence[MinedEntry]) -> list[Observation]:
-    """The current notes (whose sources the record still shows) that the owner's words among `entries`
-    touch, best first, at most MAX_HELD."""
-    words = [w for e in entries if e.author == "owner" and e.kind == "message"
-             for w in content_words(INJECTED.sub(" ", e.text))]
-    query = " ".join(list(dict.fromkeys(words))[:60])
-    return observations(record, query, limit=MAX_HELD) if query else []
+    """The current notes (whose sources the record still shows) that an owner's message among `entries`
+    says again in part: three content words in common (by stem), or one where the message holds a cue of
+    taking back (`TAKE_BACK`); best first, at most MAX_HELD."""
+    said = [INJECTED.sub(" ", e.text) for e in entries if e.author == "owner" and e.kind == "message"]
+    words = [content_words(text) for text in said]
+    query = " ".join(list(dict.fromkeys(w for ws in words for w in ws))[:60])
+    if not query:
+        return []
+    asks = [({stem(w) for w in ws}, 1 if TAKE_BACK.search(text) else 3)
+            for ws, text in zip(words, said, strict=True)]
+    held = []
+    for o in observations(record, query, limit=4 * MAX_HELD):
+        mine = {stem(w) for w in content_words(o.text)}
+        if any(len(mine & words) >= least for words, least in asks):
+            held.append(o)
+    return held[:MAX_HELD]
 
 
 def _held_line(o: Observation) -> str:
-    return f"#{o.id} [{o.type}, {o.priority}] {redact(o.text)} ({', '.join(o.addresses[:3])})"
+    return f"#{o.id} {redact(o.text)}"
 
 
 def _keep_batch(record: Record, verifier: Verifier, b: _Batch, notes: list[Draft | str],
