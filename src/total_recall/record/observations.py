@@ -9,7 +9,8 @@ erase's own transaction (the m019 trigger). Writers run in the caller's transact
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -332,28 +333,22 @@ class Retraction:
 
 def places(record: Record, entries: Sequence[int]) -> dict[int, Place]:
     """Entry id → where it stands, for the entries that exist among `entries`."""
-    out: dict[int, Place] = {}
-    ids = list(dict.fromkeys(entries))
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        for r in record.db.execute(
-                f"SELECT id, session, seq, ts, native_id, author FROM entries WHERE id IN "
-                f"({','.join('?' * len(chunk))})", tuple(chunk)):
-            out[int(r[0])] = Place(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5])
-    return out
+    return {int(r[0]): Place(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5]) for r in _by_entry(
+        record, "SELECT e.id, e.session, e.seq, e.ts, e.native_id, e.author FROM entries e", entries)}
 
 
 def folders(record: Record, entries: Sequence[int]) -> dict[int, str | None]:
     """Entry id → the working folder of its session (None: none recorded), for the entries that exist."""
-    out: dict[int, str | None] = {}
+    return {int(r[0]): r[1] for r in _by_entry(
+        record, "SELECT e.id, s.cwd FROM entries e JOIN sessions s ON s.id = e.session", entries)}
+
+
+def _by_entry(record: Record, select: str, entries: Sequence[int]) -> Iterator[sqlite3.Row]:
+    """The rows of `select` (over entries `e`) for each of `entries`, asked 500 at a time."""
     ids = list(dict.fromkeys(entries))
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        for r in record.db.execute(
-                f"SELECT e.id, s.cwd FROM entries e JOIN sessions s ON s.id = e.session WHERE e.id IN "
-                f"({','.join('?' * len(chunk))})", tuple(chunk)):
-            out[int(r[0])] = r[1]
-    return out
+        yield from record.db.execute(f"{select} WHERE e.id IN ({','.join('?' * len(chunk))})", tuple(chunk))
 
 
 def own_words(record: Record, entry: int) -> list[str]:
