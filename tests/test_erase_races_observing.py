@@ -17,6 +17,7 @@ import pytest
 
 from tests import observing_owner
 from tests.stores import empty_roots
+from tests.test_observe_surfaces import three_days
 from total_recall.model import Address
 from total_recall.record import observations as table
 from total_recall.record.database import Record
@@ -26,8 +27,6 @@ from total_recall.record.database import Record
 FIRST = "please look at the deploy script of the kestrel billing service"
 SECOND = ("please look at the deploy script for the kestrel billing service and the nightly release job, "
           "then the invoice one")
-PREFERENCE = "I prefer small commits with a one-line message, please."
-RULE = "Run the linter before every push."
 
 
 class Owner(observing_owner.Owner):
@@ -106,14 +105,7 @@ def test_reflect_never_copies_the_quote_of_an_entry_erased_after_its_first_read(
 
 def test_an_applied_night_planned_before_an_erase_rolls_back_and_stages_none_of_its_words(
         owner: Owner, reader: Callable[[], None], monkeypatch: pytest.MonkeyPatch) -> None:
-    now = datetime.now(UTC)
-    for day in (3, 2, 1):  # a theme seen on three days: the night stages it for the owner
-        t = owner.session(f"0000000{day}-2b1d-4c8e-9f60-3d4e5f6a7b8c", start=now - timedelta(days=day))
-        t.owner(PREFERENCE)
-        t.agent("Noted.")
-        t.owner(RULE)
-        t.agent("Will do.")
-    assert owner.run("sync", "--harness", "claude-code").exit_code == 0
+    three_days(owner)  # a theme seen on three days: the night stages it for the owner
     owner.json("observe")
     reader()
     assert owner.json("nightly")["metrics"]["proposals"] == 1
