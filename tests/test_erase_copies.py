@@ -213,6 +213,36 @@ def test_a_reply_writes_its_overflow_file_while_no_erase_can_start(
     assert erase_could_start == [False]
 
 
+def test_a_sync_an_erase_lands_in_keeps_no_overflow_file_of_what_it_read_before(
+        owner: Owner, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A call that adds runs without the erase lock (a sync may take minutes): its reply, read before the
+    # erase, must not be written to an overflow file after the erase's purge.
+    from total_recall import erasure
+    from total_recall.mining import indexing
+    from total_recall.record.database import Record
+
+    notes(owner)
+    sessions = owner.json("sessions")["sessions"]
+    named = [s["session"] for s in sessions if CANARY in (s["title"] or "")]
+    assert len(named) == 2
+    real = indexing.vector_coverage
+
+    def erased_meanwhile(record: Record, numbers: list[int]) -> Any:
+        with Record(owner.home / "record.sqlite3") as other:
+            for address in named:
+                erasure.erase(other, address, "erased while the index call ran")
+        return real(record, numbers)
+
+    monkeypatch.setattr(indexing, "vector_coverage", erased_meanwhile)
+    reply = owner.json("index-sessions", "--all", "--budget", "0", "--max-bytes", "1500")
+    assert reply["held_back"] > 0 and reply["overflow"]["file"] is None
+    assert "an erase landed while this call ran" in reply["overflow"]["withheld"]
+    assert holding(owner.home / "overflow", CANARY) == []
+    monkeypatch.undo()
+    again = owner.json("index-sessions", "--all", "--budget", "0", "--max-bytes", "1500")
+    assert Path(again["overflow"]["file"]).is_file()  # with no erase meanwhile, the whole reply is kept
+
+
 def test_an_erase_names_the_exports_it_left_alone_because_the_owner_changed_them(
         owner: Owner, tmp_path: Path) -> None:
     chosen = tmp_path / "notes" / "rules.md"

@@ -16,7 +16,10 @@ erase lock alone from its first purge to its last, while every reply read from t
 no erased words. And it leaves a mark beside the record while it runs (`…sqlite3.erase-pending`): a
 process killed between its commit and its clean-up leaves the mark, and the next call of any operation
 finishes the clean-up (`finish_interrupted`: every overflow file goes, since which held the words is no
-longer known, and the exports and store copies are rewritten and cleared).
+longer known, and the exports and store copies are rewritten and cleared). A call that adds or calls out
+(a sync, a model call: minutes) cannot hold the lock while it runs; erases are counted in the lock file, and
+such a call writes its overflow file under the lock shared and only if the count has not moved since it
+began (`adding`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 from total_recall.errors import AddressError, RecordError, TotalRecallError
 from total_recall.keeping.cues import cue_by_id, erase_cue
 from total_recall.keeping.receipts import erase_note, receipt_by_id
-from total_recall.mining.flood import purge, purge_all
+from total_recall.mining.flood import guarded, purge, purge_all
 from total_recall.model import echoed
 from total_recall.observing.export import refresh_exports
 from total_recall.record.database import ERASE_LOCK, Record
@@ -106,6 +109,28 @@ def replying(record_path: Path) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def adding(record_path: Path) -> Iterator[None]:
+    """Around a call that adds or calls out and so runs without the erase lock: the erases counted when it
+    begins, and an overflow file it writes written under the lock shared, and only if no erase has run
+    since (`flood.guarded`). The count is taken under the lock too: a call beginning during an erase waits
+    for it, so the reads that follow see the erase."""
+    lock = _lock(record_path)
+    if record_path.parent.is_dir():
+        with held(lock, None, _never, shared=True):
+            began = _erases(lock)
+    else:
+        began = 0  # no home yet, so no erase yet
+
+    @contextmanager
+    def clear() -> Iterator[bool]:
+        with held(lock, None, _never, shared=True):
+            yield _erases(lock) == began
+
+    with guarded(clear):
+        yield
+
+
 def finish_interrupted(record_path: Path) -> bool:
     """Finish the clean-up of an erase a killed process left half done (its mark is still there): delete
     every overflow file, rewrite the exports, clear the store copies and the WAL; returns whether there
@@ -139,7 +164,9 @@ def _erasing(record_path: Path, texts: list[str]) -> Iterator[_Under]:
     holding `texts` purged before the write (a process killed after its commit leaves none of them). The
     mark stays when the process dies or the block fails after the write committed, for
     `finish_interrupted`; a refusal before it commits takes the mark back."""
-    with held(_lock(record_path), None, _never):
+    lock = _lock(record_path)
+    with held(lock, None, _never):
+        lock.write_text(str(_erases(lock) + 1), encoding="ascii")  # `adding`'s calls under way keep nothing
         pending = _pending(record_path)
         pending.touch(mode=0o600)
         under = _Under(purge(texts))
@@ -162,6 +189,14 @@ def _left_copies(record_path: Path) -> list[Path]:
 
 def _lock(record_path: Path) -> Path:
     return record_path.with_name(record_path.name + ERASE_LOCK)
+
+
+def _erases(lock: Path) -> int:
+    """How many erases have begun on this record (held in its erase lock's file; read under the lock)."""
+    try:
+        return int(lock.read_text(encoding="ascii") or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
 
 
 def _pending(record_path: Path) -> Path:

@@ -7,7 +7,9 @@ and ended by an EOF marker naming the tool, the bytes and lines returned and in 
 file's line histogram; a JSON reply is never torn: it shrinks to a valid, shorter JSON (fewer items,
 `held_back`, an `overflow` block) instead. Every capped call first removes overflow files older than 24
 hours, so nothing needs cleaning by hand; erasing an entry removes at once every overflow file that holds
-its text (`erase`, `purge`).
+its text (`erase`, `purge`). A call that runs without the record's erase lock (a sync, a model call) writes
+its file only where no erase has landed since it began reading (`guarded`): else the whole reply is not kept,
+and its marker says so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AnyStr, Literal
@@ -39,28 +43,51 @@ PRUNE_POLICY = "overflow files older than 24 h are removed on every capped call"
 # The histogram's bars in a marker: narrower than the tool's, the marker is spent from the budget.
 _MARKER_BAR = 16
 _sequence = itertools.count(1)
+WITHHELD = ("not kept: an erase landed while this call ran, and the whole reply may hold what it erased; "
+            "run the call again")
+# Whether an overflow file may be written now (see `guarded`); unset, it always may.
+_Clear = Callable[[], AbstractContextManager[bool]]
+_guard: ContextVar[_Clear | None] = ContextVar("spill_guard", default=None)
 
 
 @dataclass(frozen=True, slots=True)
 class Overflow:
-    """Where a reply too large to return went, and its shape."""
+    """Where a reply too large to return went (None: not kept, `WITHHELD`), and its shape."""
 
-    path: Path
+    path: Path | None
     histogram: Histogram
+
+    @property
+    def where(self) -> str:
+        return WITHHELD if self.path is None else str(self.path)
 
     def as_json(self, with_histogram: bool = True) -> dict[str, Any]:
         h = self.histogram
         out: dict[str, Any] = {
-            "file": str(self.path),
+            "file": None if self.path is None else str(self.path),
             "total_bytes": h.total_bytes,
             "total_lines": h.total_lines,
             "prune": PRUNE_POLICY,
         }
+        if self.path is None:
+            out["withheld"] = WITHHELD
+            return out
         if with_histogram:
             out["histogram"] = h.rows()
             out["longest_line"] = {"line": h.longest_line, "bytes": h.longest_bytes}
         out["read"] = "line_histogram(file_path=<file>, mode='extract', start=A, end=B)"
         return out
+
+
+@contextmanager
+def guarded(clear: _Clear) -> Iterator[None]:
+    """Within the block, an overflow file is written only inside `clear()`, and only when it yields True
+    (`erasure.adding`: no erase has landed since the call began reading)."""
+    token = _guard.set(clear)
+    try:
+        yield
+    finally:
+        _guard.reset(token)
 
 
 def overflow_folder() -> Path:
@@ -129,7 +156,16 @@ def _slug(text: str) -> str:
 
 def spill(tool: str, scope: str, text: str) -> Overflow:
     """Write `text` whole to a new private file; prunes old ones first. `scope` (a query, a session) stays
-    out of the name: a query's words in a name would outlive the erase of the entry they came from."""
+    out of the name: a query's words in a name would outlive the erase of the entry they came from. Under a
+    guard (`guarded`) that does not clear it, nothing is written: the Overflow's path is None."""
+    clear = _guard.get()
+    if clear is None:
+        return _spilled(tool, text)
+    with clear() as safe:
+        return _spilled(tool, text) if safe else Overflow(None, of_text(text))
+
+
+def _spilled(tool: str, text: str) -> Overflow:
     folder = overflow_dir()
     prune(folder)
     name = f"{_slug(tool)}-{int(time.time() * 1000)}-{os.getpid()}-{next(_sequence)}.md"
@@ -154,9 +190,11 @@ def _marker(tool: str, ov: Overflow, kept_lines: int, kept_bytes: int, with_hist
         f"tool: {tool}",
         f"returned_bytes: {kept_bytes} (lines 1-{kept_lines}) of total_bytes: {h.total_bytes}",
         f"total_lines: {h.total_lines}",
-        f"full_report: {ov.path}",
+        f"full_report: {ov.where}",
         f"prune: {PRUNE_POLICY}",
     ]
+    if ov.path is None:
+        return "\n".join(lines) + "\n"
     if with_histogram:
         lines += [f"longest line: {h.longest_line} ({h.longest_bytes} bytes)", h.render(_MARKER_BAR)]
     else:
@@ -184,7 +222,7 @@ def cap_text(tool: str, scope: str, text: str, max_bytes: int) -> str:
         reserve = len(_marker(tool, ov, h.total_lines, h.total_bytes, False).encode())
     if reserve > max_bytes:
         raise ScopeError(f"{tool}: max_bytes={max_bytes} cannot hold even the overflow marker ({reserve} "
-                         f"bytes); raise max_bytes — the whole reply is in {ov.path}")
+                         f"bytes); raise max_bytes — the whole reply: {ov.where}")
     budget = max_bytes - reserve
     kept: list[str] = []
     used = 0
@@ -197,6 +235,10 @@ def cap_text(tool: str, scope: str, text: str, max_bytes: int) -> str:
     reply = "".join(kept) + _marker(tool, ov, len(kept), used, with_histogram)
     assert len(reply.encode()) <= max_bytes
     return reply
+
+
+def _kept_at(ov: Overflow) -> str:
+    return WITHHELD if ov.path is None else f"it is in {ov.path} (profile it with line_histogram)"
 
 
 def largest_fit(build: Callable[[int], dict[str, Any]], upper: int, max_bytes: int
@@ -242,8 +284,7 @@ def fit_json(tool: str, scope: str, reply: dict[str, Any], key: str, max_bytes: 
         held = len(items) - n
         which = "first" if keep == "head" else "last"
         notice = (f"{held} of {len(items)} {key} held back: the whole reply is {whole['bytes']} bytes, over "
-                  f"max_bytes={max_bytes}; it is in {ov.path} (profile it with line_histogram) — or raise "
-                  f"max_bytes. Returned: the {which} {n}.")
+                  f"max_bytes={max_bytes}; {_kept_at(ov)} — or raise max_bytes. Returned: the {which} {n}.")
         body = {**reply, key: kept, "held_back": held, "max_bytes": max_bytes, "bytes": 0, "notice": notice,
                 "overflow": ov.as_json(with_histogram)}
         return sealed(body)
@@ -255,7 +296,7 @@ def fit_json(tool: str, scope: str, reply: dict[str, Any], key: str, max_bytes: 
     if bare["bytes"] <= max_bytes:
         return bare
     raise ScopeError(f"{tool}: max_bytes={max_bytes} cannot hold even the reply's fixed fields "
-                     f"({bare['bytes']} bytes); raise max_bytes — the whole reply is in {ov.path}")
+                     f"({bare['bytes']} bytes); raise max_bytes — the whole reply: {ov.where}")
 
 
 # -- erase: no overflow file keeps an erased entry's text --

@@ -239,11 +239,13 @@ class Operation(Generic[P]):
     def perform(self, call: Call, params: P) -> Reply:
         """Run with `params`, as every surface does: an erase a killed process left half done is finished
         first, and a reply read from the record holds its erase lock shared while it is made (an overflow
-        file of words an erase took out must not be written after it)."""
+        file of words an erase took out must not be written after it); a call that adds or calls out writes
+        one only if no erase ran since it began (`erasure.adding`)."""
         from total_recall import erasure  # not at import: it brings the readers and the observing layer
 
         erasure.finish_interrupted(call.record_path)
-        if self.effect is not Effect.READS:
+        if self.effect is Effect.DROPS:
             return self.run(call, params)
-        with erasure.replying(call.record_path):
+        during = erasure.replying if self.effect is Effect.READS else erasure.adding
+        with during(call.record_path):
             return self.run(call, params)
