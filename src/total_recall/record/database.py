@@ -1,9 +1,9 @@
 """The record: one SQLite file (WAL) that every other part reads, and only sync and erase write.
 
-`Record` holds the core SQL about sources, sessions, entries, spans, erase and quarantine; the record's
-other tables have their modules beside it (queries, markers, receipts, cues, summary blocks). The
-schema's triggers make it append-only: an entry changes only through `erase`, which logs the erasure
-first.
+`Record` holds the core SQL about sources, sessions, entries, spans and quarantine; the erase of entries
+is `tombstones`'s, and the record's other tables have their modules beside it (queries, markers, receipts,
+cues, summary blocks). The schema's triggers make it append-only: an entry changes only through `erase`,
+which logs the erasure first.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import orjson
 
 from total_recall.config import PRIVATE_FILE, private_home
-from total_recall.errors import AddressError, AppendOnlyError, RecordError
+from total_recall.errors import AddressError, RecordError
 from total_recall.model import Address, Author, Entry, Kind, ReadWarning, Session, Span, SpanTag
-from total_recall.record import copies, names
+from total_recall.record import names
 from total_recall.record.branches import Link
-from total_recall.record.lines import unpack, unpack_raw
+from total_recall.record.lines import unpack_raw
 from total_recall.record.locks import held
 from total_recall.record.migrations import migrate
 
@@ -388,108 +388,16 @@ class Record:
     # -- erase and quarantine --
 
     def erase(self, address: Address, reason: str, texts: list[str] | None = None) -> list[str]:
-        """Replace the text of every entry at `address` with a tombstone and drop its raw record and spans;
-        `texts`, when given, gets the erased texts (read under the write lock: what the erase took, copies
-        included, for the files outside the record that may hold them).
-
-        The erasure keeps a keyed hash of the text (never the text), so a later generation of the source
-        records the same text erased (see `copies.erased_marks`). The word-index shards that held it are
-        merged and freed pages zeroed (`secure_delete`), and the WAL is checkpointed and truncated after
-        the commit: no page of the record, and no frame of its WAL, keeps the words.
+        """Replace the text of every entry at `address`, and of its copies, with a tombstone
+        (`tombstones.erase`); `texts`, when given, gets the erased texts.
 
         Raises:
             AddressError: the address names nothing.
             RecordError: no reason was given.
         """
-        if not reason.strip():
-            raise RecordError("an erase needs a reason (kept with the tombstone)")
-        self._entry_ids(address)  # an address naming nothing is refused before anything starts
-        erased = []
-        with self.secure_delete():
-            self.begin()
-            try:
-                from total_recall.indexes import words
+        from total_recall.record import tombstones
 
-                # Read and timed under the write lock: a summary block stored while this erase waited
-                # for it is older than the erase, so the erase blanks it (`created <= at`).
-                ids = self._entry_ids(address)
-                at = now()
-
-                named = [entry_id for entry_id, _, erased_at in ids if erased_at is None]
-                shards: set[str] = set()
-                for entry_id, session, seq in [*self._rows_of(named), *copies.copies(self, named)]:
-                    shards.add(self._erase_entry(entry_id, at, reason, texts))
-                    erased.append(f"s{session}#{seq}")
-                # A session left with no entry not erased (the address named it whole, or its last ones):
-                # what names it goes too, though it came from a sidecar (a sub-agent's description, Vibe's
-                # meta.json) and not from an entry.
-                for session in sorted({int(a[1:].split("#")[0]) for a in erased}):
-                    if not self.db.execute("SELECT 1 FROM entries WHERE session = ? AND erased_at IS NULL "
-                                           "LIMIT 1", (session,)).fetchone():
-                        self.forget_names(session, None)
-                words.purge(self.db, shards)
-                self.commit()
-            except sqlite3.IntegrityError as exc:
-                self.rollback()
-                raise AppendOnlyError(str(exc)) from exc
-            except BaseException:
-                self.rollback()
-                raise
-        if erased:
-            self.checkpoint()
-        return erased
-
-    def _rows_of(self, ids: Sequence[int]) -> list[tuple[int, int, int]]:
-        """(entry, session, seq) of each of `ids`, in their order."""
-        return [(i, *self.db.execute("SELECT session, seq FROM entries WHERE id = ?", (i,)).fetchone())
-                for i in ids]
-
-    def _erase_entry(self, entry_id: int, at: str, reason: str, texts: list[str] | None) -> str:
-        """Erase one entry in the caller's transaction (its text added to `texts`); returns the word-index
-        shard that held it."""
-        row = self.db.execute(
-            "SELECT e.text, e.key, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
-            "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
-        ).fetchone()
-        text: str = row["text"]
-        if texts is not None:
-            texts.append(text)
-        line = self.db.execute(
-            "SELECT r.raw FROM raws r JOIN entries e ON e.raw_id = r.id WHERE e.id = ?", (entry_id,)
-        ).fetchone()
-        # The source record too: a later reader may cut other text from the same line (an unwrapped tool
-        # output, a fixed parse), and the line must still be known as holding erased words.
-        line_hash = None if line is None else self.keyed_hash(unpack(line[0]))
-        self.db.execute("INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", (entry_id, at, reason))
-        self.db.execute(
-            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash, quote_hash) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (entry_id, row["source"], row["generation"], self.text_hash(text), line_hash,
-             self.text_hash(text.strip())),
-        )
-        from total_recall import indexes
-
-        shard = indexes.on_erase(self.db, entry_id)  # before the text goes: the index needs it to forget it
-        self.db.execute(
-            "UPDATE entries SET text = ?, erased_at = ?, erased_reason = ?, key = ? WHERE id = ?",
-            (TOMBSTONE.format(at=at, reason=reason), at, reason, self.erased_key(row["key"]), entry_id),
-        )
-        # The source line holds the erased words too; siblings cut from it lose it as well.
-        self.db.execute(
-            "DELETE FROM raws WHERE id = (SELECT raw_id FROM entries WHERE id = ?)", (entry_id,)
-        )
-        self.db.execute("DELETE FROM spans WHERE entry = ?", (entry_id,))
-        # A title taken from the erased words (a harness's summary, a first message cut short) goes too,
-        # and so does a sub-agent's, given by the erased call that started it.
-        self.forget_names(row["session"], text)
-        # Summary blocks over it may quote it, and so may every later one (their prompts carried the earlier
-        # blocks): read back they are withheld, and their text is blanked.
-        self.db.execute(
-            "UPDATE summary_blocks SET text = '' WHERE session = ? AND last_seq >= ? "
-            "AND text <> '' AND created <= ?",
-            (row["session"], row["seq"], at),
-        )
-        return shard
+        return tombstones.erase(self, address, reason, texts)
 
     def holds_erased(self, session: int, first: int, last: int) -> bool:
         """Whether any entry of session `session` from `first` to `last` is erased."""
@@ -515,27 +423,6 @@ class Record:
         import hashlib
 
         return hashlib.blake2b(data, key=self._salt, digest_size=16).digest()
-
-    def append_erased(
-        self, rows: Sequence[tuple[Any, ...]], hashes: Sequence[tuple[bytes, bytes]], generation: int
-    ) -> None:
-        """Append entries recorded already erased (their text erased in an earlier generation of the
-        source): rows as `append_entries` takes them, with the tombstone for text, no source record, and
-        the erasure's time and reason added; `hashes` the keyed hashes of each one's text and source
-        record. Nothing of them goes into any index."""
-        self.db.executemany(
-            "INSERT INTO entries(id, session, seq, author, kind, text, ts, key, source, line, row, "
-            "native_id, native_parent, grp, tool, sidechain, raw_id, erased_at, erased_reason) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        self.db.executemany(
-            "INSERT INTO erasures(entry, at, reason) VALUES (?, ?, ?)", [(r[0], r[17], r[18]) for r in rows]
-        )
-        self.db.executemany(
-            "INSERT INTO erased_texts(entry, source, generation, hash, line_hash) VALUES (?, ?, ?, ?, ?)",
-            [(r[0], r[8], generation, text, line) for r, (text, line) in zip(rows, hashes, strict=True)],
-        )
 
     def checkpoint(self) -> bool:
         """Copy the WAL into the record and truncate it, so no old frame keeps erased words (it waits
@@ -577,11 +464,11 @@ class Record:
             if not undo:
                 raise RecordError("a quarantine needs a reason (kept in the quarantine log)")
             reason = "released"
-        self._entry_ids(address)  # an address naming nothing is refused before anything starts
+        self.entry_ids(address)  # an address naming nothing is refused before anything starts
         action = "release" if undo else "quarantine"
         self.begin()
         try:
-            ids = self._entry_ids(address)  # read and timed under the write lock, as an erase is
+            ids = self.entry_ids(address)  # read and timed under the write lock, as an erase is
             at = now()
             changed = [(entry_id, seq) for entry_id, seq, _ in ids
                        if self._quarantined(entry_id) == undo]
@@ -621,7 +508,8 @@ class Record:
                                f"s{address.session}#{held}); nothing was done")
         return session, first, min(last, held)
 
-    def _entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
+    def entry_ids(self, address: Address) -> list[tuple[int, int, str | None]]:
+        """(id, seq, erased_at) of each entry at `address`, in order; refused as `span(whole=True)` does."""
         _, first, last = self.span(address, whole=True)
         rows = self.db.execute(
             "SELECT id, seq, erased_at FROM entries WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq",

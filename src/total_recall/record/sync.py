@@ -20,6 +20,7 @@ from total_recall.errors import ConfigError, RecordBusy
 from total_recall.indexes.strings import BULK_BYTES
 from total_recall.model import HARNESSES, EntryDraft, ReadWarning, SessionDraft, SyncReport
 from total_recall.readers import Checkpoint, Cursor, Reader, Source, reader_for
+from total_recall.record import tombstones
 from total_recall.record.copies import (
     COPY_CHARS,
     FORK_DEPTH,
@@ -249,7 +250,7 @@ class _Batch:
             failures = [(kept[p],) for p in chunk.failures if p in kept]
             self.record.append_entries(self.entries, (strings, failures), key_order=self.keys_in_order)
         if self.erased:
-            self.record.append_erased(self.erased, self.erased_hashes, self.generation)
+            tombstones.append(self.record, self.erased, self.erased_hashes, self.generation)
             for number, text in self.erased_now:
                 self.record.forget_names(number, text)
             self.born_erased += len(self.erased)
