@@ -425,7 +425,7 @@ def test_a_dry_run_night_takes_no_night_number(owner: Owner) -> None:
 
 def test_erasing_the_words_that_took_a_rule_back_leaves_no_trace_of_them_in_the_record(owner: Owner) -> None:
     owner.said(2, FREEZE)
-    owner.said(1, "Forget what I said about the Friday freeze at Qwertyco.")
+    owner.said(1, "Forget what I said about the Friday freeze, Qwertyco dropped it.")
     owner.observe()
     assert FREEZE not in owner.texts()
     assert owner.run("erase", "s2#1", "--reason", "a client's name").exit_code == 0

@@ -1,8 +1,10 @@
 """What the owner did not take back stays: an erase never brings back a rule he retired (m027); a
 reminder ("don't forget my rule about pnpm"), a change of state that agrees with a rule ("we don't use npm
-anymore" beside "never npm"), one naming another subject ("force pushes to main are fine again" beside
-"never force push to develop"), a bare "ignore it" after a message that is more than one rule, and a
-retraction said in another project retire nothing; the model's supersession needs a current note."""
+anymore" beside "never npm"), one naming another subject ("force pushes to main are fine again", "forget
+what I said about force pushes to main" beside "never force push to develop"), a bare "ignore it" after a
+message that is more than one rule, and a retraction said in another project (in words, or by retiring a
+note of that project by its id) retire nothing, though a rule said in two projects is taken back from any;
+a reminder is no note of its own; the model's supersession needs a current note."""
 
 from __future__ import annotations
 
@@ -223,3 +225,90 @@ def test_a_model_note_kept_retired_supersedes_nothing_and_supersessions_count_on
         second = owner.json("observe", "--session", "s3")
     assert owner.texts() == [thursday], second
     assert second["superseded"] == 1 and second["retired"] == 0
+
+
+# -- an explicit retraction names its subject whole --
+
+
+@pytest.mark.parametrize(("rule", "near_miss", "taken_back"), [
+    ("Never force push to develop.", "Forget what I said about force pushes to main.",
+     "Forget what I said about force pushes to develop."),
+    (FRIDAYS, "Disregard my rule about Friday deploys to staging.",
+     "Disregard my rule about Friday deploys."),
+    ("Always squash merges into main.", "Ignore what I told you about squash merges into release branches.",
+     "Scratch the squash merge rule."),
+    (LINTER, "Forget what I said about pushing to main.",
+     "Ignore what I told you about running the linter before pushes in this repo."),
+])
+def test_an_explicit_retraction_retires_a_rule_only_when_it_names_every_word_of_its_subject(
+        owner: Owner, rule: str, near_miss: str, taken_back: str) -> None:
+    owner.said(3, rule, "Staging first, then prod.")
+    owner.observe()
+    assert rule in owner.texts()
+    owner.said(2, near_miss)
+    assert owner.observe()["retired"] == 0
+    assert rule in owner.texts()
+    owner.said(1, taken_back)
+    assert owner.observe()["retired"] == 1
+    assert owner.texts() == ["Staging first, then prod."]
+
+
+# -- a retraction reaches its own project and the owner's notes everywhere only --
+
+
+def test_retiring_a_rule_by_its_id_leaves_a_rule_of_the_same_words_said_only_in_another_project(
+        owner: Owner) -> None:
+    owner.said(4, "We always squash merges into main.")
+    owner.observe()
+    [rule] = owner.current()
+    owner.json("observations", "retire", str(rule["id"]), "--reason", "we merge as we like now")
+    _elsewhere(owner, "/work/blog", 3, "Always squash merges into main.")  # another project's own rule
+    _elsewhere(owner, "/work/shop/api", 2, "Squash merges into main, always.")  # this project's
+    _elsewhere(owner, "", 1, "Squash merges into main always.")  # the owner's everywhere
+    owner.observe()
+    assert owner.texts() == ["Always squash merges into main."]
+    assert [o["addresses"] for o in owner.current()] == [["s2#1"]]
+
+
+def test_a_rule_said_in_two_projects_is_taken_back_from_a_third_but_one_said_in_one_other_is_not(
+        owner: Owner) -> None:
+    owner.said(3, "We always squash merges into main.", LINTER)
+    _elsewhere(owner, "/work/blog", 2, "We always squash merges into main.", "Squash merges wait for CI.")
+    owner.observe()
+    [rule] = _with(owner.current(), "always squash")
+    assert rule["addresses"] == ["s1#1", "s2#1"]
+    _elsewhere(owner, "/work/api", 1, "Forget what I said about squash merges.")
+    report = owner.observe()
+    assert sorted(owner.texts()) == [LINTER, "Squash merges wait for CI."] and report["retired"] == 1
+
+
+# -- a sentence that only refers to a rule is no rule --
+
+
+@pytest.mark.parametrize("reminder", [
+    "Don't forget my rule about pnpm.",
+    "Please don't ignore my rule about pnpm.",
+    "Never forget what I said about pnpm.",
+    "Make sure you do not disregard the note on pnpm.",
+    "Don't forget my pnpm rule.",
+    "Remember my rule about pnpm.",
+])
+def test_a_reminder_of_a_rule_is_neither_a_note_of_its_own_nor_a_retraction(owner: Owner,
+                                                                           reminder: str) -> None:
+    rule = "Use pnpm for installs, never npm."
+    owner.said(2, rule, LINTER)
+    owner.observe()
+    owner.said(1, reminder)
+    report = owner.observe()
+    assert sorted(owner.texts()) == sorted([rule, LINTER])
+    assert report["added"] == 0 and report["retired"] == 0
+
+
+def test_a_rule_said_beside_a_reminder_is_kept_and_the_reminder_is_not(owner: Owner) -> None:
+    owner.said(1, "Don't forget my rule about pnpm.", "As my rule about pnpm says.",
+               "Don't forget: always use pnpm, never npm.", "Don't forget my rule about npm, never yarn.")
+    owner.said(3, "Keep in mind my preference for tabs over spaces.")  # says the preference itself
+    owner.observe()
+    assert sorted(owner.texts()) == ["Don't forget my rule about npm, never yarn.",
+                                     "Don't forget: always use pnpm, never npm.",
+                                     "Keep in mind my preference for tabs over spaces."]

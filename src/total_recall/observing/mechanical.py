@@ -10,7 +10,8 @@ entries left out, injected markers masked) and turns into drafts:
 - the first instruction of a session read from its start, as its context (the task).
 A one-off instruction ("fix the login test", "fix the lint errors in this repo", "restart nginx first, then
 check the logs") is not a lasting note and is left out, nor is a tool's message he quotes inline ("npm ERR!
-…", "eslint says: …"). A secret in a sentence is redacted (`llm.redaction`) before any note keeps it.
+…", "eslint says: …"), nor a sentence that only points at a rule he said before ("don't forget my rule
+about pnpm", `refers_only`). A secret in a sentence is redacted (`llm.redaction`) before any note keeps it.
 """
 
 from __future__ import annotations
@@ -361,6 +362,27 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _APPROVAL = re.compile(r"^\W*(?:yes|yep|yeah|ok|okay|sure|go ahead|go for it|approved?|lgtm|sounds good|"
                        r"do it|ship it|agreed|perfect)\b")
 _OWN = frozenset({"instruction", "statement"})
+# A sentence that only points at a rule said before — a reminder ("don't forget my rule about pnpm",
+# "remember what I said about force pushes", "my pnpm rule still stands") or a citation ("as my rule about
+# pnpm says") — says no rule of its own: the rule is the note, where he said it. One that says the rule too
+# ("don't forget: always use pnpm", "don't forget my rule about pnpm, never npm") is read as ever.
+_RULE_NOUN = r"(?:rules?|instructions?|guidance|conventions?|polic(?:y|ies)|preferences?|advice)"
+# Words naming a topic only: "my preference for tabs", "my policy against force pushes" say the rule itself.
+_ON = r" (?:about|on|regarding|re|concerning|around) [^.;:!?,]+?"
+_EARLIER = r"(?:(?:earlier|previous|old|standing|usual|existing|last|original) )?"
+# His own rule: "my (pnpm) rule (about …)", "the rule about …", "what I said (about …)"; not "the lint rules",
+# a tool's.
+_A_RULE = (r"(?:(?:my|our) " + _EARLIER + r"(?:[\w-]+ ){0,3}?" + _RULE_NOUN + r"(?:" + _ON + r")?|"
+           r"(?:the|that|this|those|these) " + _EARLIER + r"(?:" + _RULE_NOUN + r"|notes?)" + _ON + r"|"
+           r"what i (?:said|told you|wrote|mentioned|asked for)(?: (?:earlier|before|previously|yesterday|"
+           r"last time))?(?:" + _ON + r")?)")
+_REFERS_ONLY = re.compile(
+    r"(?:(?:please|pls|and|also|so|just|oh|btw|again|ok|okay|hey|but)\b,? )*"
+    r"(?:(?:make sure|be sure) (?:that )?(?:you )?|you )?"
+    r"(?:(?:(?:don't|dont|do not|never|not) (?:ever )?(?:forget|ignore|disregard|overlook)|remember|recall|"
+    r"(?:keep|bear) in mind|mind|heed) " + _A_RULE + r"|(?:as|like|per|as per) " + _A_RULE +
+    r"(?: (?:says?|said|goes|states?))?|" + _A_RULE + r" (?:still )?(?:stands|holds|applies))"
+    r"(?: (?:again|please|too|as well|here|this time))*\W*")
 _HYPOTHETICAL = re.compile(r"^\W*(?:if|when|whenever|unless|in case|once|should)\b")
 
 
@@ -377,7 +399,7 @@ def classify(sentence: str, tag: str, before: str = "") -> tuple[str, str, float
     not a lasting note (a question, a one-off instruction, chatter, a tool's message he quotes): its shapes,
     and where they read no rule, preference, habit, goal or event, its words (`rule_words`). `before`: what
     precedes the sentence on its line ("npm ERR! " before "Always run …")."""
-    if quoted_message(before[:_HEAD] + sentence[:_HEAD]):
+    if quoted_message(before[:_HEAD] + sentence[:_HEAD]) or refers_only(sentence):
         return None
     found = shape(sentence, tag)
     if found is not None and found[0] not in ("fact", "context"):
@@ -463,6 +485,15 @@ def _one_off(body: str) -> bool:
     return not _GENERAL.search(rest)
 
 
+def refers_only(sentence: str) -> bool:
+    """Whether a sentence only points at a rule said before ("don't forget my rule about pnpm", "as my
+    rule about pnpm says"): no rule, no task, no retraction."""
+    if len(sentence) > _HEAD:
+        return False  # a reminder is short; what runs on says more than it
+    low = " ".join(_BULLET.sub("", sentence).lower().replace("’", "'").split())
+    return _REFERS_ONLY.fullmatch(low) is not None
+
+
 def quoted_message(line: str) -> bool:
     """Whether a line is a tool's message (or someone else's words) the owner quotes: "npm ERR! Always …",
     "eslint says: Every function must …", "getting this: warning: never …"; not "as I said: …"."""
@@ -499,6 +530,8 @@ def _owner_drafts(session: int, entries: Sequence[MinedEntry], from_start: bool)
             before = e.text[line:min(span.start, line + _HEAD)]
             if quoted_message(before + sentence[:_HEAD]):
                 continue  # a tool's message he pasted inline: neither his rule nor his task
+            if refers_only(sentence):
+                continue  # a reminder of a rule said before: no note of its own, nor his task
             found = classify(sentence, span.tag, before)
             if found is None:
                 if task_left and span.tag == "instruction" and len(sentence.split()) >= 3:

@@ -3,41 +3,44 @@
 The observer reads each owner message's own sentences (not a paste, a command or an injected block) for
 the shapes a person takes something back in:
 - explicitly, naming what: "forget what I said about the Friday freeze", "scratch that about pnpm",
-  "ignore my earlier rule about force pushes", "disregard the note on squash merges", "never mind about
-  the VPN", "I take back what I said about X"; or naming nothing at the head of a message ("Scratch that.",
-  "Actually, forget it."), which takes back the owner's message just before it in the session;
+  "ignore my earlier rule about force pushes", "disregard the note on squash merges", "scratch the squash
+  merge rule", "never mind about the VPN", "I take back what I said about X"; or naming nothing at the
+  head of a message ("Scratch that.", "Actually, forget it."), which takes back the owner's message just
+  before it in the session;
 - as a change of state: "we no longer squash merges", "we don't use Jenkins anymore", "the Friday freeze
   is gone / over / lifted", "the VPN rule no longer applies", and "actually, npm is fine again" (which
   takes back only a note forbidding it). A condition ("once the freeze is over, …"), a question or a negated
   verb ("don't forget my rule about pnpm", "please don't ignore it") is no retraction; what happened stays
-  what happened, so a change of state never retires an event. A change of state names its subject whole
-  (every word of it but a few loose ones, "repo", "run", in the note: "force pushes to main are fine again"
-  is not "never force push to develop"), and "we no longer use npm" agrees with a note forbidding npm,
-  which stays (`unless_forbidden`). A bare "scratch that" / "ignore it" takes back the message before it
-  only when that is one sentence, no question.
+  what happened, so a change of state never retires an event. Either shape names its subject whole (every
+  word of it but a few loose ones, "repo", "run", in the note: "force pushes to main are fine again" and
+  "forget what I said about force pushes to main" are not "never force push to develop"), and "we no
+  longer use npm" agrees with a note forbidding npm, which stays (`unless_forbidden`). A bare "scratch
+  that" / "ignore it" takes back the message before it only when that is one sentence, no question.
 Each retraction retires the notes it names — by subject (its stems found in the note's; own stems, no
 synonyms: pnpm is not npm) or by the message it points at — whose every source was said before it: the
 same session's earlier entries or an earlier time; never a note said after it; only one said in the same
-project (the folder of its session, one inside it or above it) or with no folder recorded. It is logged
-(`observation_retractions`), so a note kept later from words said before it is retired as it is kept, and
-a retired note comes back only when the owner says it again after the retraction (`keep`). The retraction
-itself is never kept as a note of what happened (`without_retractions`).
-The same table serves the owner's `observations retire ID --reason` (`retire_by_owner`) and the model
-observer's withdrawals (an erase that withdraws their note turns them into retractions of each entry it
-still cites, m027, so the same words read again stay retired), and a note whose every source lies on a
-branch the owner rewound away from is retired too (`rewound`): Claude Code's Esc-Esc leaves the old message
-on a side branch.
+project (the folder of its session, one inside it or above it) or the owner's everywhere (no folder
+recorded, or a rule, preference or habit said in two projects or more: what `export.applies` hands every
+session). It is logged (`observation_retractions`), so a note kept later from words said before it is
+retired as it is kept, and a retired note comes back only when the owner says it again after the
+retraction (`keep`). The retraction itself is never kept as a note of what happened (`without_retractions`).
+The same table serves the owner's `observations retire ID --reason` (`retire_by_owner`: a note kept later
+on the same words is retired too, within the project of the note he retired, or the owner's everywhere)
+and the model observer's withdrawals (an erase that withdraws their note turns them into retractions of
+each entry it still cites, m027, so the same words read again stay retired), and a note whose every source
+lies on a branch the owner rewound away from is retired too (`rewound`): Claude Code's Esc-Esc leaves the
+old message on a side branch.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from total_recall.keeping.evicted import MinedEntry
+from total_recall.observing.export import LASTING
 from total_recall.observing.observation import (
     INJECTED,
     Draft,
@@ -69,6 +72,11 @@ _EXPLICIT = re.compile(
     rf"|earlier|before|previously))?(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
 _NEVER_MIND = re.compile(rf"\bnever\s*mind(?:\s+(?:about|regarding)\s+{_X}{_END}|{_END})", re.I)
 _TAKE_BACK = re.compile(rf"\btake\s+(?:that|it|this)\s+back(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
+# "Scratch the squash merge rule", "forget my pnpm rule": the subject before the word for a rule.
+_NAMED_RULE = re.compile(
+    rf"\b(?P<verb>{_VERB})\s+(?P<whose>my|our|the|that)\s+(?:earlier\s+|previous\s+|old\s+|former\s+)?{_X}"
+    rf"\s+(?:rules?|instructions?|notes?|preferences?|advice|guidance|polic(?:y|ies)|conventions?){_END}",
+    re.I)
 _NO_LONGER = re.compile(
     rf"\b(?:we|i|you|they)\s+(?:no\s+longer|(?:do\s+not|don't|dont)\s+(?=.*\b(?:any\s*more|no\s+more)\b))"
     rf"\s*{_X}(?:\s+(?:any\s*more|no\s+more))?{_END}", re.I)
@@ -95,6 +103,7 @@ _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|do\s+not|avoid|instead\s+o
 # no stop between them) asks to keep the rule. "Never mind" is the verb itself, so it is never caught here.
 _NEGATED_VERB = re.compile(r"\b(?:don'?t|do\s+not|never|not|won'?t|will\s+not|shouldn'?t|mustn'?t|can'?t|"
                            r"cannot|didn'?t|did\s+not)(?:\s+(?!(?:and|but|so|then)\b)[\w'’]+){0,3}\s*$", re.I)
+_NOT_HIS = ("the", "that")
 _BANNED = re.compile(r"\b(?:forbidden|banned?)\b", re.I)
 # Words that say what kind of thing was taken back, never which one.
 _GENERIC = frozenset({"rule", "thing", "stuff", "said", "earlier", "previou", "point", "whole", "old",
@@ -129,6 +138,8 @@ def stems(text: str) -> frozenset[str]:
     for w in content_words(text):
         base = stem(w.strip("'’"))
         s = base[:-1] if len(base) > 3 and base.endswith("e") else base
+        if len(s) > 3 and s[-1] == s[-2] and s[-1] not in "aeiouylsz":
+            s = s[:-1]  # "running" and "run", "committed" and "commit" (never "install", "pass")
         if s and base not in _GENERIC and s not in _GENERIC:  # "rule", "note", "here" are generic too
             out.add(s)
     return frozenset(out)
@@ -170,10 +181,12 @@ def found(entries: Iterable[MinedEntry]) -> list[Said]:
 def _sentence(e: MinedEntry, sentence: str, head: bool) -> Said | None:
     if not sentence or sentence.rstrip("\"')").endswith("?"):
         return None
-    for rx in (_EXPLICIT, _NEVER_MIND, _TAKE_BACK):
+    for rx in (_EXPLICIT, _NEVER_MIND, _TAKE_BACK, _NAMED_RULE):
         m = rx.search(sentence)
         if m is None or _CONDITION.search(sentence[:m.start()]) or _NEGATED_VERB.search(sentence[:m.start()]):
             continue
+        if rx is _NAMED_RULE and m.group("verb").lower() == "ignore" and m.group("whose").lower() in _NOT_HIS:
+            continue  # "ignore the max-len rule in generated files" is about a linter's rule, not his
         named = stems(m.group("x") or "")
         if named:
             return Said(e, sentence, named, False, True, False)
@@ -376,33 +389,64 @@ def _names(record: Record, r: Retraction, o: Observation, point: Place | None) -
         want = set(r.stems)
         if not want or not have:
             return False
-        common = len(want & have)
         if r.obs is not None:
             # The stems of a retired note: the same words, read again or put another way.
+            common = len(want & have)
             if r.obs == o.id or common < min(2, len(have)) or common < 0.6 * len(have):
                 return False
-        elif common < (len(want) if len(want) <= 2 else max(2, math.ceil(len(want) * 2 / 3))):
+        elif not _whole(want, have):
             return False
-        if not r.events and (want - have) - _LOOSE:
-            return False  # a change of state names its subject whole: "main" is not "develop"
         if r.negated and not _NEGATION.search(o.text):
             return False
         if r.unless_forbidden and want & forbidden(o.text):
             return False  # "we don't use npm anymore" agrees with "never npm"
-        if r.entry is not None and point is not None and not _same_project(record, o, point):
+        if not _same_project(record, o, _here(record, r, point)):
             return False
     return _all_before(record, o, point, r.at)
 
 
-def _same_project(record: Record, o: Observation, point: Place) -> bool:
-    """Whether note `o` was said in the project of the retraction at `point` (its session's folder, one
-    inside it or above it, as export's `applies` reads a project), or where no folder was recorded (the
-    owner's everywhere). A retraction said with no folder takes back only those."""
-    here = _folder(table.folders(record, [point.entry]).get(point.entry))
+def _whole(named: set[str], note: frozenset[str]) -> bool:
+    """Whether a retraction in words, naming stems `named`, names the subject of a note of stems `note`:
+    every stem it names is in the note (a loose word, "repo", "run", may be missing beside others). So
+    "forget what I said about force pushes to main" is not about "Never force push to develop", though two
+    of its three words are there, and "forget my rule about squash merges in this repo" is about "We always
+    squash merges into main". The same for every shape, explicit or a change of state: a retraction naming
+    more than the note says is about another thing."""
+    core = set(named) - _LOOSE or set(named)
+    return core <= note
+
+
+def _here(record: Record, r: Retraction, point: Place | None) -> list[str | None]:
+    """The folders a retraction by stems was said in: its session's (at `point`), or for `observations
+    retire` (no entry: the CLI has no project) those of the note the owner retired. None found: it reaches
+    only the owner's notes everywhere."""
+    if r.entry is not None and point is not None:
+        return [table.folders(record, [point.entry]).get(point.entry)]
+    retired = table.read(record, [r.obs], withdrawn=True) if r.entry is None and r.obs is not None else []
+    return list(table.folders(record, [c.entry for c in retired[0].sources]).values()) if retired else []
+
+
+def _same_project(record: Record, o: Observation, here: Sequence[str | None]) -> bool:
+    """Whether note `o` is within reach of a retraction said in folders `here`: said in the same project
+    (a folder of `here`, one inside it or above it, as export's `applies` reads a project), or the owner's
+    everywhere (`_everywhere`). A retraction said with no folder takes back only the latter."""
     theirs = [_folder(f) for f in table.folders(record, [c.entry for c in o.sources]).values()]
-    if any(f is None for f in theirs):
+    if _everywhere(o, theirs):
         return True
-    return here is not None and any(f is not None and (_inside(f, here) or _inside(here, f)) for f in theirs)
+    mine = [h for h in map(_folder, here) if h is not None]
+    return any(f is not None and (_inside(f, h) or _inside(h, f)) for f in theirs for h in mine)
+
+
+def _everywhere(o: Observation, folders: Sequence[str | None]) -> bool:
+    """Whether `o` is the owner's in every project, as `export.applies` hands it to any session: said where
+    no folder was recorded, or — a rule, preference or habit — in two projects or more (neither inside the
+    other). Taken back from any project; a note said only in one other project never is."""
+    if any(f is None for f in folders):
+        return True
+    if o.type not in LASTING:
+        return False
+    roots = {f for f in folders if f is not None}
+    return len({f for f in roots if not any(g != f and _inside(f, g) for g in roots)}) >= 2
 
 
 def _folder(cwd: str | None) -> str | None:
