@@ -539,3 +539,55 @@ def test_a_session_opened_by_a_slash_command_with_a_request_is_titled_by_the_req
         {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "t",
          "message": {"role": "user", "content": "create the beads"}}])
     assert only_session(read(short)).title == "create the beads"
+
+
+def test_a_message_typed_while_the_agent_worked_is_the_owner_s_once_from_its_queued_attachment(
+    tmp_path: Path,
+) -> None:
+    # Claude Code folds a message typed mid-turn into the running turn as a `queued_command` attachment, with
+    # no `user` line for it (the shape the public parsers describe; the kitchen-sink fixture has the line).
+    said = "also check the README please"
+
+    def queued(uuid: str, prompt: Any, **more: Any) -> dict[str, Any]:
+        return {"type": "attachment", "uuid": uuid, "parentUuid": "a1", "sessionId": "s",
+                "timestamp": "2026-10-01T10:00:03.000Z",
+                "attachment": {"type": "queued_command", "prompt": prompt, "commandMode": "prompt", **more}}
+
+    path = write_lines(tmp_path / "p" / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "list the files"}},
+        {"type": "queue-operation", "operation": "enqueue", "content": said, "sessionId": "s"},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "on it"}]}},
+        {"type": "queue-operation", "operation": "remove", "sessionId": "s"},
+        queued("q1", said),
+        queued("q2", [{"type": "text", "text": "and the LICENSE"}], origin={"kind": "human"}),
+        queued("q3", "a message from another session", origin={"kind": "peer"}),
+        {"type": "attachment", "uuid": "q4", "parentUuid": "a1", "sessionId": "s",
+         "attachment": {"type": "queued_command", "prompt": "<task-notification>done</task-notification>",
+                        "commandMode": "task-notification"}},
+    ])
+    got = read(path).entries
+    assert [e.text for e in got if e.author == "owner"] == ["list the files", said, "and the LICENSE"]
+    assert [(e.author, e.kind) for e in got if e.native_id in ("q3", "q4")] == [
+        ("harness", "message"), ("harness", "meta")]
+    # The queue line carrying the words first stays the harness's echo of them, never a second message.
+    [echo] = [e for e in got if said in e.text and e.author == "harness"]
+    assert ClaudeCodeReader.echo is not None and ClaudeCodeReader.echo.match(echo.text)
+    assert echo.kind == "meta"
+
+
+def test_a_queued_message_that_opens_the_session_titles_it(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "p" / "s.jsonl", [
+        {"type": "attachment", "uuid": "q1", "parentUuid": None, "sessionId": "s",
+         "attachment": {"type": "queued_command", "prompt": "fix the login test", "commandMode": "prompt"}}])
+    assert only_session(read(path)).title == "fix the login test"
+
+
+def test_a_subagent_sidecar_written_with_a_utf8_bom_still_names_the_child(tmp_path: Path) -> None:
+    agent = tmp_path / MAIN_ID / "subagents" / "agent-x.jsonl"
+    agent.parent.mkdir(parents=True)
+    shutil.copy(SUBAGENT, agent)
+    (agent.parent / "agent-x.meta.json").write_bytes(b'\xef\xbb\xbf{"agentType":"x","description":"wf step"}')
+    result = read(agent)
+    assert result.warnings == [] and only_session(result).title == "wf step"

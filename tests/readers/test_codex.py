@@ -510,3 +510,61 @@ def test_a_second_rollout_file_of_the_same_thread_keeps_every_line_in_the_record
         said = [e.text for s in record.sessions() for e in record.entries(Address(s.number))
                 if e.author == "owner"]
     assert sorted(said) == ["First try", "Second try"]
+
+
+def test_an_ide_or_desktop_prompt_titles_the_session_by_the_request_after_the_context_it_carries(
+    tmp_path: Path,
+) -> None:
+    # The IDE extension's and the Desktop app's prompts, in the shapes public transcripts show.
+    ide = ("# Context from my IDE setup:\n\n## Active file: src/app.py\n\n## Open tabs:\n- app.py: "
+           "src/app.py\n\n## My request for Codex:\nfix the failing login test\n")
+    desktop = ("# Files mentioned by the user:\n\n## shot.png: /tmp/shot.png\n\n## My request for Codex:\n\n"
+               "why is the banner still shown?\n")
+    pasted = ('# Files mentioned by the user:\n\n## a.png: /tmp/a.png\n\n## My request for Codex:\n\n'
+              '<image name=[Image #1] path="/tmp/a.png">\n</image>\n')
+    for n, (prompts, title) in enumerate([([ide], "fix the failing login test"),
+                                          ([desktop], "why is the banner still shown?"),
+                                          ([pasted, "look at the second tab"], "look at the second tab")]):
+        native = f"dddddddd-0000-4000-8000-00000000003{n}"
+        path = write_lines(tmp_path / f"rollout-2026-01-01T00-00-00-{native}.jsonl", [
+            {"type": "session_meta", "payload": {"id": native, "cwd": "/w"}},
+            *[item for asked in prompts for item in (response("user", asked), event("user_message", asked))]])
+        got = read(path)
+        assert got.sessions[native].title == title
+        assert [e.text for e in got.entries if e.author == "owner"] == prompts  # the words kept whole
+
+
+def test_a_session_ends_at_the_time_of_its_last_line_and_a_later_read_moves_the_end(tmp_path: Path) -> None:
+    full = read(REAL)
+    stamps = [o["timestamp"] for o in lines_of(REAL) if o and o.get("timestamp")]
+    [session] = full.sessions.values()
+    assert session.ended == stamps[-1]
+    path = write_lines(tmp_path / "rollout-2026-03-01T00-00-00-dddddddd-0000-4000-8000-000000000041.jsonl", [
+        {"type": "session_meta", "payload": {"id": "dddddddd-0000-4000-8000-000000000041"}},
+        event("user_message", "hello", "2026-03-01T00:00:00.000Z")])
+    first = read(path)
+    assert first.sessions["dddddddd-0000-4000-8000-000000000041"].ended == "2026-03-01T00:00:00.000Z"
+    with path.open("a") as fh:
+        fh.write(json.dumps(event("agent_message", "hi", "2026-03-01T00:05:00.000Z")) + "\n")
+    later = read(path, first.cursor)
+    assert later.sessions["dddddddd-0000-4000-8000-000000000041"].ended == "2026-03-01T00:05:00.000Z"
+
+
+def test_lines_appended_after_a_last_line_that_had_no_newline_keep_the_numbers_a_fresh_read_gives(
+    tmp_path: Path,
+) -> None:
+    lines = [json.dumps(o) for o in lines_of(REAL)]
+    assert len(lines) > 12
+    path = tmp_path / REAL.name
+    for nl in ("\n", "\r\n"):
+        # A sync takes the whole last line though its newline is not written yet; the newline and the next
+        # lines come before the next sync.
+        path.write_text(nl.join(lines[:11]))
+        first = read(path)
+        assert first.cursor is not None and first.cursor.line == 11
+        path.write_text(nl.join(lines) + nl)
+        later = read(path, first.cursor)
+        fresh = read(path)
+        seen = [(e.key, e.line) for e in first.entries + later.entries]
+        assert seen == [(e.key, e.line) for e in fresh.entries]
+        assert later.cursor == fresh.cursor

@@ -3,9 +3,12 @@ past the line limit, and text a strict parser refuses kept when it can be."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -226,3 +229,57 @@ def test_records_sharing_a_line_keep_their_own_bytes_even_where_a_byte_is_not_ut
     path.write_bytes(first + second + b"\n")
     lines, _, _ = items(path, LINE_LIMIT)
     assert [ln.raw for ln in lines] == [first, second]  # as a read resumed between them has them
+
+
+@pytest.mark.parametrize("rest", [b"\n", b"\r\n", b"  \n", b"\n\n"],
+                         ids=["lf", "crlf", "spaces", "then-a-blank-line"])
+def test_lines_after_a_last_line_read_before_its_newline_are_numbered_as_a_fresh_read_numbers_them(
+    tmp_path: Path, rest: bytes
+) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(user_line("u1", "a") + b"\n" + user_line("u2", "b"))  # taken whole, no newline yet
+    first = items(path, LINE_LIMIT)
+    assert [ln.number for ln in first[0]] == [1, 2]
+    path.write_bytes(path.read_bytes() + rest + user_line("u3", "c") + b"\n" + user_line("u4", "d") + b"\n")
+    later = [i for i in iter_jsonl(path, first[2]) if isinstance(i, Line | Checkpoint)]
+    fresh = items(path, LINE_LIMIT)
+    assert [ln.number for ln in later if isinstance(ln, Line)] == [ln.number for ln in fresh[0][2:]]
+    assert later[-1] == Checkpoint(fresh[2])
+
+
+def test_a_record_appended_to_a_last_line_read_before_its_newline_is_numbered_as_a_fresh_read_numbers_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(user_line("u1", "a"))
+    first = items(path, LINE_LIMIT)
+    path.write_bytes(user_line("u1", "a") + user_line("u2", "b") + b"\n" + user_line("u3", "c") + b"\n")
+    later = [i.number for i in iter_jsonl(path, first[2]) if isinstance(i, Line)]
+    assert later == [ln.number for ln in items(path, LINE_LIMIT)[0][1:]] == [2, 3]
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_an_unreadable_folder_is_named_by_the_sync_and_the_sessions_elsewhere_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str
+) -> None:
+    root = tmp_path / "store"
+    for name, folder in (("a", "-w-a"), ("b", "-w-b")):
+        native = f"{name * 8}-2222-4333-8444-555555555555"
+        path = root / folder / (f"rollout-2026-01-01T00-00-00-{native}.jsonl" if harness == "codex"
+                                else f"{native}.jsonl")
+        path.parent.mkdir(parents=True)
+        path.write_bytes(user_line("u1", "hello") + b"\n")
+    locked = root / "-w-b"
+    listing = os.scandir
+
+    def scandir(path: Any = ".") -> Any:  # as the folder's owner having taken the read permission away
+        if Path(path) == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with Record(tmp_path / "record.sqlite3") as record:
+        report = sync(record, [harness], roots={harness: root})
+        assert [s.native_id for s in record.sessions()] == ["aaaaaaaa-2222-4333-8444-555555555555"]
+    assert report.errors == [f"{root}: cannot list: folder {locked} is unreadable (Permission denied); "
+                             "the sessions in it are not read"]

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import pytest
+import zstandard
 
 from tests.conftest import JARVIS as JARVIS_FIXTURES
 from tests.conftest import SESSIONS
 from tests.readers.helpers import read_all
-from total_recall.readers import Cursor, Source
+from total_recall.readers import Cursor, Source, openclaw
 from total_recall.readers.base import read_check
 from total_recall.readers.openclaw import OpenClawReader
+from total_recall.record.database import Record
+from total_recall.record.sync import sync
 
 OPENCLAW = SESSIONS / "openclaw"
 EXCERPT = OPENCLAW / "agents" / "main" / "sessions" / "8555a0a4-0b79-459d-939c-e17cdbbf4fe2.EXCERPT.jsonl"
@@ -407,7 +416,8 @@ def test_a_read_resumed_from_a_cursor_saved_before_titles_titles_the_session_onc
     resumed = read_all(OpenClawReader(), source(path), old)
     assert resumed.sessions["ffae836b-9420-4060-ac13-7745215f90ff"].title == whole.sessions[
         "ffae836b-9420-4060-ac13-7745215f90ff"].title
-    assert resumed.cursor is not None and resumed.cursor.state == {"title_rank": 0}
+    assert resumed.cursor is not None and resumed.cursor.state["title_rank"] == 0
+    assert resumed.cursor.state == whole.cursor.state  # what a read of the whole file knows
     later = read_all(OpenClawReader(), source(path), resumed.cursor)
     assert later.sessions["ffae836b-9420-4060-ac13-7745215f90ff"].title is None  # nothing new to say
 
@@ -435,3 +445,139 @@ def test_an_owner_command_that_failed_or_was_cancelled_says_so_first(tmp_path: P
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     texts = [e.text for e in read_all(OpenClawReader(), source(path)).entries if e.kind == "tool_result"]
     assert texts == ["Exit code: 2\n1 failed", "Cancelled"]
+
+
+def node(node_id: str, parent: str | None, role: str, text: str, ts: str = "2026-01-01T00:00:01Z") -> str:
+    return json.dumps({"type": "message", "id": node_id, "parentId": parent, "timestamp": ts,
+                       "message": {"role": role, "content": [{"type": "text", "text": text}]}}) + "\n"
+
+
+HEADER = json.dumps({"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z",
+                     "cwd": "/w"}) + "\n"
+
+
+def test_a_node_id_reused_by_a_line_appended_later_is_kept_apart_as_a_read_of_the_whole_file_keeps_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s1.jsonl"
+    path.write_text(HEADER + node("e1", None, "user", "ask") + node("e2", "e1", "assistant", "first reply"))
+    first = read_all(OpenClawReader(), source(path))
+    assert first.cursor is not None
+    # A retry that wrote its reply under the id of the one it replaced.
+    with path.open("a") as fh:
+        fh.write(node("e2", "e1", "assistant", "retry reply reusing node id e2"))
+    fresh = [(e.key, e.text) for e in read_all(OpenClawReader(), source(path)).entries]
+    later = read_all(OpenClawReader(), source(path), first.cursor)
+    assert [(e.key, e.text) for e in first.entries + later.entries] == fresh
+    assert fresh[-1][0].startswith("e2~")
+    # A cursor an earlier version saved holds no ids: its lines are read once to find them.
+    old = replace(first.cursor, state={"title_rank": 0})
+    assert [(e.key, e.text) for e in read_all(OpenClawReader(), source(path), old).entries] == fresh[2:]
+
+
+def test_a_record_synced_before_the_reader_kept_node_ids_gains_only_the_new_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "agents" / "main" / "sessions"
+    root.mkdir(parents=True)
+    path = root / "s1.jsonl"
+    path.write_text(HEADER + node("e1", None, "user", "ask") + node("e2", "e1", "assistant", "first reply"))
+
+    def synced() -> int:
+        with Record(tmp_path / "record.sqlite3") as record:
+            report = sync(record, ["openclaw"], roots={"openclaw": tmp_path})
+        assert report.errors == []
+        return report.entries_added
+
+    with monkeypatch.context() as m:  # the cursor an earlier version saved: no node ids in it
+        m.setattr(openclaw._Session, "saved", lambda self: {"title_rank": self.title_rank}, raising=False)
+        assert synced() == 2
+    with path.open("a") as fh:
+        fh.write(node("e3", "e2", "user", "again"))
+    assert synced() == 1  # the lines already recorded keep their keys: nothing read twice
+    with path.open("a") as fh:
+        fh.write(node("e2", "e1", "assistant", "retry reply reusing node id e2"))
+    assert synced() == 1
+    assert synced() == 0
+
+
+def test_a_cold_archive_reads_as_its_session_titled_by_the_store_beside_its_folder(tmp_path: Path) -> None:
+    sessions = tmp_path / "agents" / "main" / "sessions"
+    cold = sessions / "cold" / ("3f2a9c0e" * 8 + ".jsonl.zst")
+    cold.parent.mkdir(parents=True)
+    cold.write_bytes(zstandard.ZstdCompressor().compress(JARVIS.read_bytes()))
+    index = json.loads(JARVIS_INDEX.read_text())
+    index["agent:main:main"]["label"] = "deploy triage"
+    (sessions / "sessions.json").write_text(json.dumps(index))
+    [found] = OpenClawReader().sources(tmp_path)
+    assert found.path == cold
+    got = read_all(OpenClawReader(), found)
+    plain = read_all(OpenClawReader(), source(JARVIS))
+    assert [(e.key, e.text) for e in got.entries] == [(e.key, e.text) for e in plain.entries]
+    assert got.sessions["0b7c2f1e-demo"].title == "deploy triage" and got.warnings == []
+
+
+def test_a_transcript_database_the_reader_does_not_read_is_said_once_naming_it(tmp_path: Path) -> None:
+    db = tmp_path / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE transcript_events (session_id TEXT, seq INTEGER, event_json TEXT)")
+    con.close()
+    (tmp_path / "agents" / "main" / "sessions").mkdir()
+    shutil.copyfile(JARVIS, tmp_path / "agents" / "main" / "sessions" / JARVIS.name)
+    warned = []
+    for _ in range(2):
+        with Record(tmp_path / "record.sqlite3") as record:
+            report = sync(record, ["openclaw"], roots={"openclaw": tmp_path})
+        assert report.errors == []
+        warned.append([(w.path, w.why) for w in report.warnings])
+    assert warned[0] == [(str(db), "OpenClaw's transcript database is not read: the sessions kept only in it "
+                                  "are not recorded")]
+    assert warned[1] == []  # unchanged since: nothing new to say
+
+
+def test_a_store_written_with_a_utf8_bom_still_gives_the_title(tmp_path: Path) -> None:
+    path = tmp_path / "0b7c2f1e-demo.jsonl"
+    shutil.copyfile(JARVIS, path)
+    index = json.loads(JARVIS_INDEX.read_text())
+    index["agent:main:main"]["label"] = "deploy triage"
+    (tmp_path / "sessions.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(index).encode())
+    got = read_all(OpenClawReader(), source(path))
+    assert got.sessions["0b7c2f1e-demo"].title == "deploy triage" and got.warnings == []
+
+
+def test_a_session_ends_at_the_time_of_its_last_line(tmp_path: Path) -> None:
+    stamps = [o["timestamp"] for o in lines_of(JARVIS) if "timestamp" in o]
+    assert read_all(OpenClawReader(), source(JARVIS)).sessions["0b7c2f1e-demo"].ended == stamps[-1]
+    path = tmp_path / "s1.jsonl"
+    path.write_text(HEADER + node("e1", None, "user", "ask", "2026-01-01T00:00:05Z"))
+    first = read_all(OpenClawReader(), source(path))
+    assert first.sessions["s1"].ended == "2026-01-01T00:00:05Z"
+    with path.open("a") as fh:
+        fh.write(node("e2", "e1", "assistant", "reply", "2026-01-01T00:09:00Z"))
+    later = read_all(OpenClawReader(), source(path), first.cursor)
+    assert later.sessions["s1"].ended == "2026-01-01T00:09:00Z"
+
+
+def test_an_unreadable_folder_is_named_by_the_sync_and_the_sessions_elsewhere_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for agent in ("main", "work"):
+        folder = tmp_path / "agents" / agent / "sessions"
+        folder.mkdir(parents=True)
+        header = HEADER.replace('"s1"', f'"{agent}"')
+        (folder / f"{agent}.jsonl").write_text(header + node("e1", None, "user", "hi"))
+    locked = tmp_path / "agents" / "work" / "sessions"
+    listing = os.scandir
+
+    def scandir(path: Any = ".") -> Any:  # as the folder's owner having taken the read permission away
+        if Path(path) == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with Record(tmp_path / "record.sqlite3") as record:
+        report = sync(record, ["openclaw"], roots={"openclaw": tmp_path})
+        assert [s.native_id for s in record.sessions()] == ["main"]
+    assert report.errors == [f"{tmp_path}: cannot list: folder {locked} is unreadable (Permission denied); "
+                             "the sessions in it are not read"]

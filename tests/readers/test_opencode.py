@@ -299,6 +299,34 @@ def test_a_child_session_with_a_parent_id_is_a_subagent(tmp_path: Path) -> None:
     assert got.sessions[SID].relation is None
 
 
+def test_the_prompt_a_parent_agent_gives_a_child_session_is_the_agents_not_the_owners(tmp_path: Path) -> None:
+    # As the Claude Code and Codex readers label a sub-agent's prompt. Only the author changes: the key is
+    # the part's id as before, so a record holding it as the owner's gains no second copy.
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version,"
+                " time_created, time_updated) VALUES ('ses_child', 'global', ?, 'kid', '/w', 'Explore',"
+                " '1.18.33', ?, ?)", (SID, LATER, LATER + 1))
+    add_message(con, "msg_child", LATER, {"role": "user", "time": {"created": LATER}}, sid="ses_child")
+    add_part(con, "prt_child", "msg_child", LATER, {"type": "text", "text": "List every Python file."},
+             sid="ses_child")
+    add_part(con, "prt_child2", "msg_child", LATER, {"type": "text", "text": "Read a.py", "synthetic": True},
+             sid="ses_child")
+    con.commit()
+    con.close()
+    got = read_all(reader, source(db))
+    assert [(e.key, e.author) for e in got.of("ses_child")] == [
+        ("prt_child", "agent"), ("prt_child2", "harness")]
+    assert [e.author for e in got.of(SID) if e.kind == "message"] == ["owner", "agent"]
+
+    storage = tmp_path / "legacy" / "storage"
+    shutil.copytree(LEGACY, storage)
+    info = json.loads((storage / "session" / "proj1" / "ses_test1.json").read_text())
+    (storage / "session" / "proj1" / "ses_test1.json").write_text(json.dumps(info | {"parentID": "ses_top"}))
+    tree = read_all(reader, Source("opencode", str(storage), storage, "tree"))
+    assert [e.author for e in tree.of("ses_test1")] == ["agent", "agent"]
+
+
 def test_every_part_type_maps_to_its_author_and_kind(tmp_path: Path) -> None:
     db = build(tmp_path)
     con = sqlite3.connect(db)
@@ -612,3 +640,124 @@ def test_a_tool_completing_in_place_is_read_though_no_count_of_the_store_changed
     con.close()
     assert first.cursor is not None
     assert "made\n" in [e.text for e in read_all(reader, source(db), first.cursor).entries]
+
+
+def unreadable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`folder` cannot be listed, as a folder of another user's is (root may list anything)."""
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if isinstance(path, str | os.PathLike) and Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_a_legacy_folder_that_cannot_be_listed_is_named_in_a_warning_not_read_as_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    src = Source("opencode", str(storage), storage, "tree")
+    for folder in (storage / "message" / "ses_test1", storage / "part" / "msg_test2", storage / "session"):
+        with monkeypatch.context() as m:
+            unreadable(m, folder)
+            got = read_all(reader, src)
+        warned = [(w.path, w.why.split(" (")[0]) for w in got.warnings]
+        assert warned == [(str(folder), "folder is unreadable")]
+        assert "Permission denied" in got.warnings[0].why
+    # Readable again: what it holds is read then, though the files in it did not change.
+    with monkeypatch.context() as m:
+        unreadable(m, storage / "part" / "msg_test2")
+        first = read_all(reader, src)
+    assert [e.row for e in first.entries] == ["part/msg_test1/part1.json"]
+    assert first.cursor is not None
+    later = read_all(reader, src, first.cursor)
+    assert [e.row for e in later.entries][-1] == "part/msg_test2/part1.json"
+
+
+def test_an_opencode_root_or_storage_folder_that_cannot_be_listed_is_an_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(tmp_path)
+    shutil.copytree(LEGACY, tmp_path / "storage")
+    unreadable(monkeypatch, tmp_path / "storage")
+    found = []
+    with pytest.raises(OSError, match=f"folder {tmp_path / 'storage'} is unreadable"):
+        found += reader.sources(tmp_path)
+    assert [s.kind for s in found] == ["sqlite"]  # the databases beside it are still read
+    with Record(tmp_path / "record.sqlite3") as record:
+        report = sync(record, ["opencode"], roots={"opencode": tmp_path})
+    assert [e for e in report.errors if str(tmp_path / "storage") in e and "unreadable" in e]
+    assert report.entries_added == 8
+
+
+def test_a_user_part_caught_half_written_at_one_sync_is_read_at_the_next(tmp_path: Path) -> None:
+    # OpenCode writes a legacy part file in place: a sync can find it cut short, with the reply after it.
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    src = Source("opencode", str(storage), storage, "tree")
+    messages, parts = storage / "message" / "ses_test1", storage / "part" / "msg_test1"
+    (messages / "msg_test1.json").write_text(json.dumps(
+        {"id": "msg_test1", "sessionID": "ses_test1", "role": "user", "time": {"created": LATER}}))
+    (parts / "part1.json").unlink()
+    said = json.dumps({"id": "prt_u1", "messageID": "msg_test1", "type": "text", "text": "Help with Rust?"})
+    (parts / "prt_u1.json").write_text(said[:30])
+    reply = {"id": "msg_test2", "sessionID": "ses_test1", "role": "assistant", "time": {"created": LATER + 5}}
+    (messages / "msg_test2.json").write_text(json.dumps(reply))  # still streaming
+    first = read_all(reader, src)
+    assert [(w.path, w.why.split(" (")[0]) for w in first.warnings] == [
+        (str(parts / "prt_u1.json"), "a part of message msg_test1 could not be read")]
+    assert first.entries == []
+
+    (parts / "prt_u1.json").write_text(said)
+    (messages / "msg_test2.json").write_text(json.dumps(reply | {"time": {"created": LATER + 5,
+                                                                           "completed": LATER + 9}}))
+    assert first.cursor is not None
+    second = read_all(reader, src, first.cursor)
+    answer = json.loads((storage / "part" / "msg_test2" / "part1.json").read_text())["text"]
+    assert [(e.author, e.text) for e in second.entries] == [("owner", "Help with Rust?"), ("agent", answer)]
+    assert second.warnings == []
+
+
+def test_a_settled_user_message_with_no_parts_is_looked_at_again_when_its_part_comes(tmp_path: Path) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    add_message(con, "msg_zz1", LATER, {"role": "user", "time": {"created": LATER}})
+    add_message(con, "msg_zz2", LATER + 10, assistant(LATER + 10))
+    add_part(con, "prt_zz2", "msg_zz2", LATER + 10, {"type": "text", "text": "Which file?"})
+    con.commit()
+    first = read_all(reader, source(db))
+    add_part(con, "prt_zz1", "msg_zz1", LATER + 20, {"type": "text", "text": "the late words"})
+    con.commit()
+    con.close()
+    assert first.cursor is not None
+    second = read_all(reader, source(db), first.cursor)
+    assert [e.key for e in second.entries] == ["prt_zz1", "prt_zz2"]  # the reply again: the record has it
+
+
+def test_a_utf8_bom_before_a_legacy_json_file_is_passed_over(tmp_path: Path) -> None:
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    for path in {storage / "session" / "proj1" / "ses_test1.json", *storage.glob("*/*/*1.json")}:
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    got = read_all(reader, Source("opencode", str(storage), storage, "tree"))
+    assert got.warnings == []
+    assert got.sessions["ses_test1"].title == "OpenCode JSON Session"
+    assert [e.author for e in got.of("ses_test1")] == ["owner", "agent"]
+
+
+def test_a_title_or_folder_stored_as_a_blob_or_number_is_read_as_text(tmp_path: Path) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE session SET title = x'c3a9ff00', directory = x'2f77', slug = x'6b6964'")
+    con.commit()
+    con.close()
+    session = read_all(reader, source(db)).sessions[SID]
+    assert (session.title, session.cwd) == ("\u00e9\ufffd\x00", "/w")
+    assert session.meta is not None and session.meta["slug"] == "kid"
+    with Record(tmp_path / "record.sqlite3") as record:
+        assert sync(record, ["opencode"], roots={"opencode": tmp_path}).errors == []
+        [recorded] = record.sessions(["opencode"])
+    assert json.dumps([recorded.title, recorded.cwd])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from tests.readers.helpers import read_all
 from total_recall.erasure import erase
 from total_recall.model import Address, Session, SyncReport
 from total_recall.readers import Cursor, Source
-from total_recall.readers.base import read_check
+from total_recall.readers.base import content_key, read_check
 from total_recall.readers.vibe import VibeReader
 from total_recall.record.database import Record
 from total_recall.record.sync import sync
@@ -174,12 +176,16 @@ def test_prompt_cult_sessions_read_with_injected_messages_as_harness_and_titles_
     assert len([e for e in big.entries if e.author == "owner"]) == 33
 
 
+# The state of a folder's cursor once it has waited its time for a readable meta.json (`vibe.META_WAIT`).
+WAITED = Cursor(state={"held_until": "2000-01-01T00:00:00.000Z", "recheck_at": "2000-01-01T00:00:00.000Z"})
+
+
 def test_a_broken_or_missing_meta_json_is_a_warning_and_the_folder_name_becomes_the_session_id(
     tmp_path: Path,
 ) -> None:
     session = copy_session(FIRST, tmp_path)
     (session / "meta.json").write_text('{"session_id": "5c0e7a91-')
-    got = read_all(VibeReader(), source(session))
+    got = read_all(VibeReader(), source(session), WAITED)
     assert len(got.warnings) == 1 and "meta.json is not JSON" in got.warnings[0].why
     assert got.warnings[0].path == str(session / "meta.json")
     assert list(got.sessions) == [session.name]
@@ -187,7 +193,7 @@ def test_a_broken_or_missing_meta_json_is_a_warning_and_the_folder_name_becomes_
     # with no title in meta, the first user line gives Vibe's fallback title
     assert got.sessions[session.name].title == "Run the unit tests and tell me what fails."
     (session / "meta.json").unlink()
-    got = read_all(VibeReader(), source(session))
+    got = read_all(VibeReader(), source(session), WAITED)
     assert ["missing" in w.why for w in got.warnings] == [True]
     assert list(got.sessions) == [session.name] and len(got.entries) == 5
 
@@ -213,7 +219,11 @@ def test_resuming_from_a_mid_file_cursor_gives_the_tail_of_a_full_read() -> None
         resumed = read_all(reader, source(CULT_BIG), cursor_after(path, cut))
         assert resumed.entries == [e for e in full.entries if e.line is not None and e.line > cut]
         assert resumed.sessions == full.sessions
-        assert resumed.cursor == full.cursor
+        assert resumed.cursor is not None and full.cursor is not None
+        # a bare cursor knows no ids met before it: it holds those met after
+        ids, all_ids = resumed.cursor.state["ids"], full.cursor.state["ids"]
+        assert ids.items() <= all_ids.items()
+        assert replace(resumed.cursor, state={**resumed.cursor.state, "ids": all_ids}) == full.cursor
 
 
 def test_resuming_never_retitles_a_session_whose_meta_has_no_title(tmp_path: Path) -> None:
@@ -265,7 +275,8 @@ def test_a_parent_without_a_compaction_message_is_a_fork_and_agents_folders_are_
     got = read_all(VibeReader(), source(sub))
     draft = got.sessions["aa11bb22-1"]
     assert (draft.parent_native, draft.relation) == (parent_id, "subagent")
-    assert [(e.author, e.text) for e in got.entries] == [("owner", "Find the parser.")]
+    # the parent agent's prompt, as the Claude Code and Codex readers label it
+    assert [(e.author, e.text) for e in got.entries] == [("agent", "Find the parser.")]
 
 
 def test_the_fingerprint_changes_when_only_meta_json_changes(tmp_path: Path) -> None:
@@ -492,25 +503,62 @@ def test_a_compaction_child_first_synced_after_its_parents_title_words_were_eras
 NEXT = {"role": "user", "content": "And the slow test?", "injected": False, "message_id": "5e6f7081-0000"}
 
 
+def break_meta(folder: Path, how: str) -> str:
+    """meta.json missing or cut in half (Vibe writes messages.jsonl first; a copy may be under way); returns
+    its whole text."""
+    good = (folder / "meta.json").read_text()
+    if how == "missing":
+        (folder / "meta.json").unlink()
+    else:
+        (folder / "meta.json").write_text(good[: len(good) // 2])
+    return good
+
+
+def waited(home: Path) -> None:
+    """The record's Vibe cursors as they are once a held folder has waited its time."""
+    db = sqlite3.connect(home / "record.sqlite3")
+    with db:
+        for key, state in db.execute("SELECT key, state FROM sources WHERE harness = 'vibe'").fetchall():
+            db.execute("UPDATE sources SET state = ? WHERE key = ?",
+                       (json.dumps(json.loads(state or "{}") | WAITED.state), key))
+    db.close()
+
+
+@pytest.mark.parametrize("first_sync", ["not JSON", "missing"])
+def test_a_folder_first_synced_while_its_meta_json_is_unreadable_waits_for_it_and_takes_its_id(
+    tmp_path: Path, first_sync: str
+) -> None:
+    store, home = tmp_path / "store", tmp_path / "home"
+    folder = copy_session(FIRST, store)
+    good = break_meta(folder, first_sync)
+    report, sessions = synced(store, home)
+    assert sessions == {} and report.errors == []
+    [said] = report.warnings
+    assert said.path == str(folder / "meta.json") and "is read once it can be" in said.why
+    (folder / "meta.json").write_text(good)
+    append_line(folder / "messages.jsonl", NEXT)
+    report, sessions = synced(store, home)
+    assert (report.errors, report.warnings) == ([], [])
+    [session] = sessions.values()  # meta.json's id, not the folder's name pinned for good
+    assert (session.native_id, session.entries, session.cwd) == (PARENT_ID, 6, "/home/user/proj")
+
+
 @pytest.mark.parametrize("first_sync", ["not JSON", "missing"])
 def test_a_meta_json_unreadable_when_the_folder_is_first_synced_never_splits_it_into_two_sessions(
     tmp_path: Path, first_sync: str
 ) -> None:
-    # Vibe writes messages.jsonl before meta.json: a sync in between finds no meta.json yet.
-    store = tmp_path / "store"
+    store, home = tmp_path / "store", tmp_path / "home"
     folder = copy_session(FIRST, store)
-    good = (folder / "meta.json").read_text()
-    if first_sync == "missing":
-        (folder / "meta.json").unlink()
-    else:
-        (folder / "meta.json").write_text(good[: len(good) // 2])
-    _, sessions = synced(store, tmp_path / "home")
+    good = break_meta(folder, first_sync)
+    synced(store, home)
+    waited(home)  # meta.json never came: the folder is read under its name
+    _, sessions = synced(store, home)
     assert list(sessions) == [folder.name]
     (folder / "meta.json").write_text(good)
     append_line(folder / "messages.jsonl", NEXT)
-    report, sessions = synced(store, tmp_path / "home")
+    report, sessions = synced(store, home)
     assert report.errors == []
-    [session] = sessions.values()  # still the id the first sync took, with every entry, and meta's fields
+    [session] = sessions.values()  # still the id the first read took, with every entry, and meta's fields
     assert (session.native_id, session.entries) == (folder.name, 6)
     assert (session.cwd, session.title) == ("/home/user/proj", meta_of(FIRST)["title"])
 
@@ -569,3 +617,111 @@ def test_a_pre_2_0_compaction_file_is_titled_by_the_owners_first_message_not_its
                                                                              "messages": messages}))
     _, sessions = synced(store, tmp_path / "home")
     assert (sessions[CHILD_ID].relation, sessions[CHILD_ID].title) == ("compaction", "Fix it.")
+
+
+def test_a_sub_agents_prompt_is_the_agents_and_keeps_its_key(tmp_path: Path) -> None:
+    # The Claude Code and Codex readers label the prompt a parent agent gives a sub-agent `agent`. The key is
+    # the message id as before, so a record that holds it as the owner's keeps that entry and gains none.
+    store = tmp_path / "store"
+    sub = copy_session(FIRST, store) / "agents" / "explore_20260701_101600_9a8b7c6d"
+    sub.mkdir(parents=True)
+    (sub / "meta.json").write_text(json.dumps({"session_id": "9a8b7c6d-1", "parent_session_id": PARENT_ID}))
+    write_lines(sub / "messages.jsonl", [
+        {"role": "user", "content": "List the parser tests.", "injected": False, "message_id": "s1"},
+        {"role": "assistant", "content": "tests/test_parser.py has 4.", "message_id": "s2"}])
+    got = read_all(VibeReader(), source(sub))
+    assert [(e.key, e.author) for e in got.entries] == [("s1", "agent"), ("s2", "agent")]
+    report, _ = synced(store, tmp_path / "home")
+    assert report.entries_added == 7
+
+
+def test_a_session_folder_that_cannot_be_listed_is_an_error_naming_it_and_the_others_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    copy_session(FIRST, store)
+    locked = copy_session(CHILD, store)
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:  # as a folder of another user's (root may list anything)
+        if isinstance(path, str | os.PathLike) and Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report, sessions = synced(store, tmp_path / "home")
+    assert report.errors == [f"{store}: cannot list: folder {locked} is unreadable (Permission denied); the "
+                             "sessions in it are not read"]
+    assert list(sessions) == [PARENT_ID]
+
+
+def test_a_utf8_bom_before_meta_json_or_a_pre_2_0_file_is_passed_over(
+    tmp_path: Path, single_file: Path
+) -> None:
+    session = copy_session(FIRST, tmp_path / "store")
+    (session / "meta.json").write_bytes(b"\xef\xbb\xbf" + (session / "meta.json").read_bytes())
+    got = read_all(VibeReader(), source(session))
+    assert got.warnings == []
+    draft = got.sessions[PARENT_ID]
+    assert (draft.cwd, draft.started) == ("/home/user/proj", meta_of(FIRST)["start_time"])
+    single_file.write_bytes(b"\xef\xbb\xbf" + single_file.read_bytes())
+    old = read_all(VibeReader(), Source("vibe", str(single_file), single_file, "tree"))
+    assert list(old.sessions) == ["0ld5e551-0000-4000-8000-000000000001"]
+
+
+def recorded(home: Path) -> list[tuple[str, str]]:
+    """The key and text of every entry the record at `home` holds, in order."""
+    db = sqlite3.connect(home / "record.sqlite3")
+    rows = db.execute("SELECT key, text FROM entries ORDER BY session, seq").fetchall()
+    db.close()
+    return rows
+
+
+def test_a_line_reusing_an_earlier_message_id_is_kept_whether_it_comes_in_the_same_sync_or_a_later_one(
+    tmp_path: Path,
+) -> None:
+    said = {"role": "user", "content": "q", "injected": False, "message_id": "u1"}
+    first = {"role": "assistant", "content": "first answer", "message_id": "X"}
+    second = {"role": "assistant", "content": "second answer, same id", "message_id": "X"}
+    at_once, bit_by_bit = tmp_path / "at_once", tmp_path / "bit_by_bit"
+    write_lines(copy_session(FIRST, at_once) / "messages.jsonl", [said, first, second])
+    folder = copy_session(FIRST, bit_by_bit)
+    write_lines(folder / "messages.jsonl", [said, first])
+    synced(bit_by_bit, tmp_path / "home2")
+    append_line(folder / "messages.jsonl", second)
+    report, _ = synced(bit_by_bit, tmp_path / "home2")
+    assert report.entries_added == 1
+
+    synced(at_once, tmp_path / "home1")
+    assert recorded(tmp_path / "home2") == recorded(tmp_path / "home1")
+    reused = f"X~{content_key(json.dumps(second))[:12]}"
+    assert [k for k, _ in recorded(tmp_path / "home1")] == ["u1", "X", reused]
+
+
+def test_a_record_synced_before_message_ids_were_kept_gains_no_entry_twice(tmp_path: Path) -> None:
+    store, home = tmp_path / "store", tmp_path / "home"
+    folder = copy_session(FIRST, store)
+    synced(store, home)
+    db = sqlite3.connect(home / "record.sqlite3")
+    with db:  # the cursor the reader wrote before: no `ids`
+        db.execute("UPDATE sources SET state = ? WHERE harness = 'vibe'",
+                   (json.dumps({"native": PARENT_ID, "titled": True}),))
+    db.close()
+    append_line(folder / "messages.jsonl", NEXT)
+    report, sessions = synced(store, home)
+    assert (report.entries_added, sessions[PARENT_ID].entries) == (1, 6)
+    # read again whole (a new generation, say), every key is the one the record holds
+    held = {key for key, _ in recorded(home)}
+    assert {e.key for e in read_all(VibeReader(), source(folder)).entries} == held
+
+
+def test_an_image_in_list_content_leaves_a_marker(tmp_path: Path) -> None:
+    folder = copy_session(FIRST, tmp_path)
+    write_lines(folder / "messages.jsonl", [{"role": "user", "message_id": "m1", "content": [
+        {"type": "text", "text": "What is in this picture?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDREVGR0g="}},
+        {"type": "image_url", "image_url": "https://example.com/cat.png"},
+        {"type": "image_url"}]}])
+    [entry] = read_all(VibeReader(), source(folder)).entries
+    assert entry.text == ("What is in this picture?\n[image: image/png, 8 bytes]\n"
+                          "[image: https://example.com/cat.png]\n[image]")

@@ -8,6 +8,7 @@ interrupted sync resumes exactly where the last commit left it.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import json
@@ -244,6 +245,9 @@ def iter_jsonl(
         try:
             head, recent = _seek_to(fh, path, offset) if offset else (b"", b"")
             tail = recent  # the last bytes before `offset`; `recent`: before the next chunk
+            # Resumed after a last line taken whole without its newline: the bytes up to the next newline end
+            # that line (its newline, or a record appended to it), never a line of their own when blank.
+            continuing = offset > 0 and not (recent or head).endswith(b"\n")
             since_checkpoint = 0
             while True:
                 chunk = fh.read(READ_CHUNK)
@@ -259,8 +263,12 @@ def iter_jsonl(
                         line_no += 1
                         yield _too_long(name, line_no, pending + len(lines[0]), limit)
                         del lines[0]
-                    elif parts:
-                        lines[0] = b"".join([*parts, lines[0]])
+                    else:
+                        if parts:
+                            lines[0] = b"".join([*parts, lines[0]])
+                        if continuing and not lines[0].strip():
+                            del lines[0]
+                    continuing = False
                     for raw in lines:
                         line_no += 1
                         if len(raw) > limit:
@@ -486,12 +494,14 @@ def file_sources(harness: str, root: Path, patterns: tuple[str, ...]) -> Iterato
     """JSONL sources under a root (or the root itself when it is a file), sorted by path.
 
     A `.jsonl.zst` is skipped when the plain `.jsonl` beside it exists; both share the plain key.
+
+    Raises:
+        OSError: some folder under `root` could not be listed (named in the message); raised once every
+            source found elsewhere has been handed over.
     """
-    if root.is_file():
-        candidates = [root]
-    else:
-        # By string, so a transcript `<id>.jsonl` comes before its `<id>/subagents/` children.
-        candidates = sorted({p for pat in patterns for p in root.rglob(pat) if p.is_file()}, key=str)
+    failed: list[OSError] = []
+    # By string, so a transcript `<id>.jsonl` comes before its `<id>/subagents/` children.
+    candidates = [root] if root.is_file() else sorted(walk_files(root, patterns, failed), key=str)
     plain = {str(p) for p in candidates if not p.name.endswith(".zst")}
     for p in candidates:
         key = str(p)
@@ -500,6 +510,31 @@ def file_sources(harness: str, root: Path, patterns: tuple[str, ...]) -> Iterato
             if key in plain:
                 continue
         yield Source(harness, key, p, "jsonl")
+    if failed:
+        raise unlisted(failed)
+
+
+def walk_files(root: Path, patterns: tuple[str, ...], failed: list[OSError]) -> Iterator[Path]:
+    """The files under `root` whose names match one of `patterns` (symlinked folders not followed); each
+    folder that cannot be listed is added to `failed` instead of passing unseen, as a glob lets it."""
+
+    def unreadable(exc: OSError) -> None:
+        if not isinstance(exc, FileNotFoundError):  # removed while walking: nothing left to read
+            failed.append(exc)
+
+    for folder, _, names in os.walk(root, onerror=unreadable):
+        for name in names:
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
+                path = Path(folder, name)
+                if path.is_file():
+                    yield path
+
+
+def unlisted(failed: list[OSError]) -> OSError:
+    """One error naming every folder a walk could not list (the sync reports a reader's listing error)."""
+    why = "; ".join(f"folder {exc.filename} is unreadable ({exc.strerror or exc})" for exc in failed)
+    where = "it" if len(failed) == 1 else "them"
+    return OSError(failed[0].errno, f"{why}; the sessions in {where} are not read")
 
 
 def json_text(value: Any) -> str:
@@ -578,14 +613,21 @@ def join_blocks(content: Any, render: Callable[[dict[str, Any]], str]) -> str:
 
 # A title taken from a prompt's words is cut to about this many characters.
 TITLE_CHARS = 80
+# Codex's IDE extension and Desktop app write the owner's words after context of their own (`# Context from my
+# IDE setup:`, `# Files mentioned by the user:`, open tabs, selections), below the last of these headings.
+_IDE_REQUEST = re.compile(r"^## My request for Codex:", re.M)
+# Lines that only place something the prompt carries: quotes, image and document placeholders (ours), and the
+# image tags Codex writes around a pasted image.
+_NOT_WORDS = (">", "[image:", "[document:", "<image name=", "</image>")
 
 
 def title_line(text: str, skip: Callable[[str], bool] | None = None) -> str | None:
-    """A session's title from a prompt: its first line of words (quoted lines, image and document placeholders
-    and lines `skip` names passed over), cut to about TITLE_CHARS characters at a word boundary."""
-    for raw in text.splitlines():
+    """A session's title from a prompt: its first line of words (after the last `## My request for Codex:`
+    heading when there is one; quoted lines, placeholders and lines `skip` names passed over), cut to about
+    TITLE_CHARS characters at a word boundary."""
+    for raw in _IDE_REQUEST.split(text)[-1].splitlines():
         line = raw.strip()  # not re-spaced: erase finds a title taken from the words it erases by substring
-        if not line or line.startswith((">", "[image:", "[document:")) or (skip is not None and skip(line)):
+        if not line or line.startswith(_NOT_WORDS) or (skip is not None and skip(line)):
             continue
         if len(line) <= TITLE_CHARS:
             return line

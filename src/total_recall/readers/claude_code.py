@@ -17,6 +17,7 @@ import orjson
 
 from total_recall.model import ARGS_PROSE_WORDS, Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
+    UTF8_BOM,
     Checkpoint,
     Cursor,
     Item,
@@ -246,7 +247,7 @@ class ClaudeCodeReader(JsonlReader):
         if layout == "subagent":
             sidecar = source.path.with_name(native + ".meta.json")
             try:
-                loaded = orjson.loads(sidecar.read_bytes())
+                loaded = orjson.loads(sidecar.read_bytes().removeprefix(UTF8_BOM))
             except FileNotFoundError:
                 loaded = {}
             except (OSError, orjson.JSONDecodeError) as exc:
@@ -281,10 +282,11 @@ class ClaudeCodeReader(JsonlReader):
         ts = _timestamp(obj.get("timestamp"))
         state.saw(obj, ts)
         warnings: list[str] = []
+        # Who speaks in a user turn. The sub-agent Claude Code starts to compact a session is asked by the
+        # harness itself.
+        speaker: Author = ("harness" if source.path.name.startswith(COMPACTING_AGENT) else
+                           "agent" if state.subagent else "owner")
         if rtype == "user":
-            # The sub-agent Claude Code starts to compact a session is asked by the harness itself.
-            speaker: Author = ("harness" if source.path.name.startswith(COMPACTING_AGENT) else
-                               "agent" if state.subagent else "owner")
             pieces = _user(obj, speaker, warnings)
             if not state.worded and speaker != "harness":
                 state.first_words(pieces, speaker)
@@ -293,7 +295,10 @@ class ClaudeCodeReader(JsonlReader):
         elif rtype == "system":
             pieces = [_system(obj)]
         elif rtype == "attachment":
-            pieces = [_Piece("harness", "meta", _attachment(obj))]
+            queued = _queued(obj, speaker)
+            pieces = [queued or _Piece("harness", "meta", _attachment(obj))]
+            if queued is not None and not state.worded and speaker != "harness":
+                state.first_words(pieces, speaker)
         elif rtype == "progress":
             pieces = [_Piece("harness", "meta", _progress(obj))]
         elif rtype == "summary" and isinstance(obj.get("summary"), str):
@@ -352,12 +357,8 @@ def _user(obj: dict[str, Any], speaker: Author, warnings: list[str]) -> list[_Pi
         text = content if isinstance(content, str) else _joined(content)
         return [_Piece("harness", "summary", text)]
     # Newer versions name who wrote a user line (`origin.kind`): a task's notification or another
-    # session's message is the harness speaking in the user's place. Other kinds ("human", "cli", …) may be
-    # the owner typing, so only those known not to be are taken.
-    origin = obj.get("origin")
-    kind = origin.get("kind") if isinstance(origin, dict) else None
-    is_meta = obj.get("isMeta") is True or (isinstance(kind, str) and (
-        kind in _NOT_TYPED or kind.endswith("-notification")))
+    # session's message is the harness speaking in the user's place.
+    is_meta = obj.get("isMeta") is True or _not_typed(obj.get("origin"))
     if isinstance(content, str):
         return [_Piece(_speaker(content, is_meta, speaker), "message", content)]
     if not isinstance(content, list):
@@ -384,6 +385,32 @@ def _user(obj: dict[str, Any], speaker: Author, warnings: list[str]) -> list[_Pi
         else:
             pieces.append(_Piece("harness", "meta", json_text(block)))
     return pieces
+
+
+def _queued(obj: dict[str, Any], speaker: Author) -> _Piece | None:
+    """A message typed while the agent worked, as Claude Code folds it into the running turn: a
+    `queued_command` attachment, the only record of it (no `user` line follows; the `queue-operation` line
+    before it is an echo). None for any other attachment, and for a queued command that is not a prompt (a
+    task's notification)."""
+    att = obj.get("attachment")
+    if not isinstance(att, dict) or att.get("type") != "queued_command" or att.get("commandMode") != "prompt":
+        return None
+    prompt = att.get("prompt")
+    text = prompt if isinstance(prompt, str) else _joined(prompt) if isinstance(prompt, list) else ""
+    if not text.strip():
+        return None
+    # Another session's message or a notification is queued the same way: the harness speaking, as on a
+    # user line.
+    is_meta = att.get("isMeta") is True or obj.get("isMeta") is True or _not_typed(att.get("origin"))
+    return _Piece(_speaker(text, is_meta, speaker), "message", text)
+
+
+def _not_typed(origin: Any) -> bool:
+    """Whether a user turn's `origin` names a sender the owner never is (another session, a task's
+    notification). Other kinds ("human", "cli", …) may be the owner typing, so only those known not to be
+    count."""
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return isinstance(kind, str) and (kind in _NOT_TYPED or kind.endswith("-notification"))
 
 
 def _answered(result: Any, text: str) -> str | None:

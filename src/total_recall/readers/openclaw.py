@@ -2,8 +2,10 @@
 
 Layouts: `~/.openclaw/agents/<agent>/sessions/<sessionId>.jsonl` with a `sessions.json` store beside
 them (sessionKey -> {sessionId, label, displayName, ...}); archived `*.jsonl.deleted.<ms>` and
-`*.jsonl.reset.<iso>` files are read too (same header id -> same session, same keys -> no duplicates);
-pi's own `~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`.
+`*.jsonl.reset.<iso>` files and cold archives `sessions/cold/<sha256>.jsonl.zst` are read too (same header
+id -> same session, same keys -> no duplicates); pi's own `~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`.
+Newer OpenClaw versions keep transcripts in `agents/<agent>/agent/openclaw-agent.sqlite`, which is not read:
+it is a source only so that a sync says so.
 
 v3 (and v2) lines are `{type, id, parentId, timestamp}` tree nodes: entries carry them as
 `native_id`/`native_parent` and every node yields at least one entry so the tree stays connected.
@@ -23,6 +25,7 @@ import orjson
 from total_recall.errors import SourceError
 from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
+    UTF8_BOM,
     Checkpoint,
     Cursor,
     Item,
@@ -40,10 +43,14 @@ from total_recall.readers.base import (
     stat_fingerprint,
     title_line,
     tool_output,
+    unlisted,
+    walk_files,
 )
 
 STORE = "sessions.json"
-ARCHIVE_GLOBS = ("*.jsonl.deleted.*", "*.jsonl.reset.*")
+ARCHIVE_GLOBS = ("*.jsonl.deleted.*", "*.jsonl.reset.*", "*.jsonl.zst")
+# The per-agent transcript database of newer versions (`transcript_events`), not read yet.
+AGENT_DB = "openclaw-agent.sqlite"
 # pi names files `<ISO time with dashes>_<session uuid>.jsonl`.
 _PI_NAME = re.compile(r"^\d{4}-\d\d-\d\dT[\d-]+Z?_(?P<id>.+)$")
 # Store fields worth keeping on the session (the rest is token bookkeeping that changes every turn).
@@ -61,7 +68,14 @@ _FIRST_WORDS, _NAMED, _STORE = 0, 1, 2
 class _Session:
     native_id: str
     title_rank: int = -1  # the best title source met so far, this read or an earlier one (Cursor.state)
-    keys: dict[str, str] = field(default_factory=dict)  # node ids seen in this read (distinct_key)
+    # Every node id read so far, this read or an earlier one (Cursor.state), with its first line's digest
+    # (distinct_key): a later line reusing an id with other content is keyed apart however the file was read.
+    keys: dict[str, str] = field(default_factory=dict)
+    ended: str | None = None  # the time of the last line read that has one
+    ended_given: str | None = None
+
+    def saved(self) -> dict[str, Any]:
+        return {"title_rank": self.title_rank, "ids": dict(self.keys)}
 
 
 _Piece = tuple[Author, Kind, str, dict[str, Any]]
@@ -81,20 +95,36 @@ class OpenClawReader(JsonlReader):
             return
         if not root.is_dir():
             return
-        paths = {p for pat in ("*.jsonl", *ARCHIVE_GLOBS) for p in root.rglob(pat)}
-        for p in sorted(paths):
-            if p.is_file() and _is_transcript(p):
+        failed: list[OSError] = []
+        for p in sorted(walk_files(root, ("*.jsonl", *ARCHIVE_GLOBS, AGENT_DB), failed)):
+            if p.name == AGENT_DB:
+                yield Source(self.harness, str(p), p, "sqlite")
+            elif _is_transcript(p):
                 yield Source(self.harness, str(p), p, "jsonl")
+        if failed:
+            raise unlisted(failed)
 
     def fingerprint(self, source: Source) -> str:
+        if source.kind == "sqlite":
+            return stat_fingerprint(source.path)
         # The store gives titles, so a change there is worth a (cheap, cursor-at-end) re-read.
-        return stat_fingerprint(source.path, source.path.parent / STORE)
+        return stat_fingerprint(source.path, _store_path(source.path))
 
     def read(self, source: Source, cursor: Cursor) -> Iterator[Item]:
+        if source.kind == "sqlite":
+            # Said by each sync that finds the database changed: what only it holds is not in the record.
+            why = "OpenClaw's transcript database is not read: the sessions kept only in it are not recorded"
+            yield ReadWarning(str(source.path), why)
+            # A state, so a later sync does not count the whole database as bytes to read (`to_read`).
+            yield Checkpoint(Cursor(state={"unread": True}))
+            return
         try:
             for item in super().read(source, cursor):
                 if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
-                    item = Checkpoint(replace(item.cursor, state={"title_rank": session.title_rank}))
+                    if session.ended != session.ended_given:
+                        session.ended_given = session.ended
+                        yield SessionDraft(session.native_id, ended=session.ended)
+                    item = Checkpoint(replace(item.cursor, state=session.saved()))
                 yield item
         finally:
             self._open.pop(source.key, None)
@@ -111,7 +141,7 @@ class OpenClawReader(JsonlReader):
         if header:
             meta["version"] = header.get("version", 1)
             meta.update({k: header[k] for k in ("provider", "modelId", "thinkingLevel") if k in header})
-        store, warning = _load_store(source.path.parent / STORE)
+        store, warning = _load_store(_store_path(source.path))
         if warning is not None:
             yield warning
         entry_key, entry = _store_entry(store, native, source.path.name)
@@ -125,12 +155,16 @@ class OpenClawReader(JsonlReader):
                 draft.parent_native = _str(spawned.get("sessionId")) if isinstance(spawned, dict) else None
                 draft.relation = "subagent" if draft.parent_native else draft.relation
         draft.meta = meta or None
-        rank = cursor.state.get("title_rank")
+        rank, ids = cursor.state.get("title_rank"), cursor.state.get("ids")
         if draft.title is not None:
             rank = _STORE
-        elif not isinstance(rank, int):
-            rank, draft.title = _titled_before(source.path, cursor) if cursor.offset else (-1, None)
-        self._open[source.key] = _Session(native, rank)
+        if cursor.offset and not (isinstance(rank, int) and isinstance(ids, dict)):
+            # A cursor saved before the reader kept these: its lines are read once to find them.
+            before, first, ids = _read_before(source.path, cursor)
+            if not isinstance(rank, int):
+                rank, draft.title = before, first
+        self._open[source.key] = _Session(native, rank if isinstance(rank, int) else -1,
+                                          dict(ids) if isinstance(ids, dict) else {})
         yield draft
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -139,6 +173,10 @@ class OpenClawReader(JsonlReader):
             session = _Session(_stem_id(source.path))
         obj = line.obj
         kind = obj.get("type")
+        stamp = _timestamp(obj.get("timestamp"))
+        if stamp is None and isinstance(obj.get("message"), dict):
+            stamp = _timestamp(obj["message"].get("timestamp"))
+        session.ended = stamp or session.ended
         if kind == "session":
             return  # the header: begin() already turned it into the session draft
         if kind == "session_info" and session.title_rank <= _NAMED:
@@ -147,7 +185,7 @@ class OpenClawReader(JsonlReader):
                 session.title_rank = _NAMED
                 yield SessionDraft(session.native_id, title=name)
         node = _str(obj.get("id"))
-        if kind == "message" or (kind is None and "role" in obj):
+        if _is_message(obj):
             message = obj.get("message") if kind == "message" else obj
             if not isinstance(message, dict):
                 yield ReadWarning(str(source.path), "`message` is not a JSON object", line.number)
@@ -163,9 +201,6 @@ class OpenClawReader(JsonlReader):
             base = distinct_key(session.keys, node, line.raw) if node else f"L{line.number}"
             pieces = _entry_pieces(obj)
         parent = _str(obj.get("parentId"))
-        stamp = _timestamp(obj.get("timestamp"))
-        if stamp is None and isinstance(obj.get("message"), dict):
-            stamp = _timestamp(obj["message"].get("timestamp"))
         for n, (author, entry_kind, text, extra) in enumerate(pieces):
             yield EntryDraft(
                 session=session.native_id,
@@ -269,11 +304,12 @@ def _bash_output(msg: dict[str, Any], out: Any) -> str:
     return "\n".join(lines)
 
 
-def _titled_before(path: Path, cursor: Cursor) -> tuple[int, str | None]:
-    """For a read resumed from a cursor saved before titles were ranked: the best title source among the
-    lines already read, and the first words to title the session by when that is all there is (read once:
-    the next cursor keeps the rank)."""
-    first: str | None = None
+def _read_before(path: Path, cursor: Cursor) -> tuple[int, str | None, dict[str, str]]:
+    """For a read resumed from a cursor saved before the reader kept them in it: among the lines already read,
+    the best title source and the first words to title the session by when that is all there is, and the node
+    ids with their first lines' digests (`_Session.keys`), as a read of the whole file has them."""
+    named, first = False, None
+    ids: dict[str, str] = {}
     try:
         for item in iter_jsonl(path, Cursor()):
             if not isinstance(item, Line):
@@ -281,14 +317,24 @@ def _titled_before(path: Path, cursor: Cursor) -> tuple[int, str | None]:
             if item.number > cursor.line:
                 break
             obj = item.obj
-            if obj.get("type") == "session_info" and _str(obj.get("name")):
-                return _NAMED, None  # already given by that line when it was read
+            node = _str(obj.get("id"))
             message = obj.get("message") if obj.get("type") == "message" else obj
+            if node and obj.get("type") != "session" and (isinstance(message, dict) or not _is_message(obj)):
+                distinct_key(ids, node, item.raw)
+            named = named or (obj.get("type") == "session_info" and _str(obj.get("name")) is not None)
             if first is None and isinstance(message, dict) and message.get("role") == "user":
                 first = title_line(_blocks_text(message.get("content")))
     except SourceError:
-        return _FIRST_WORDS, None  # unreadable now: the read itself will say so; no title is guessed
-    return (_FIRST_WORDS, first) if first is not None else (-1, None)
+        return _FIRST_WORDS, None, ids  # unreadable now: the read itself will say so; no title is guessed
+    if named:
+        return _NAMED, None, ids  # already given by that line when it was read
+    return (_FIRST_WORDS, first, ids) if first is not None else (-1, None, ids)
+
+
+def _is_message(obj: dict[str, Any]) -> bool:
+    """A line holding a pi `AgentMessage`: a `message` node, or a v1 line that is the message itself."""
+    kind = obj.get("type")
+    return kind == "message" or (kind is None and "role" in obj)
 
 
 def _transcript_only(msg: dict[str, Any]) -> bool:
@@ -365,7 +411,13 @@ def _timestamp(value: Any) -> str | None:
 
 def _is_transcript(path: Path) -> bool:
     name = path.name
-    return name.endswith(".jsonl") or ".jsonl.deleted." in name or ".jsonl.reset." in name
+    return name.endswith((".jsonl", ".jsonl.zst")) or ".jsonl.deleted." in name or ".jsonl.reset." in name
+
+
+def _store_path(path: Path) -> Path:
+    """The `sessions.json` that may name a transcript: beside it, or beside its `cold/` archive folder."""
+    folder = path.parent
+    return (folder.parent if folder.name == "cold" else folder) / STORE
 
 
 def _stem_id(path: Path) -> str:
@@ -386,7 +438,7 @@ def _header(path: Path) -> dict[str, Any]:
 
 def _load_store(path: Path) -> tuple[dict[str, Any], ReadWarning | None]:
     try:
-        data = path.read_bytes()
+        data = path.read_bytes().removeprefix(UTF8_BOM)  # an editor's encoding mark, not JSON
     except FileNotFoundError:
         return {}, None
     except OSError as exc:

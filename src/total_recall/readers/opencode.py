@@ -8,7 +8,11 @@ migration): `storage/session/<projectID>/<sessionID>.json`, `storage/message/<se
 `storage/part/<msgID>/<partID>.json`, each the whole object with its ids.
 
 OpenCode rewrites rows while a turn runs (text streams into a part, a tool goes pending → running →
-completed), so a session is read up to its first half-done message or tool and resumed there later.
+completed), so a session is read up to its first half-done message or tool and resumed there later; a legacy
+part file that cannot be read yet (caught half-written) has its message read again at the next change.
+
+A child session (`parent_id`) is a sub-agent's: its user messages are the prompts its parent agent gave it,
+labelled `agent` as the Claude Code and Codex readers label them.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ import tempfile
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -33,12 +38,12 @@ from total_recall.errors import SourceError
 from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDraft
 from total_recall.readers.base import (
     LINE_LIMIT,
+    UTF8_BOM,
     Checkpoint,
     Cursor,
     Item,
     Reader,
     Source,
-    is_readable_dir,
     json_text,
     stat_fingerprint,
     tool_output,
@@ -79,25 +84,44 @@ class _Part:
     ended: int | None
 
 
-PartsOf = Callable[[_Msg], list[_Part | ReadWarning]]
+@dataclass(frozen=True, slots=True)
+class _Unread:
+    """A part (or the folder of a message's parts) that could not be read now but may be later: a legacy file
+    caught half-written, or a folder not readable yet. Its message is read again at the next change."""
+
+    warning: ReadWarning
+
+
+PartsOf = Callable[[_Msg], list[_Part | ReadWarning | _Unread]]
 
 
 class OpenCodeReader(Reader):
     harness = "opencode"
 
     def sources(self, root: Path) -> Iterator[Source]:
+        """The databases and the legacy tree under `root`.
+
+        Raises:
+            OSError: `root` or its `storage` folder cannot be listed (names it); the databases are listed
+                before `storage` is looked into.
+        """
         if root.is_file():
             if not root.name.endswith(SIDE_SUFFIXES):
                 yield Source(self.harness, str(root), root, "sqlite")
             return
-        if not is_readable_dir(root):
+        if not root.is_dir():
             return
-        dbs = {p for pattern in DB_GLOBS for p in root.glob(pattern) if p.is_file()}
+        names = _listing(root)
+        dbs = [root / n for n in names if any(fnmatchcase(n, g) for g in DB_GLOBS) and (root / n).is_file()]
         for db in sorted(dbs):
             yield Source(self.harness, str(db), db, "sqlite")
-        for storage in (root / "storage", root):
-            if (storage / "session").is_dir():
-                yield Source(self.harness, str(storage), storage, "tree")
+        storage = root / "storage"
+        if "storage" in names and storage.is_dir():
+            # `storage/session` looks absent when `storage` may not be looked into: said, not missed.
+            _listing(storage)
+        for candidate in (storage, root):
+            if (candidate / "session").is_dir():
+                yield Source(self.harness, str(candidate), candidate, "tree")
                 break
 
     def fingerprint(self, source: Source) -> str:
@@ -112,6 +136,20 @@ class OpenCodeReader(Reader):
             yield from _read_tree(source.path, known)
         else:
             yield from _read_db(source.path, known)
+
+
+def _listing(folder: Path) -> list[str]:
+    """The names in a folder.
+
+    Raises:
+        OSError: it cannot be listed, naming it (the sync reports it: an unreadable folder is not empty).
+    """
+    try:
+        with os.scandir(folder) as found:
+            return [e.name for e in found]
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise OSError(f"folder {folder} is unreadable ({why}); the sessions in it are not read") from exc
 
 
 # --- SQLite ---------------------------------------------------------------------------------------
@@ -279,8 +317,11 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
                     yield item
                 else:
                     msgs.append(item)
-            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name, now)
-            state[sid] = _session_state(stamp, msgs, stop, prev)
+            # A child session's user messages are the prompts its parent agent gave it, not the owner's.
+            prompter: Author = "agent" if _text(srow["parent_id"]) else "owner"
+            redo: list[_Msg] = []
+            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name, now, prompter, redo)
+            state[sid] = _session_state(stamp, msgs, stop, prev, redo)
     except sqlite3.Error as exc:
         raise SourceError(f"{path}: cannot read: {exc}") from exc
     finally:
@@ -311,9 +352,12 @@ def _db_messages(con: sqlite3.Connection, sid: str, at: tuple[int, str] | None) 
     return con.execute(cols + where + order, (sid, at[0], at[0], at[1])).fetchall()
 
 
+_TOO_LARGE = "data of "
+
+
 def _too_large(size: Any) -> str | None:
     if isinstance(size, int) and size > LINE_LIMIT:
-        return f"data of {size} bytes is over the {LINE_LIMIT}-byte limit"
+        return f"{_TOO_LARGE}{size} bytes is over the {LINE_LIMIT}-byte limit"
     return None
 
 
@@ -328,8 +372,8 @@ def _db_message(name: str, row: sqlite3.Row) -> _Msg | ReadWarning:
     return _Msg(mid, _int(row["time_created"]) or 0, info, f"message:{mid}", raw)
 
 
-def _db_parts(con: sqlite3.Connection, name: str, msg: _Msg) -> list[_Part | ReadWarning]:
-    out: list[_Part | ReadWarning] = []
+def _db_parts(con: sqlite3.Connection, name: str, msg: _Msg) -> list[_Part | ReadWarning | _Unread]:
+    out: list[_Part | ReadWarning | _Unread] = []
     sql = (
         f"SELECT id, message_id, session_id, time_created, time_updated, {_DATA} FROM part"
         " WHERE message_id = ? ORDER BY id"
@@ -365,7 +409,8 @@ def _db_session(row: sqlite3.Row) -> SessionDraft:
     meta: dict[str, Any] = {}
     for key in ("slug", "version", "agent", "project_id", "cost"):
         if col(key) is not None:
-            meta[key] = col(key)
+            value = col(key)
+            meta[key] = _text(value) if isinstance(value, bytes) else value
     model = col("model")
     if isinstance(model, str):
         parsed = _parse_data(model)
@@ -373,12 +418,12 @@ def _db_session(row: sqlite3.Row) -> SessionDraft:
     tokens = {k: col(f"tokens_{k}") for k in ("input", "output", "reasoning", "cache_read", "cache_write")}
     if any(v is not None for v in tokens.values()):
         meta["tokens"] = tokens
-    parent = col("parent_id")
+    parent = _text(col("parent_id"))
     return SessionDraft(
         native_id=str(row["id"]),
-        title=col("title"),
-        cwd=col("directory"),
-        parent_native=parent or None,
+        title=_text(col("title")),
+        cwd=_text(col("directory")),
+        parent_native=parent,
         relation="subagent" if parent else None,
         started=_iso(col("time_created")),
         ended=_iso(col("time_updated")),
@@ -386,8 +431,22 @@ def _db_session(row: sqlite3.Row) -> SessionDraft:
     )
 
 
+def _text(value: Any) -> str | None:
+    """A text column as text: SQLite's loose typing lets a title or folder be stored as a BLOB (kept as
+    UTF-8, bad bytes replaced) or a number; None or empty is None."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    elif value is not None and not isinstance(value, str):
+        value = str(value)
+    return value or None
+
+
 def _parse_data(data: Any) -> dict[str, Any] | str:
-    """The parsed JSON object, or why it is not one."""
+    """The parsed JSON object, or why it is not one. A leading UTF-8 BOM (an editor's mark) is passed over."""
+    if isinstance(data, bytes):
+        data = data.removeprefix(UTF8_BOM)
+    elif isinstance(data, str):
+        data = data.removeprefix("\ufeff")
     try:
         obj = orjson.loads(data)
     except (orjson.JSONDecodeError, TypeError) as exc:
@@ -418,13 +477,17 @@ def _tree_fingerprint(storage: Path) -> str:
     return f"tree:{count}:{newest}"
 
 
-def _dir_stat(folder: Path) -> tuple[list[str], int]:
-    """The `.json` file stems of a folder (sorted) and the newest mtime among them and the folder."""
+def _dir_stat(folder: Path) -> tuple[list[str], int, ReadWarning | None]:
+    """The `.json` file stems of a folder (sorted), the newest mtime among them and the folder, and a warning
+    naming the folder when it is there but cannot be listed (a missing one is just empty)."""
     try:
-        entries = list(os.scandir(folder))
+        with os.scandir(folder) as found:
+            entries = list(found)
         newest = folder.stat().st_mtime_ns
-    except OSError:
-        return [], 0
+    except FileNotFoundError:
+        return [], 0, None
+    except OSError as exc:
+        return [], 0, _unreadable(folder, exc)
     stems = []
     for e in entries:
         if e.name.endswith(".json") and e.is_file():
@@ -433,7 +496,23 @@ def _dir_stat(folder: Path) -> tuple[list[str], int]:
                 newest = max(newest, e.stat().st_mtime_ns)
             except OSError:
                 continue
-    return sorted(stems), newest
+    return sorted(stems), newest, None
+
+
+def _subfolders(folder: Path) -> tuple[list[Path], ReadWarning | None]:
+    """The folders in a folder (sorted), and a warning naming it when it cannot be listed."""
+    try:
+        with os.scandir(folder) as found:
+            return sorted(Path(e.path) for e in found if e.is_dir()), None
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        return [], _unreadable(folder, exc)
+
+
+def _unreadable(folder: Path, exc: OSError) -> ReadWarning:
+    why = exc.strerror or exc
+    return ReadWarning(str(folder), f"folder is unreadable ({why}); what it holds is not read")
 
 
 def _load_json(path: Path) -> tuple[dict[str, Any], bytes] | ReadWarning:
@@ -451,7 +530,16 @@ def _load_json(path: Path) -> tuple[dict[str, Any], bytes] | ReadWarning:
 def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
     now = int(time.time() * 1000)
     found: list[tuple[int, str, dict[str, Any], Path]] = []
-    for sfile in sorted((storage / "session").glob("*/*.json")):
+    session_files: list[Path] = []
+    projects, unreadable = _subfolders(storage / "session")
+    if unreadable is not None:
+        yield unreadable
+    for project in projects:
+        stems, _, unreadable = _dir_stat(project)
+        if unreadable is not None:
+            yield unreadable
+        session_files += [project / f"{stem}.json" for stem in stems]
+    for sfile in sorted(session_files):
         loaded = _load_json(sfile)
         if isinstance(loaded, ReadWarning):
             yield loaded
@@ -462,8 +550,8 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         found.append((_int(_get(info, "time", "created")) or 0, sid, info, sfile))
     state: dict[str, Any] = {}
     for _created, sid, info, sfile in sorted(found, key=lambda t: (t[0], t[1])):
-        mids, msg_newest = _dir_stat(storage / "message" / sid)
-        part_stats = [_dir_stat(storage / "part" / mid) for mid in mids]
+        mids, msg_newest, unreadable = _dir_stat(storage / "message" / sid)
+        part_stats = [_dir_stat(storage / "part" / mid)[:2] for mid in mids]
         sst = sfile.stat()
         stamp = (
             f"{sst.st_size}:{sst.st_mtime_ns}:{len(mids)}:{msg_newest}:"
@@ -474,11 +562,16 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
             state[sid] = prev
             continue
         yield _tree_session(sid, info)
+        if unreadable is not None:
+            yield unreadable
         msgs: list[_Msg] = []
+        # A message file caught half-written has no time to resume before: the next read starts as this did.
+        hold = unreadable is not None
         for mid in mids:
             mfile = storage / "message" / sid / f"{mid}.json"
             mloaded = _load_json(mfile)
             if isinstance(mloaded, ReadWarning):
+                hold = hold or not mloaded.why.startswith(_TOO_LARGE)
                 yield mloaded
                 continue
             mdata, mraw = mloaded
@@ -489,20 +582,32 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         at = _resume_at(prev)
         if at is not None:
             msgs = [m for m in msgs if (m.created, m.id) >= at]
-        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage), now)
-        state[sid] = _session_state(stamp, msgs, stop, prev)
+        prompter: Author = "agent" if _str(info.get("parentID")) else "owner"
+        redo: list[_Msg] = []
+        stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage), now, prompter,
+                                redo)
+        state[sid] = _session_state(stamp, msgs, stop, prev, redo)
+        if hold:
+            state[sid]["from"] = prev.get("from") if isinstance(prev, dict) else None
     yield Checkpoint(Cursor(state=_cursor_state(state)))
 
 
-def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning]:
+def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning | _Unread]:
     folder = storage / "part" / msg.id
-    found: list[_Part | ReadWarning] = []
+    found: list[_Part | ReadWarning | _Unread] = []
     parts: list[_Part] = []
-    for stem in _dir_stat(folder)[0]:
+    stems, _, unreadable = _dir_stat(folder)
+    if unreadable is not None:
+        found.append(_Unread(unreadable))
+    for stem in stems:
         pfile = folder / f"{stem}.json"
         loaded = _load_json(pfile)
         if isinstance(loaded, ReadWarning):
-            found.append(loaded)
+            if loaded.why.startswith(_TOO_LARGE):
+                found.append(loaded)  # for good: not looked at again
+            else:  # perhaps caught half-written (OpenCode writes the file in place): read again later
+                found.append(_Unread(replace(loaded, why=f"a part of message {msg.id} could not be read "
+                                             f"({loaded.why}); read again when the session changes")))
             continue
         data, raw = loaded
         pid = _str(data.get("id")) or stem
@@ -541,10 +646,13 @@ def _resume_at(prev: Any) -> tuple[int, str] | None:
     return None
 
 
-def _session_state(stamp: str, msgs: list[_Msg], stop: _Stop | None, prev: Any) -> dict[str, Any]:
-    # Resume at the stopping message, or at the last one read: parts can still land on it after
-    # its row (a user message's text arrives just after the message).
-    at = stop.msg if stop else (msgs[-1] if msgs else None)
+def _session_state(stamp: str, msgs: list[_Msg], stop: _Stop | None, prev: Any, redo: list[_Msg]
+                   ) -> dict[str, Any]:
+    # Resume at the first message whose parts could not all be read (or a settled user message with none: its
+    # part may have failed to load), else at the stopping message, else at the last one read: parts can still
+    # land on it after its row (a user message's text arrives just after the message). Keys keep what is
+    # read again from being recorded twice.
+    at = redo[0] if redo else stop.msg if stop else (msgs[-1] if msgs else None)
     frm: list[Any] | None = [at.created, at.id] if at else None
     if frm is None and isinstance(prev, dict):
         frm = prev.get("from")
@@ -576,17 +684,18 @@ class _Stop:
     alive: int
 
 
-def _last_sign(msg: _Msg, parts: list[_Part | ReadWarning]) -> int:
+def _last_sign(msg: _Msg, parts: list[_Part | ReadWarning | _Unread]) -> int:
     """When a message last showed life: its own times, and its parts' starts and ends (ms since the epoch)."""
     times = [msg.created, _int(_get(msg.info, "time", "created")) or 0]
     times += [t or 0 for p in parts if isinstance(p, _Part) for t in (p.created, p.ended)]
     return max(times)
 
 
-def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
-          ) -> Generator[Item, None, _Stop | None]:
-    """Entries of a session's messages in order; returns where it stopped, if it did. A settled owner's
-    message with no part holds no words to read: said, not passed over in silence."""
+def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int, prompter: Author,
+          redo: list[_Msg]) -> Generator[Item, None, _Stop | None]:
+    """Entries of a session's messages in order; returns where it stopped, if it did. A settled user
+    message with no part holds no words to read: said, not passed over in silence. The messages read
+    with a part missing or unreadable go to `redo`. `prompter` wrote the user messages."""
     last_assistant = max((i for i, m in enumerate(msgs) if m.info.get("role") == "assistant"), default=-1)
     for i, msg in enumerate(msgs):
         parts = parts_of(msg)
@@ -599,16 +708,25 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
         # Read as it stands though not finished: its entries are keyed apart, so that should OpenCode finish
         # it after all, the finished words are recorded too (a part's key names its whole text).
         cut = not moved_on and _unfinished(msg.info)
+        unread = any(isinstance(x, _Unread) for x in parts)
         if settled and msg.info.get("role") == "user" and not any(isinstance(x, _Part) for x in parts):
-            yield ReadWarning(where, f"message:{msg.id}: a user message with no parts, so no words to read")
+            if not unread:  # else the parts' own warnings say why there are no words
+                why = "a user message with no parts, so no words to read"
+                yield ReadWarning(where, f"message:{msg.id}: {why}")
+            unread = True  # its part may yet be written (or readable): looked for again
+        if unread:
+            redo.append(msg)
         for part in parts:
+            if isinstance(part, _Unread):
+                yield part.warning
+                continue
             if isinstance(part, ReadWarning):
                 yield part
                 continue
             status = _get(part.data, "state", "status")
             if not settled and part.data.get("type") == "tool" and status in UNFINISHED_TOOL:
                 return _Stop(msg, _last_sign(msg, parts))
-            yield from _part_entries(sid, msg, part, CUT if cut else "")
+            yield from _part_entries(sid, msg, part, prompter, CUT if cut else "")
         error = msg.info.get("error")
         if error:
             text = f"error {_str(_get(error, 'name')) or ''}: {_str(_get(error, 'data', 'message')) or ''}"
@@ -620,7 +738,7 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int
     return None
 
 
-def _part_entries(sid: str, msg: _Msg, part: _Part, cut: str = "") -> Iterator[EntryDraft]:
+def _part_entries(sid: str, msg: _Msg, part: _Part, prompter: Author, cut: str = "") -> Iterator[EntryDraft]:
     data = part.data
     ptype = _str(data.get("type")) or "?"
     role = msg.info.get("role")
@@ -639,7 +757,7 @@ def _part_entries(sid: str, msg: _Msg, part: _Part, cut: str = "") -> Iterator[E
         if ptype == "reasoning":
             yield entry("agent", "thinking", text)
         elif role == "user":
-            yield entry("harness" if data.get("synthetic") else "owner", "message", text)
+            yield entry("harness" if data.get("synthetic") else prompter, "message", text)
         elif msg.info.get("summary") is True or msg.info.get("mode") == "compaction":
             yield entry("harness", "summary", text)
         else:

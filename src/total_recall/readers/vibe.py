@@ -12,10 +12,18 @@ Until a child holds a message past its system line, its relation is left unsaid 
 
 Identity: a session is the `session_id` of its meta.json, else (meta.json missing or unreadable when the
 folder is first read) the folder's name; the cursor keeps the id the first read took (`native`), so a
-meta.json that comes, goes or breaks between syncs never splits the folder into two sessions. A cursor
-from before the id was kept was written by a reader that took meta.json's id whenever it could read it:
-that id again, or, while meta.json is there but unreadable, a SourceError (read again at the next sync)
-rather than a guess that could split the session.
+meta.json that comes, goes or breaks between syncs never splits the folder into two sessions. So that a
+meta.json not written yet (Vibe writes it after messages.jsonl) or caught half-copied does not leave the
+folder's name as its id for good, a folder first met without a readable one is left unread for up to
+META_WAIT seconds (the cursor's `held_until`, `recheck_at`). A cursor from before the id was kept was
+written by a reader that took meta.json's id whenever it could read it: that id again, or, while meta.json
+is there but unreadable, a SourceError (read again at the next sync) rather than a guess that could split
+the session.
+
+A sub-agent's (`agents/` folder) user messages are the prompts its parent agent gave it: `agent`, as the
+Claude Code and Codex readers have it. A message id reused by a later line with other content is keyed apart
+(`distinct_key`); the ids met so far ride in the cursor (`ids`), so a later sync keys such a line as a read
+of the whole file does.
 
 Titles: meta.json's, else Vibe's own fallback (the first user message, cut). A compaction child goes on
 with its parent's conversation, so it is listed under the name the conversation already has: its parent's
@@ -29,6 +37,8 @@ over; a title the owner set by hand (`title_source` "manual") is kept.
 from __future__ import annotations
 
 import glob
+import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,6 +59,7 @@ from total_recall.readers.base import (
     Source,
     base64_size,
     distinct_key,
+    epoch_iso,
     json_text,
     loads_lenient,
     open_payload,
@@ -67,6 +78,9 @@ COMPACTION_LEAD = "You are continuing a trajectory after a context compaction"
 HEAD_LINES = 16
 # Compaction parents followed up for a child's title (a cycle or a long chain stops there).
 CHAIN_LIMIT = 64
+# How long (s) a session folder first met with no readable meta.json waits for it before it is read under the
+# folder's name (`_hold`).
+META_WAIT = 600
 
 
 @dataclass(slots=True)
@@ -78,7 +92,10 @@ class _Session:
     compaction: bool = False  # a compaction child: its fallback title is the owner's first message
     folder: Path | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)  # message ids seen in this read (distinct_key)
+    # Each message id met in the folder and a hash of its first line (distinct_key), kept in the cursor so a
+    # line reusing an id in a later sync is keyed as a read of the whole file keys it.
+    keys: dict[str, str] = field(default_factory=dict)
+    prompter: Author = "owner"  # who wrote its user messages: a sub-agent's are its parent agent's prompts
 
 
 class VibeReader(JsonlReader):
@@ -89,6 +106,12 @@ class VibeReader(JsonlReader):
         self._open: dict[str, _Session] = {}
 
     def sources(self, root: Path) -> Iterator[Source]:
+        """Every session under `root`.
+
+        Raises:
+            OSError: a folder under `root` (or `root`) cannot be listed, naming each; raised once every
+                session found elsewhere has been yielded, so the sync reads those and reports the rest.
+        """
         if root.is_file():
             if root.name.endswith(".jsonl"):
                 yield Source(self.harness, str(root), root, "jsonl")
@@ -97,15 +120,16 @@ class VibeReader(JsonlReader):
             return
         if not root.is_dir():
             return
-        found: list[Source] = [
-            Source(self.harness, str(p), p, "jsonl") for p in root.rglob(MESSAGES) if p.is_file()
-        ]
+        files, unreadable = _find_messages(root)
+        found: list[Source] = [Source(self.harness, str(p), p, "jsonl") for p in files]
         # Pre-2.0 files sit directly in the save dir: the root itself or `logs/session` of a Vibe home.
         for folder in (root, root / "logs" / "session"):
             if folder.is_dir():
                 singles = [p for p in folder.glob(SINGLE_FILE_GLOB) if p.is_file()]
                 found += [Source(self.harness, str(p), p, "tree") for p in singles]
         yield from sorted({s.key: s for s in found}.values(), key=lambda s: s.key)
+        if unreadable:
+            raise OSError("; ".join(unreadable))
 
     def fingerprint(self, source: Source) -> str:
         if source.kind == "tree":
@@ -116,14 +140,22 @@ class VibeReader(JsonlReader):
         if source.kind == "tree":
             yield from self._read_single_file(source)
             return
+        if cursor.offset == 0 and not cursor.state.get("native"):
+            held = _hold(source.path.parent / META, cursor)
+            if held is not None:
+                yield held[0]
+                yield Checkpoint(Cursor(state=held[1]))
+                return
         try:
             for item in super().read(source, cursor):
                 if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
                     # The session id this source was first read under (never taken again from meta.json,
                     # which may have changed or broken since), and whether the message a fallback title
                     # comes from was met: a file that held only a system line when first read is titled
-                    # by its first user message when that comes.
-                    state = {"native": session.native_id, "titled": session.title_known}
+                    # by its first user message when that comes. And the message ids met so far (a copy: the
+                    # read goes on adding to them).
+                    state = {"native": session.native_id, "titled": session.title_known,
+                             "ids": dict(session.keys)}
                     item = Checkpoint(replace(item.cursor, state=state))
                 yield item
         finally:
@@ -154,9 +186,11 @@ class VibeReader(JsonlReader):
         # A read resumed past the first lines has passed the message a fallback title comes from, unless its
         # cursor says it has not (a cursor from before said nothing).
         met = cursor.state.get("titled")
+        ids = cursor.state.get("ids")
         self._open[source.key] = _Session(
             native, title is not None or (met if isinstance(met, bool) else cursor.offset > 0), parent,
-            relation is not None or parent is None, relation == "compaction", folder, meta)
+            relation is not None or parent is None, relation == "compaction", folder, meta,
+            dict(ids) if isinstance(ids, dict) else {}, "agent" if is_subagent else "owner")
         yield _draft(native, meta, parent, relation, title)
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -175,7 +209,7 @@ class VibeReader(JsonlReader):
                 yield SessionDraft(session.native_id, title=title)
         mid = _str(obj.get("message_id"))
         base = distinct_key(session.keys, mid, line.raw) if mid else f"L{line.number}"
-        for n, (author, kind, text, extra) in enumerate(_pieces(obj)):
+        for n, (author, kind, text, extra) in enumerate(_pieces(obj, session.prompter)):
             yield EntryDraft(
                 session=session.native_id,
                 author=author,
@@ -195,6 +229,7 @@ class VibeReader(JsonlReader):
         except OSError as exc:
             raise SourceError(f"{source.path}: cannot read: {exc}") from exc
         try:
+            data = data.removeprefix(UTF8_BOM)
             doc = orjson.loads(data) if data.strip() else {}
         except orjson.JSONDecodeError as exc:
             raise SourceError(f"{source.path}: not JSON ({exc.msg})") from exc
@@ -245,11 +280,40 @@ class VibeReader(JsonlReader):
         yield Checkpoint(Cursor(state={"messages": len(messages)}))
 
 
+def _find_messages(root: Path) -> tuple[list[Path], list[str]]:
+    """Every messages.jsonl under `root` (folders linked to are not followed, as `rglob` does not), and why
+    each folder that could not be listed was not: a session in it is not silently missing."""
+    found: list[Path] = []
+    unreadable: list[str] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except FileNotFoundError:
+            continue  # removed while we looked
+        except OSError as exc:
+            why = exc.strerror or exc
+            unreadable.append(f"folder {folder} is unreadable ({why}); the sessions in it are not read")
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.name == MESSAGES and entry.is_file():
+                    found.append(Path(entry.path))
+            except OSError:
+                continue
+    return found, unreadable
+
+
 _Piece = tuple[Author, Kind, str, dict[str, Any]]
 
 
-def _pieces(msg: dict[str, Any]) -> list[_Piece]:
-    """The entries of one Vibe message, in reading order (reasoning before the reply it led to)."""
+def _pieces(msg: dict[str, Any], prompter: Author = "owner") -> list[_Piece]:
+    """The entries of one Vibe message, in reading order (reasoning before the reply it led to); `prompter`
+    wrote its user messages that Vibe did not inject."""
     role = msg.get("role")
     text = _content_text(msg.get("content"))
     if role == "user":
@@ -262,7 +326,7 @@ def _pieces(msg: dict[str, Any]) -> list[_Piece]:
                     ("harness", kind, text, {}),
                 ]
             return [("harness", "message", text, {})]
-        return [("owner", "message", text, {})]
+        return [(prompter, "message", text, {})]
     if role == "assistant":
         out: list[_Piece] = []
         reasoning = msg.get("reasoning_content")
@@ -316,12 +380,28 @@ def _content_text(content: Any) -> str:
         return content
     if isinstance(content, list):  # Vibe joins list content on load; so do we
         parts = [
-            p if isinstance(p, str) else _str(p.get("text")) or ""
+            p if isinstance(p, str) else _str(p.get("text")) or _image_part(p)
             for p in content
             if isinstance(p, str | dict)
         ]
         return "\n".join(parts)
     return json_text(content)
+
+
+def _image_part(part: dict[str, Any]) -> str:
+    """An image in list content (OpenAI's `image_url` part) as the marker the other readers leave: never its
+    bytes, their size."""
+    if "image" not in str(part.get("type")):
+        return ""
+    url = part.get("image_url")
+    url = url.get("url") if isinstance(url, dict) else url
+    if not isinstance(url, str) or not url:
+        return "[image]"
+    head, comma, data = url.partition(",")
+    if url.startswith("data:") and comma:
+        mime = head[len("data:"):].split(";")[0] or "image"
+        return f"[image: {mime}, {base64_size(data) if head.endswith(';base64') else len(data)} bytes]"
+    return f"[image: {url}]"
 
 
 def _images_text(images: Any) -> str:
@@ -358,12 +438,29 @@ def _load_meta(path: Path) -> tuple[dict[str, Any], ReadWarning | None]:
     except OSError as exc:
         return {}, ReadWarning(str(path), f"meta.json is unreadable ({exc.strerror or exc})")
     try:
-        meta = orjson.loads(data)
+        meta = orjson.loads(data.removeprefix(UTF8_BOM))  # a BOM is an editor's mark, not the JSON's
     except orjson.JSONDecodeError as exc:
         return {}, ReadWarning(str(path), f"meta.json is not JSON ({exc.msg})")
     if not isinstance(meta, dict):
         return {}, ReadWarning(str(path), f"meta.json is not a JSON object (a {type(meta).__name__})")
     return meta, None
+
+
+def _hold(path: Path, cursor: Cursor) -> tuple[ReadWarning, dict[str, Any]] | None:
+    """Whether to leave a folder met for the first time unread, with why and the cursor's state: while its
+    meta.json cannot be read (Vibe writes it after messages.jsonl; a copy may be under way), for up to
+    META_WAIT seconds from the first sync that found it so. Read then, it would go by its folder's name for
+    good (its id is kept so as never to split it), and a child naming it by its real id would not find it."""
+    _, warning = _load_meta(path)
+    if warning is None:
+        return None
+    until = cursor.state.get("held_until")
+    if not isinstance(until, str):
+        until = epoch_iso(time.time() + META_WAIT) or ""
+    if until <= (epoch_iso(time.time()) or ""):
+        return None  # waited long enough: read under the folder's name
+    why = f"{warning.why}; the session is read once it can be, or from {until} under its folder's name"
+    return replace(warning, why=why), {"held_until": until, "recheck_at": until}
 
 
 def _enclosing_session_id(folder: Path) -> str:
