@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.mining_stores import RECENT, Mined, mine, mined_record
+from total_recall.errors import ScopeError
 from total_recall.surfaces.cli import cli
 
 
@@ -135,7 +136,7 @@ def test_he_said_she_said_and_qa_pairs_print_their_reports(mined: Mined) -> None
     one = run(mined, "he-said-she-said", "--words", "fixture", "--session", "01a0f21c").stdout
     assert "sessions: 1 scanned" in one
     qa = run(mined, "qa-pairs", "--all").stdout
-    assert qa.startswith("# QA pairs — scope: the whole record (all=true)") and "QUESTION:" in qa
+    assert qa.startswith("# QA pairs — scope: the whole record (--all)") and "QUESTION:" in qa
 
 
 def test_he_said_she_said_and_qa_pairs_give_their_data_with_json(mined: Mined) -> None:
@@ -195,14 +196,14 @@ def test_the_mining_commands_leave_the_stores_byte_identical(mined: Mined) -> No
 
 def test_dream_searches_the_scope_one_hit_a_line_with_addresses(mined: Mined) -> None:
     lines = run(mined, "dream", "fixture", "--all", "--limit", "3").stdout.splitlines()
-    assert lines[0].startswith("# do_android_dream_of_electric_sheep · query 'fixture'")
+    assert lines[0].startswith("# dream · query 'fixture'")
     assert lines[1] == "address | score | timestamp | AUTHOR | snippet"
     assert 1 <= len(lines[2:]) <= 3
     assert all(line.split(" | ")[0].startswith("s") and "#" in line.split(" | ")[0] for line in lines[2:])
     assert "pass one, not both" in run(mined, "dream", "x", "--all", "--hours", "3", code=2).stderr
     reply = as_json(mined, "dream", "fixture", "--all", "--limit", "3")
     assert [h["address"] for h in reply["hits"]] == [line.split(" | ")[0] for line in lines[2:]]
-    assert reply["scope"] == "the whole record (all=true)" and reply["found"] >= len(reply["hits"])
+    assert reply["scope"] == "the whole record (--all)" and reply["found"] >= len(reply["hits"])
 
 
 def test_index_sessions_reports_every_session_of_the_scope(mined: Mined) -> None:
@@ -215,3 +216,49 @@ def test_index_sessions_reports_every_session_of_the_scope(mined: Mined) -> None
                                                     "title"]
     assert len(shown.stdout.splitlines()) == 1 + len(RECENT)
     assert "the last 240 h (the default window): words and exact strings" in shown.stderr
+
+
+def test_he_said_she_said_matches_whole_words_only(mined: Mined) -> None:
+    said = as_json(mined, "he-said-she-said", "--words", "tag", "--session", RECENT["claude-code"])
+    texts = [h["text"] for s in said["sessions"] for h in s["hits"]]
+    assert any("git tag v1.2" in t for t in texts) and any('"tag v1.2"' in t for t in texts)
+    assert not any("tagged" in t for t in texts)  # "committed, tagged and pushed" holds no word "tag"
+    assert all(h["matched"] == ["tag"] for s in said["sessions"] for h in s["hits"])
+    upper = as_json(mined, "he-said-she-said", "--words", "TAG V1.2", "--session", RECENT["claude-code"])
+    assert upper["hit_count"] == sum(1 for t in texts if "tag v1.2" in t)  # a phrase, case-blind
+
+
+def test_a_reply_s_own_words_name_the_clis_flags_and_command(mined: Mined) -> None:
+    empty = ("--hours", "1", "--directory", "no-such-folder")
+    dreamt = run(mined, "dream", "fixture", *empty).stdout
+    assert dreamt.startswith("# dream · query 'fixture' · scope: the last 1 h, folder containing")
+    assert "no sessions in this scope — widen with --hours N or --all" in dreamt
+    said = run(mined, "he-said-she-said", "--words", "tag", *empty).stdout
+    assert "no sessions in this scope; widen with --hours N or --all" in said
+    assert "scope: the whole record (--all)" in run(mined, "dream", "fixture", "--all").stdout
+    codex = RECENT["codex"]
+    one = as_json(mined, "qa-pairs", "--session", codex)
+    assert one["scope"] == f"session {mined.session('codex', codex)} (--session '{codex}')"
+    for text in (dreamt, said, json.dumps(as_json(mined, "list", *empty))):
+        assert not any(w in text for w in ("hours_back", "all=true", "do_android", "session_id"))
+
+
+def test_the_same_words_over_mcp_name_its_parameters_and_tool(mined: Mined) -> None:
+    empty = {"hours_back": 1, "directory": "no-such-folder"}
+    dreamt = mine(mined.record, "do_android_dream_of_electric_sheep", query="fixture", **empty)
+    assert dreamt.startswith("# do_android_dream_of_electric_sheep · query 'fixture' · scope: the last 1 h")
+    assert "no sessions in this scope — widen with hours_back=N or all=true" in dreamt
+    said = mine(mined.record, "she_said_he_said_action", words=["tag"], **empty)
+    assert "no sessions in this scope; widen with hours_back=N or all=true" in said
+    assert "scope: the whole record (all=true)" in mine(mined.record, "do_android_dream_of_electric_sheep",
+                                                        query="fixture", all=True)
+
+
+def test_an_empty_prior_period_is_refused_in_each_surface_s_words(mined: Mined) -> None:
+    empty = ("--hours", "1", "--directory", "no-such-folder")
+    refused = run(mined, "prior-period-summary", *empty, code=2).stderr
+    assert "widen `--hours`, drop `--directory`, or pass --all on purpose" in refused
+    assert "hours_back" not in refused and "all=true" not in refused
+    with pytest.raises(ScopeError) as over_mcp:
+        mine(mined.record, "prior_period_summary", hours_back=1, directory="no-such-folder")
+    assert "widen `hours_back`, drop `directory`, or pass all=true on purpose" in str(over_mcp.value)

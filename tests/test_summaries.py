@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -26,6 +27,7 @@ from total_recall.mining.summaries import (
     summary_cache,
 )
 from total_recall.model import Address
+from total_recall.ops import by_name
 from total_recall.record import summary_blocks as ledger
 from total_recall.record.database import Record
 from total_recall.record.sync import sync
@@ -359,7 +361,7 @@ def test_a_window_larger_than_the_read_bound_reads_the_newest_sessions_and_says_
 
 def test_a_window_with_no_entries_or_backwards_is_refused_naming_the_cheap_forms(
         record: Record, llm: Callable[..., Provider]) -> None:
-    with pytest.raises(ScopeError, match=r"no entries between .* widen hours_back"):
+    with pytest.raises(ScopeError, match=r"no entries between .* widen `hours_back`"):
         prior_period_summary(record, since=datetime(2030, 1, 1, tzinfo=UTC),
                              until=datetime(2030, 1, 2, tzinfo=UTC), provider=llm())
     with pytest.raises(ScopeError, match=r"ends .* before it starts"):
@@ -459,3 +461,58 @@ def test_prior_period_summary_s_default_window_is_the_last_240_hours(record: Rec
     since, until = (datetime.fromisoformat(t) for t in window.groups())
     assert until - since == timedelta(hours=240)
     assert "240 hours" in CliRunner().invoke(cli, ["prior-period-summary", "--help"]).stdout
+
+
+def test_a_range_must_start_where_the_cache_ends_and_the_refusal_names_the_range_as_typed(
+        record: Record, stub: Stub, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in stub.env().items():
+        monkeypatch.setenv(name, value)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        result = CliRunner().invoke(cli, ["--home", str(home), *args])
+        return result.exit_code, result.stdout, result.stderr
+
+    code, _, err = run("summarise-from", "s1#41-60")
+    assert code == 2 and "summarise-from s1#41-60: s1 has no cached blocks, so the next block starts at " \
+                         "s1#1 — a block continues the cache: pass s1#1-60 (or the session alone)" in err
+    code, _, err = run("summarise-from", "s1#1-95")
+    assert code == 2 and "summarise-from s1#1-95: s1 has 90 entries, so a block from s1#1 ends at s1#90 " \
+                         "at the latest" in err
+    assert "--through" not in err and "through=" not in err
+    code, _, err = run("summarise-from", "s1#1-40", "--through", "30")
+    assert code == 2 and "`TARGET` names a range and `--through` its end — pass one, not both" in err
+    assert not stub.requests
+    code, out, _ = run("summarise-from", "s1#1-40", "--json")
+    assert code == 0 and json.loads(out)["block"]["range"] == "s1#1-40"
+    code, out, _ = run("summarise-from", "s1#41-60", "--json")  # where the cache now ends: just that range
+    assert code == 0 and json.loads(out)["block"]["range"] == "s1#41-60"
+    code, out, _ = run("summarise-from", "s1#61-63", "--json")
+    assert code == 0 and json.loads(out)["block"]["range"] == "s1#61-63"
+    code, out, _ = run("summarise-from", "s1#64-64", "--json")  # a range of one entry is a block of one
+    assert code == 0 and json.loads(out)["block"]["range"] == "s1#64-64"
+
+
+def test_the_help_s_range_example_summarises_that_range_on_the_demo(
+        stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in stub.env().items():
+        monkeypatch.setenv(name, value)
+    home = tmp_path / "demo"
+    assert CliRunner().invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
+    words = shlex.split(by_name("summarise_from").example)[1:]
+    result = CliRunner().invoke(cli, ["--home", str(home), "--demo", *words, "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["block"]["range"] == words[1] == "s3#1-40"
+
+
+def test_the_help_s_prior_period_example_summarises_the_demo_s_last_days_and_says_whence_it_counts(
+        stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in stub.env().items():
+        monkeypatch.setenv(name, value)
+    home = tmp_path / "demo"
+    assert CliRunner().invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
+    words = shlex.split(by_name("prior_period_summary").example)[1:]
+    result = CliRunner().invoke(cli, ["--home", str(home), "--demo", *words, "--json"])
+    assert result.exit_code == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["window"]["until"] == "2026-11-20T09:14:28Z" and reply["sessions"] == ["s3"]
+    assert "counts back from its newest entry, 2026-11-20T09:14:28Z, not from now" in result.stderr

@@ -17,7 +17,15 @@ import orjson
 
 from total_recall.errors import ScopeError
 from total_recall.mining.flood import cap_text
-from total_recall.mining.scope import REPORT_MAX_BYTES, Scoped, Selection, check_max_bytes, iso
+from total_recall.mining.scope import (
+    MCP,
+    REPORT_MAX_BYTES,
+    Scoped,
+    Selection,
+    Spelling,
+    check_max_bytes,
+    iso,
+)
 from total_recall.mining.timeline import load, one_line, owner_words, snip
 from total_recall.model import Address, Entry, echoed
 from total_recall.record.database import Record
@@ -37,6 +45,10 @@ _LABELS = {"owner": "HE SAID", "agent": "SHE SAID"}
 _QUOTED_ANSWER = re.compile(r'"([^"]+)"\s*=\s*"([^"]*)"')
 _A_LINE = re.compile(r"^A:\s*(.*)$", re.M)
 _CANCELLED = re.compile(r"cancel+ed|dismissed|declined|did not answer|without answering", re.I)
+# A JSON string escape in a tool call's arguments (`\n`, `\"`, `\u00e9`): read as what it stands for when
+# words are matched, so `tag` after an escaped newline (`…\ntag v1.2`) is still a word of its own.
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_ESCAPED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
 def check_words(tool: str, words: Sequence[str] | str | None) -> list[str]:
@@ -66,12 +78,22 @@ def check_words(tool: str, words: Sequence[str] | str | None) -> list[str]:
     return picked
 
 
-def _around(text: str, needles: list[str], width: int) -> str:
+def whole_word(word: str) -> re.Pattern[str]:
+    """`word` (or a phrase of several) as a whole word, case-blind: `tag` finds "tag v1.2", "(tag)" and
+    "tag," but not "staging" or "tags"."""
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.I)
+
+
+def _unescaped(text: str) -> str:
+    """A tool call's JSON arguments with their string escapes undone (see `_ESCAPE`)."""
+    return _ESCAPE.sub(lambda m: chr(int(m[1][1:], 16)) if len(m[1]) > 1 else _ESCAPED.get(m[1], m[1]), text)
+
+
+def _around(text: str, needles: list[re.Pattern[str]], width: int) -> str:
     """A window of `text` around its first match, marked where it was cut."""
     if len(text) <= width:
         return text
-    folded = text.casefold()
-    at = min((i for i in (folded.find(n) for n in needles) if i >= 0), default=0)
+    at = min((m.start() for m in (n.search(text) for n in needles) if m), default=0)
     start = max(0, at - width // 3)
     end = min(len(text), start + width)
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
@@ -91,12 +113,13 @@ def _heading(s: dict[str, Any], marker: str) -> str:
 
 
 def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: Selection, *,
-                            max_bytes: int = REPORT_MAX_BYTES) -> dict[str, Any]:
+                            max_bytes: int = REPORT_MAX_BYTES, spelling: Spelling = MCP) -> dict[str, Any]:
     """What was said and done about some words: per session of `scope`, most recently active first, HE
     SAID (the owner's messages), SHE SAID (the agent's messages) and THEY DID (tool calls, by name or
-    input) that mention any of `words` (case-insensitive), each with its address, time and the words it
-    matched. Harness-injected text is never matched; quarantined entries are skipped (`withheld` counts
-    them). `said_text` writes it as seed 004's report.
+    input) that mention any of `words` as a whole word (case-insensitive; `tag` is not in "staging"), each
+    with its address, time and the words it matched. Harness-injected text is never matched; quarantined
+    entries are skipped (`withheld` counts them). `said_text` writes it as seed 004's report; `notice`
+    says how to widen a scope that held no session (in the words `spelling` gives).
 
     Raises:
         ScopeError: no words, or a bound out of range.
@@ -105,23 +128,30 @@ def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: S
     picked = check_words(tool, words)
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
     sessions = scope.sessions
-    needles = [w.casefold() for w in picked]
+    needles = [whole_word(w) for w in picked]
     by_number = {c.session.number: c for c in sessions}
     hits: dict[int, list[Entry]] = {}
     withheld = 0
     found_seqs: dict[int, list[int]] = {}
     for number, seq in matching_seqs(record, list(by_number), picked):
         found_seqs.setdefault(number, []).append(seq)
+    matched: dict[tuple[int, int], list[str]] = {}
     for number, seqs in found_seqs.items():
         # One range read per session, not one read per hit.
         wanted = set(seqs)
         for e in record.entries(Address(number, seqs[0], seqs[-1]), with_spans=False):
             if e.seq not in wanted:
                 continue
+            # The record's query finds the words anywhere in the text; a hit holds one as a whole word.
+            where = f"{e.tool or ''}\n{_unescaped(e.text) if e.kind == 'tool_call' else e.text}"
+            words_held = [w for w, n in zip(picked, needles, strict=True) if n.search(where)]
+            if not words_held:
+                continue
             if e.quarantined is not None:
                 withheld += 1
             else:
                 hits.setdefault(number, []).append(e)
+                matched[number, e.seq] = words_held
     rows = []
     for c in sessions:
         found = hits.get(c.session.number)
@@ -130,17 +160,17 @@ def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: S
         said = []
         for e in found:
             text = f"{e.tool}: {e.text}" if e.kind == "tool_call" else e.text
-            where = f"{e.tool or ''}\n{e.text}".casefold()
             said.append({
                 "said": "THEY DID" if e.kind == "tool_call" else _LABELS[e.author], "address": e.address,
                 "author": e.author, "kind": e.kind, "tool": e.tool, "timestamp": e.timestamp,
-                "matched": [w for w, n in zip(picked, needles, strict=True) if n in where],
+                "matched": matched[e.session, e.seq],
                 "text": one_line(_around(text, needles, HIT_CHARS)),
             })
         rows.append({**_session(c), "hits": said})
     return {"words": picked, "scope": scope.described, "sessions_scanned": len(sessions),
             "sessions_matched": len(rows), "hit_count": sum(len(r["hits"]) for r in rows),
-            "withheld": withheld, "sessions": rows, "max_bytes": budget}
+            "withheld": withheld, "sessions": rows, "max_bytes": budget,
+            "notice": None if sessions else f"no sessions in this scope; {spelling.widen()}"}
 
 
 def said_text(reply: dict[str, Any]) -> str:
@@ -161,8 +191,8 @@ def said_text(reply: dict[str, Any]) -> str:
         head += f" · {reply['withheld']} quarantined hits withheld"
     if not total:
         head += "\nno matches"
-        if not reply["sessions_scanned"]:
-            head += " — no sessions in this scope; widen with hours_back=N or all=true"
+        if reply["notice"]:
+            head += f" — {reply['notice']}"
     report = head + "\n" + "\n".join(body) + ("\n" if body else "")
     return cap_text(SAID_TOOL, "-".join(reply["words"])[:40], report, reply["max_bytes"])
 

@@ -16,11 +16,14 @@ from total_recall.errors import ScopeError
 from total_recall.indexes import vectors
 from total_recall.mining.flood import fit_json
 from total_recall.mining.scope import (
+    MCP,
     REPORT_MAX_BYTES,
     Scoped,
+    Spelling,
     check_harness,
     check_max_bytes,
     check_period,
+    demo_until,
     iso,
     select_sessions,
 )
@@ -46,11 +49,15 @@ def index_scope(
     budget_seconds: float | None = None,
     max_bytes: int | None = None,
     roots: Mapping[str, Path] | None = None,
+    demo: bool = False,
+    spelling: Spelling = MCP,
 ) -> dict[str, Any]:
     """Sync the harnesses (`harness`, else every one, or those of `roots`), then make meaning vectors for
     up to `budget_seconds` (default 20), and report per session of the scope how many of its entries
     have one and how many wait. Words and exact strings need no step: sync indexes them in the
-    transaction that records each entry. Flood-capped at max_bytes (default 16384).
+    transaction that records each entry. Flood-capped at max_bytes (default 16384). A window counts back
+    from now, or on the demo's record (`demo`) from its newest entry once synced; the scope is said in the
+    words `spelling` gives.
 
     Vectors are made in entry order across the record (the index keeps one high-water mark), so a scope's
     recent entries wait behind older ones elsewhere; the reply says so when they do.
@@ -74,7 +81,7 @@ def index_scope(
     del synced["record"], synced["demo"], synced["vectors"]
     sessions, described = select_sessions(
         record, tool, session_id=session_id, hours_back=hours_back, all=all, directory=directory,
-        harness=only)
+        harness=only, until=demo_until(record) if demo else None, spelling=spelling)
     waiting = record.vectors_waiting()
     # `done`: no entry of the record waits for a vector; `available` is asked only when one would be made.
     made: dict[str, Any] = {"available": None, "embedded": 0, "done": not waiting, "budget_seconds": seconds}
@@ -88,7 +95,7 @@ def index_scope(
               "embeddable": sum(r["embeddable"] for r in rows), "vectors": sum(r["vectors"] for r in rows),
               "pending": sum(r["pending"] for r in rows)}
     whole = {"scope": described, "harness": only, "sync": synced, "meaning_vectors": made, "totals": totals,
-             "notice": _index_notice(totals, made), "sessions": rows}
+             "notice": _index_notice(totals, made, spelling), "sessions": rows}
     return fit_json(tool, "index", whole, "sessions", budget)
 
 
@@ -113,14 +120,14 @@ def _index_row(c: Scoped, embeddable: int, embedded: int) -> dict[str, Any]:
     return row
 
 
-def _index_notice(totals: dict[str, int], made: dict[str, Any]) -> str:
+def _index_notice(totals: dict[str, int], made: dict[str, Any], spelling: Spelling) -> str:
     parts = [f"words and exact strings: all {totals['entries']} entries of the scope's "
              f"{totals['sessions']} sessions are indexed (sync indexes each entry as it records it)"]
     if made["available"] is False:
         parts.append("meaning vectors: the vectors extra is not installed (pip install "
                      "'total-recall[vectors]'); search uses words and exact strings")
     elif totals["pending"]:
-        why = ("budget_seconds is 0" if not made["budget_seconds"]
+        why = (f"{spelling.name('budget_seconds')} is 0" if not made["budget_seconds"]
                else "the budget ran out; vectors are made in entry order across the record")
         parts.append(f"meaning vectors: {totals['vectors']} of {totals['embeddable']} made, "
                      f"{totals['pending']} pending ({why}) — call again, or run `total-recall index`")

@@ -9,7 +9,7 @@ for the rows that are printed, so a listing costs what it shows, not what the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,8 +18,10 @@ from total_recall.mining.bounds import dump, seal
 from total_recall.mining.flood import fit_json, largest_fit
 from total_recall.mining.scope import (
     LISTING_ROW_CAP,
+    MCP,
     REPORT_MAX_BYTES,
     Scoped,
+    Spelling,
     check_harness,
     check_max_bytes,
     check_period,
@@ -183,9 +185,13 @@ def list_sessions(
     directory: str | None = None,
     harness: str | None = None,
     max_bytes: int | None = None,
+    demo: bool = False,
+    spelling: Spelling = MCP,
 ) -> dict[str, Any]:
     """The sessions active in a window, most recently active first, as many rows as max_bytes holds (at
-    most 200), with `window_count` (rows the window holds) and `held_back` (rows it did not print).
+    most 200), with `window_count` (rows the window holds) and `held_back` (rows it did not print). The
+    window counts back from now, or on the demo's record (`demo`) from its newest entry; its description
+    and notice name the parameters as `spelling` does.
 
     Raises:
         ScopeError: a window outside the scope contract, or max_bytes out of range.
@@ -196,12 +202,14 @@ def list_sessions(
     assert window is not None  # list_sessions takes no session_id
     only = check_harness(tool, harness)
     ranked = sessions_by_activity(record)
+    if demo and ranked:
+        window = replace(window, until=ranked[0].last_active)
     found = sessions_in_window(record, window, only, ranked=ranked)
     children: dict[int, list[Scoped]] = {}
     for c in ranked:
         if c.session.parent is not None:
             children.setdefault(c.session.parent, []).append(c)
-    described = window.describe() + (f", harness {only}" if only else "")
+    described = window.describe(spelling) + (f", harness {only}" if only else "")
     candidates = found[:LISTING_ROW_CAP]
     rows: list[dict[str, Any]] = []
     spent = 0
@@ -214,7 +222,7 @@ def list_sessions(
     def build(n: int) -> dict[str, Any]:
         body = {"window": described, "harness": only, "sessions": rows[:n], "window_count": len(found),
                 "returned": n, "held_back": len(found) - n, "max_bytes": budget, "bytes": 0,
-                "notice": _notice(len(found), n, budget, window.everything)}
+                "notice": _notice(len(found), n, budget, window.everything, spelling)}
         return seal(lambda: body, body, lambda r: len(dump(r)))
 
     n, reply = largest_fit(build, len(rows), budget)
@@ -229,16 +237,16 @@ def list_sessions(
     return reply
 
 
-def _notice(window_count: int, n: int, budget: int, everything: bool) -> str:
-    widen = "" if everything else "; widen with hours_back=N or all=true"
+def _notice(window_count: int, n: int, budget: int, everything: bool, spelling: Spelling) -> str:
+    widen = "" if everything else f"; {spelling.widen()}"
     if window_count == 0:
         return "no sessions in this window" + widen
     if n == window_count:
         return f"all {window_count} sessions of the window listed{widen}"
     parts = [f"{window_count - n} of the {window_count} sessions in the window not listed"]
     if n < min(window_count, LISTING_ROW_CAP):
-        parts.append(f"raise max_bytes (now {budget}) for more rows")
+        parts.append(f"raise {spelling.name('max_bytes')} (now {budget}) for more rows")
     if window_count > LISTING_ROW_CAP:
         parts.append(f"a listing shows at most the {LISTING_ROW_CAP} most recent")
-    parts.append("narrow with hours_back or directory")
+    parts.append(f"narrow with {spelling.name('hours_back')} or {spelling.name('directory')}")
     return "; ".join(parts)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
@@ -144,25 +144,65 @@ def check_flag(tool: str, name: str, value: bool | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Spelling:
+    """How the surface that called spells a tool and its parameters in the words a reply says of itself (its
+    scope, a hint to widen it, a report's header). The core's words are MCP's — the tool's name,
+    `hours_back=N`, `all=true` — unless `names` maps them to the surface's own: the CLI's command and flags
+    (`dream`, `--hours N`, `--all`). A refusal needs none of this (the CLI rewords its errors); a reply's text
+    does, and only its own words: a session's are never respelled."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def name(self, name: str) -> str:
+        """A tool or a parameter as the surface names it: `all` or `--all`."""
+        return self.names.get(name, name)
+
+    def given(self, param: str, value: str = "true") -> str:
+        """A parameter given a value: `hours_back=48` or `--hours 48`; a flag set, `all=true` or `--all`."""
+        if param not in self.names:
+            return f"{param}={value}"
+        return self.names[param] if value == "true" else f"{self.names[param]} {value}"
+
+    def widen(self) -> str:
+        return f"widen with {self.given('hours_back', 'N')} or {self.given('all')}"
+
+
+MCP = Spelling()
+
+
+@dataclass(frozen=True, slots=True)
 class Period:
     """Which sessions a window tool works on: active in the last `hours` hours (None with `everything`),
-    whose folder holds `directory`."""
+    whose folder holds `directory`.
+
+    The hours count back from now, or on the bundled demo's record from `until`, its newest entry: the
+    demo's sessions are fixed in time, and counted from now every window of it would soon be empty."""
 
     hours: float | None
     directory: str | None
     everything: bool
     defaulted: bool
+    until: datetime | None = None
 
     def cutoff(self, now: datetime) -> datetime | None:
-        return None if self.hours is None else now - timedelta(hours=self.hours)
+        return None if self.hours is None else (self.until or now) - timedelta(hours=self.hours)
 
-    def describe(self) -> str:
+    def describe(self, spelling: Spelling = MCP) -> str:
         where = f", folder containing {echoed(self.directory)}" if self.directory else ""
         if self.everything:
-            return f"the whole record (all=true){where}"
+            return f"the whole record ({spelling.given('all')}){where}"
         hours = f"{self.hours:g}"
         default = " (the default window)" if self.defaulted else ""
+        if self.until is not None:
+            return f"the last {hours} h of the demo{default}, up to its newest entry {iso(self.until)}{where}"
         return f"the last {hours} h{default}{where}"
+
+
+def demo_until(record: Record) -> datetime | None:
+    """When the demo's record ends, the moment its windows count back from: its newest activity (None: it
+    holds no timed session)."""
+    ranked = sessions_by_activity(record)
+    return ranked[0].last_active if ranked else None
 
 
 def check_period(
@@ -174,8 +214,10 @@ def check_period(
     default_hours: float = PERIOD_HOURS,
     session_id: str | None = None,
     takes_session: bool = False,
+    until: datetime | None = None,
 ) -> Period | None:
-    """The window a window tool works, or None when `session_id` picks one session instead.
+    """The window a window tool works, or None when `session_id` picks one session instead; `until`: the
+    moment its hours count back from (None: now; the demo's record: its newest entry, `demo_until`).
 
     Raises:
         ScopeError: a negative, NaN or infinite hours_back, all=true with a real hours_back, a session_id
@@ -217,7 +259,7 @@ def check_period(
         return None
     if everything:
         return Period(None, folder or None, True, False)
-    return Period(hours or float(default_hours), folder or None, False, hours is None)
+    return Period(hours or float(default_hours), folder or None, False, hours is None, until)
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -392,16 +434,19 @@ def select_sessions(
     directory: str | None,
     harness: str | None,
     default_hours: float = PERIOD_HOURS,
+    until: datetime | None = None,
+    spelling: Spelling = MCP,
 ) -> tuple[list[Scoped], str]:
-    """The sessions a window tool that also takes `session_id` works on, and a sentence saying which."""
+    """The sessions a window tool that also takes `session_id` works on, and a sentence saying which (in
+    the words `spelling` gives); `until` as `check_period` takes it."""
     window = check_period(
         tool, hours_back=hours_back, all=all, directory=directory, default_hours=default_hours,
-        session_id=session_id, takes_session=True,
+        session_id=session_id, takes_session=True, until=until,
     )
     if window is None:
         one = resolve_session(record, tool, session_id, harness)
-        return [one], f"session {one.address} (session_id={echoed(session_id)})"
-    return sessions_in_window(record, window, harness), window.describe()
+        return [one], f"session {one.address} ({spelling.given('session_id', echoed(session_id))})"
+    return sessions_in_window(record, window, harness), window.describe(spelling)
 
 
 def scoped(record: Record, session: Session) -> Scoped:
@@ -419,10 +464,12 @@ class Selection:
     window: Period | None  # None: the one session it was given
 
     @classmethod
-    def one(cls, record: Record, session: Session, named: str) -> Selection:
+    def one(cls, record: Record, session: Session, named: str, spelling: Spelling = MCP) -> Selection:
         """The session `named` (what the caller typed) resolved to."""
-        return cls([scoped(record, session)], f"session {session.address} (session_id={echoed(named)})", None)
+        said = spelling.given("session_id", echoed(named))
+        return cls([scoped(record, session)], f"session {session.address} ({said})", None)
 
     @classmethod
-    def of(cls, record: Record, window: Period, harness: str | None = None) -> Selection:
-        return cls(sessions_in_window(record, window, harness), window.describe(), window)
+    def of(cls, record: Record, window: Period, harness: str | None = None,
+           spelling: Spelling = MCP) -> Selection:
+        return cls(sessions_in_window(record, window, harness), window.describe(spelling), window)

@@ -8,7 +8,15 @@ from typing import Any
 from total_recall.errors import ScopeError, SearchError
 from total_recall.find.search import search
 from total_recall.mining.flood import cap_text
-from total_recall.mining.scope import LIMIT_MAX, REPORT_MAX_BYTES, Selection, check_limit, check_max_bytes
+from total_recall.mining.scope import (
+    LIMIT_MAX,
+    MCP,
+    REPORT_MAX_BYTES,
+    Selection,
+    Spelling,
+    check_limit,
+    check_max_bytes,
+)
 from total_recall.model import Hit, echoed
 from total_recall.record.database import Record
 
@@ -26,10 +34,13 @@ def dream(
     harness: str | None = None,
     limit: int = DREAM_LIMIT_DEFAULT,
     max_bytes: int = REPORT_MAX_BYTES,
+    spelling: Spelling = MCP,
 ) -> dict[str, Any]:
     """Search (`find.search.search`: words, exact strings, meaning) restricted to the sessions of `scope`,
     best first: the `hits`, how many were `found` in all, and the sessions searched (the first 20 named,
-    `sessions_searched` counts them all). `dream_text` writes it as one hit a line under a header.
+    `sessions_searched` counts them all). `dream_text` writes it as one hit a line under a header naming
+    the `tool` as the surface calls it; `notice` says how to widen a scope that held no session (in the
+    words `spelling` gives).
 
     A window is searched session by session, so every session of it is reached however much of the
     record lies outside; the hits are merged by score (the more recently active session first on a tie).
@@ -57,9 +68,10 @@ def dream(
     except SearchError as exc:
         raise SearchError(f"{tool}: {exc}") from exc
     hits.sort(key=lambda h: (-h.score, recency[h.session], h.seq))
-    return {"query": query, "scope": scope.described, "sessions_searched": len(sessions),
-            "sessions": [c.address for c in sessions[:NAMED_SESSIONS]], "found": len(hits),
-            "hits": [_hit(h) for h in hits[:n]], "max_bytes": budget}
+    return {"tool": spelling.name(tool), "query": query, "scope": scope.described,
+            "sessions_searched": len(sessions), "sessions": [c.address for c in sessions[:NAMED_SESSIONS]],
+            "found": len(hits), "hits": [_hit(h) for h in hits[:n]], "max_bytes": budget,
+            "notice": None if sessions else f"no sessions in this scope — {spelling.widen()}"}
 
 
 def check_query(query: str) -> None:
@@ -78,12 +90,13 @@ def dream_text(reply: dict[str, Any]) -> str:
     `address | score | timestamp | AUTHOR | snippet`, one hit a line; flood-capped at its max_bytes."""
     searched, named, shown = reply["sessions_searched"], reply["sessions"], reply["hits"]
     more = f", and {searched - len(named)} more" if searched > len(named) else ""
-    head = (f"# {DREAM_TOOL} · query {echoed(reply['query'])} · scope: {reply['scope']} · sessions searched: "
-            f"{searched}" + (f" ({', '.join(named)}{more})" if searched else "") + f" · hits: {len(shown)}"
+    head = (f"# {reply['tool']} · query {echoed(reply['query'])} · scope: {reply['scope']} · sessions "
+            f"searched: {searched}" + (f" ({', '.join(named)}{more})" if searched else "")
+            + f" · hits: {len(shown)}"
             + (f" of {reply['found']} found (raise limit for more)" if reply["found"] > len(shown) else ""))
     lines = [head]
     if not searched:
-        lines.append("no sessions in this scope — widen with hours_back=N or all=true")
+        lines.append(reply["notice"])
     elif not shown:
         lines.append("no hits")
     else:

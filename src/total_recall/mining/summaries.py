@@ -30,7 +30,7 @@ from total_recall.errors import AddressError, ConfigError, ScopeError, SummaryCa
 from total_recall.llm.prompt import Fitted, Piece, clip, fit
 from total_recall.llm.provider import Completion, Message, Provider
 from total_recall.llm.redaction import redact
-from total_recall.mining.scope import iso, parse_time, sessions_by_activity
+from total_recall.mining.scope import MCP, Spelling, iso, parse_time, sessions_by_activity
 from total_recall.mining.todos import (
     SNAPSHOT_TOOLS,
     TASK_CREATE_TOOLS,
@@ -185,9 +185,13 @@ def cache_delete_latest(record: Record, *, session: int,
 # -- summarise_from --
 
 def summarise_from(record: Record, *, session: int, from_seq: int | None = None, through: int | None = None,
-                   provider: Provider | None = None) -> dict[str, Any]:
+                   provider: Provider | None = None, ranged: bool = False) -> dict[str, Any]:
     """Summarise `session` from `from_seq` (default: the first unsummarised entry) to `through`
     (default: its end), store the summary as the next block, and return every part composed.
+
+    The blocks are a chain (the record's trigger holds it, and each block's prompt carried the ones
+    before): a block starts where the cache ends, so `from_seq` may only be that entry. `ranged`: the
+    caller named the block as a range (s3#1-40), which a refusal names rather than `through`.
 
     Raises:
         AddressError: there is no such session.
@@ -198,14 +202,23 @@ def summarise_from(record: Record, *, session: int, from_seq: int | None = None,
     s = record.session(session)
     expected = summary_blocks.next_seq(record, session)
     first = expected if from_seq is None else from_seq
+    asked = f"{s.address}#{first}" + (f"-{through}" if ranged else "")
     if first != expected:
         chain = (f"the cache of {s.address} ends at {s.address}#{expected - 1}" if expected > 1
                  else f"{s.address} has no cached blocks")
+        reaches = ranged and through is not None and through >= expected
+        instead = f"{s.address}#{expected}" + (f"-{through}" if reaches else "")
         raise SummaryCacheError(
-            f"summarise_from {s.address}#{first}: {chain}, so the next block starts at {s.address}#{expected}"
-            f" — pass that (or omit it), or roll back with cache_delete_latest"
+            f"summarise_from {asked}: {chain}, so the next block starts at {s.address}#{expected} — a block "
+            f"continues the cache: pass {instead} (or the session alone), or roll back with "
+            "cache_delete_latest"
         )
     if through is not None and not first <= through <= s.entries:
+        if ranged:
+            raise SummaryCacheError(
+                f"summarise_from {asked}: {s.address} has {s.entries} entries, so a block from "
+                f"{s.address}#{first} ends at {s.address}#{s.entries} at the latest"
+            )
         raise SummaryCacheError(
             f"summarise_from: through={through} is outside {s.address}#{first}-{s.entries} "
             f"({s.address} has {s.entries} entries)"
@@ -451,9 +464,10 @@ def _timing(tool: str, scope: str, prompt: _Prompt, answer: Completion, provider
 
 def prior_period_summary(record: Record, *, since: datetime | None, until: datetime | None = None,
                          directory: str | None = None, harness: str | None = None,
-                         provider: Provider | None = None) -> dict[str, Any]:
+                         provider: Provider | None = None, spelling: Spelling = MCP) -> dict[str, Any]:
     """An orientation summary of the work between `since` and `until` (default: now) across sessions,
-    optionally only those whose folder contains `directory`. `since=None` is the whole record.
+    optionally only those whose folder contains `directory`. `since=None` is the whole record. The text
+    names the parameters as `spelling` does.
 
     Raises:
         ScopeError: the window ends before it starts, or holds no entries.
@@ -473,7 +487,7 @@ def prior_period_summary(record: Record, *, since: datetime | None, until: datet
         where = f" in folders containing {echoed(directory)}" if folder else ""
         raise ScopeError(
             f"prior_period_summary: no entries between {iso(since) or 'the beginning'} and "
-            f"{iso(until)}{where} — widen hours_back, drop directory, or pass all=true on purpose"
+            f"{iso(until)}{where} — widen `hours_back`, drop `directory`, or pass all=true on purpose"
         )
     provider = provider or Provider.from_env(home=record.path.parent)
     sessions = {c.session.number: c.session for c in chosen}
@@ -495,7 +509,7 @@ def prior_period_summary(record: Record, *, since: datetime | None, until: datet
     scope = f"{iso(since) or 'beginning'}..{iso(until)}"
     text = "\n".join([
         _timing("prior_period_summary", scope, prompt, answer, provider),
-        _sessions_table(sessions, order, window, held_back),
+        _sessions_table(sessions, order, window, held_back, spelling),
         _instructions(window),
         _git_events(window),
         _todo_log(record, sessions, order, window, since, until),
@@ -587,7 +601,7 @@ def _undated_start(record: Record, s: Session, since: datetime | None, until: da
 
 
 def _sessions_table(sessions: dict[int, Session], order: list[int], window: list[Entry],
-                    held_back: int) -> str:
+                    held_back: int, spelling: Spelling) -> str:
     per: dict[int, list[Entry]] = {}
     for e in window:
         per.setdefault(e.session, []).append(e)
@@ -604,7 +618,8 @@ def _sessions_table(sessions: dict[int, Session], order: list[int], window: list
         lines.append(f"\n… and {len(order) - MAX_LISTED_SESSIONS} more sessions, not listed")
     if held_back:
         lines.append(f"\n… {held_back:,} older entries of the period were not read (at most "
-                     f"{MAX_WINDOW_ENTRIES:,} are); narrow the window with hours_back or directory")
+                     f"{MAX_WINDOW_ENTRIES:,} are); narrow the window with {spelling.name('hours_back')} or "
+                     f"{spelling.name('directory')}")
     return "\n".join(lines) + "\n"
 
 

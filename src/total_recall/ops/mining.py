@@ -9,6 +9,11 @@ narrowed by `directory`, or the whole record with `all`, or one `session_id` ins
 `mining/scope.py`). Where seed 004 answered text (qa pairs, he-said-she-said, dream, todo history,
 extract-by-type, line histogram), the reply is the data and `text` writes seed 004's text from it, flood
 capped at `max_bytes` with the whole in an overflow file; the CLI's `--json` prints the data whole.
+
+What a reply says of itself (its scope, how to widen it, a report's header) names the tool and its
+parameters as the surface that called does (`spelling`): `--hours N` on the CLI, `hours_back=N` over MCP.
+On the bundled demo's record a window counts back from the demo's newest entry, not from now: its sessions
+are fixed in time.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from pydantic import Field
 
 from total_recall.mining import dialogue, extraction, histogram, listing, profile, scoped_search, todos
 from total_recall.mining.indexing import INDEX_BUDGET_MAX, INDEX_TOOL, index_scope
-from total_recall.mining.scope import LIMIT_DEFAULT, Selection, check_period
+from total_recall.mining.scope import LIMIT_DEFAULT, MCP, Selection, Spelling, check_period, demo_until
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import (
     EXTRACT_MAX_BYTES,
@@ -50,20 +55,34 @@ _SCOPE = (f"Scope: one session, or the sessions active in the last N hours (defa
 _WINDOW_FLAGS = {"session_id": "session", "hours_back": "hours"}
 
 
+def spelling(call: Call, op: Operation[Any]) -> Spelling:
+    """How the surface that called names `op` and its parameters in a reply's own words: the CLI's command
+    and flags on the CLI, MCP's names over MCP."""
+    if call.surface != "cli":
+        return MCP
+    return Spelling({op.name: op.command, **{p: op.flag(p) for p in op.params.model_fields}})
+
+
+def _spelling(call: Call, name: str) -> Spelling:
+    return spelling(call, next(op for op in OPERATIONS if op.name == name))
+
+
 def _scope(call: Call, record: Record, op: str, session_id: str, hours_back: float, everything: bool,
            directory: str) -> Selection:
     """The sessions a window operation works on: the one `session_id` names (within the binding), or
-    those of the window.
+    those of the window (counted back from the demo's newest entry on the demo's record).
 
     Raises:
         ScopeError: a session with a window, or a session_id that matches no session or several.
         OutsideBinding: the session belongs to another harness than the bound one.
     """
     window = check_period(op, hours_back=hours_back, all=everything, directory=directory,
-                          session_id=session_id, takes_session=True)
+                          session_id=session_id, takes_session=True,
+                          until=demo_until(record) if call.demo else None)
+    spelled = _spelling(call, op)
     if window is None:
-        return Selection.one(record, call.session(record, op, session_id), session_id)
-    return Selection.of(record, window, call.harness)
+        return Selection.one(record, call.session(record, op, session_id), session_id, spelled)
+    return Selection.of(record, window, call.harness, spelled)
 
 
 # -- list_sessions --
@@ -79,7 +98,8 @@ class ListParams(Params):
 def list_sessions(call: Call, p: ListParams) -> Reply:
     with call.record() as record:
         listed = listing.list_sessions(record, hours_back=p.hours_back, all=p.all, directory=p.directory,
-                                       harness=call.harness, max_bytes=p.max_bytes)
+                                       harness=call.harness, max_bytes=p.max_bytes, demo=call.demo,
+                                       spelling=_spelling(call, "list_sessions"))
         if not listed["window_count"] and not record.holds_sessions():
             from total_recall.ops.record import empty_record
 
@@ -181,8 +201,8 @@ def extract_qa_pairs(call: Call, p: QAParams) -> Reply:
 
 class SaidParams(Params):
     words: Annotated[list[Word], Field(min_length=1, max_length=dialogue.MAX_WORDS, description=(
-        f"Words to match (each at most {dialogue.MAX_WORD_CHARS} characters), case-insensitive; any of them "
-        "matches."))]
+        f"Words to match (each at most {dialogue.MAX_WORD_CHARS} characters), whole words, case-insensitive "
+        "('tag' is not in 'staging'; a phrase matches as written); any of them matches."))]
     session_id: WindowSession = ""
     hours_back: HoursBack = 0
     all: Everything = False
@@ -193,7 +213,8 @@ class SaidParams(Params):
 def she_said_he_said_action(call: Call, p: SaidParams) -> Reply:
     with call.record() as record:
         scope = _scope(call, record, dialogue.SAID_TOOL, p.session_id, p.hours_back, p.all, p.directory)
-        return dialogue.she_said_he_said_action(record, p.words, scope, max_bytes=p.max_bytes)
+        return dialogue.she_said_he_said_action(record, p.words, scope, max_bytes=p.max_bytes,
+                                                spelling=_spelling(call, dialogue.SAID_TOOL))
 
 
 class IndexSessionsParams(Params):
@@ -215,7 +236,8 @@ def index_sessions(call: Call, p: IndexSessionsParams) -> Reply:
             call.session(record, INDEX_TOOL, p.session_id)
         return index_scope(record, session_id=p.session_id, hours_back=p.hours_back, all=p.all,
                            directory=p.directory, harness=call.harness, budget_seconds=p.budget_seconds,
-                           max_bytes=p.max_bytes, roots=call.roots)
+                           max_bytes=p.max_bytes, roots=call.roots, demo=call.demo,
+                           spelling=_spelling(call, INDEX_TOOL))
 
 
 class DreamParams(Params):
@@ -234,7 +256,7 @@ def dream(call: Call, p: DreamParams) -> Reply:
     with call.record() as record:
         scope = _scope(call, record, scoped_search.DREAM_TOOL, p.session_id, p.hours_back, p.all, p.directory)
         return scoped_search.dream(record, p.query, scope, harness=call.harness, limit=p.limit,
-                                   max_bytes=p.max_bytes)
+                                   max_bytes=p.max_bytes, spelling=_spelling(call, scoped_search.DREAM_TOOL))
 
 
 # -- line_histogram --
@@ -261,7 +283,7 @@ def line_histogram(call: Call, p: HistogramParams) -> Reply:
 OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
         "list_sessions", "mining", Effect.READS, ListParams, list_sessions, cli="list",
-        flags={"hours_back": "hours"}, example="total-recall list --hours 48 --directory api",
+        flags={"hours_back": "hours"}, example="total-recall list --hours 48 --directory webshop",
         doc="The sessions active in a window, most recently active first, each with its address (s7) for "
             "`read`, `search` and the session tools: counts per author, children, last activity. Scope: the "
             f"sessions active in the last N hours (default: the last {PERIOD_HOURS} hours), narrowed to a "
@@ -305,7 +327,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
         "she_said_he_said_action", "mining", Effect.READS, SaidParams, she_said_he_said_action,
         cli="he-said-she-said", flags=_WINDOW_FLAGS, text=dialogue.said_text,
-        example="total-recall he-said-she-said --words release,tag --all",
+        example="total-recall he-said-she-said --words database,restart --all",
         doc="Per session, what the owner said (HE SAID), the agent said (SHE SAID) and the tools did (THEY "
             f"DID) mentioning any of `words`, with addresses and times. {_SCOPE}"),
     Operation(
