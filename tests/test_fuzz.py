@@ -161,6 +161,8 @@ def _silent(harness: str, body: list[bytes]) -> list[int]:
         path.parent.mkdir(parents=True)
         data = b"\n".join(body) + b"\n"
         path.write_bytes(data)
+        if harness == "vibe":  # a Vibe folder without one is waited for (`vibe.META_WAIT`), not read
+            (path.parent / "meta.json").write_bytes(orjson.dumps({"session_id": "x"}))
         seen: set[int] = set()
         first_text: dict[tuple[str, str], str] = {}
         merged: set[int] = set()  # lines whose entry the record would drop as a replay of another text

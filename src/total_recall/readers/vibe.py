@@ -446,14 +446,18 @@ def _load_meta(path: Path) -> tuple[dict[str, Any], ReadWarning | None]:
     return meta, None
 
 
+# What a meta.json may be only for a moment: not written yet, or caught mid-copy.
+_MAY_SETTLE = ("meta.json is missing", "meta.json is not JSON")
+
+
 def _hold(path: Path, cursor: Cursor) -> tuple[ReadWarning, dict[str, Any]] | None:
     """Whether to leave a folder met for the first time unread, with why and the cursor's state: while its
     meta.json cannot be read (Vibe writes it after messages.jsonl; a copy may be under way), for up to
     META_WAIT seconds from the first sync that found it so. Read then, it would go by its folder's name for
     good (its id is kept so as never to split it), and a child naming it by its real id would not find it."""
     _, warning = _load_meta(path)
-    if warning is None:
-        return None
+    if warning is None or not warning.why.startswith(_MAY_SETTLE):
+        return None  # read, or broken in a way no wait mends (JSON of another shape, no permission)
     until = cursor.state.get("held_until")
     if not isinstance(until, str):
         until = epoch_iso(time.time() + META_WAIT) or ""
