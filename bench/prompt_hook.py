@@ -3,6 +3,9 @@ stdin, timed from spawn to exit, the push inside it, on a record whose asset ind
 
     python bench/prompt_hook.py [--assets 10000] [--runs 40] [--seed N] [--json PATH]
 
+It writes its session with the tests' helpers, so it needs the `test` extra (`pip install -e '.[test]'`);
+`--help` does not.
+
 Builds (in a temporary folder) a Claude Code config root with `--assets` skills (SKILL.md with a name and a
 description drawn from a word pool), a session in which the owner corrects the agent ("you have the … skill
 for that"), syncs it, rebuilds the asset index, then times, each `--runs` times, interleaved so load hits
@@ -32,9 +35,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.keeping_helpers import Transcript
-
 EXE = Path(sys.executable).parent / "total-recall"
 SESSION = "0b3f6a2e-5d1c-4e7a-9b8f-2c4d6e8fa0b1"
 WORDS = ("relay browser login portal invoice ledger camera printer sensor deploy staging backup archive "
@@ -47,6 +47,14 @@ MEANT = "fetch my latest account summary from the online banking portal"  # no w
 
 
 def build(base: Path, assets: int, seed: int) -> dict[str, str]:
+    # The tests' helpers import pytest: loaded here, so `--help` runs on a base install.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    try:
+        from tests.keeping_helpers import Transcript
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"bench/prompt_hook.py needs the test extra ({exc.name} is missing): "
+                         "pip install -e '.[test]'") from None
+
     rng = random.Random(seed)
     config = base / "claude"
     for n in range(assets):

@@ -134,7 +134,8 @@ def test_a_batch_file_that_is_not_utf8_is_refused_naming_the_file_and_line_befor
     batch = tmp_path / "queries.txt"
     batch.write_bytes(b"deploy\nrelease \xff\xfe branch\nmain\n")
     result = run(home, *command, "--batch", str(batch), "--json")
-    assert f"{batch} is not UTF-8 text (line 2)" in result.stderr and result.stdout == ""
+    assert f"{batch} is not UTF-8 text (line 2)" in result.stderr
+    assert f"{batch} is not UTF-8 text (line 2)" in json.loads(result.stdout)["error"]["message"]  # no call
 
 
 def test_a_batch_file_with_windows_line_ends_is_read_a_call_a_line(home: Path, tmp_path: Path) -> None:

@@ -39,7 +39,8 @@ def test_a_directory_that_is_not_utf8_is_refused_naming_directory(
 ) -> None:
     args = [*command, _batch(tmp_path, "deploy", "branch")] if "--batch" in command else command
     result = run(home, *args, "--directory", NOT_UTF8, "--json")
-    assert "`--directory`: input should be a valid string" in result.stderr and result.stdout == ""
+    assert "`--directory`: input should be a valid string" in result.stderr
+    assert json.loads(result.stdout)["error"]["kind"] == "BadParameter"  # the refusal, and no reply
 
 
 @pytest.mark.parametrize("command", [["search", "deploy"], ["dream", "deploy", "--all"]], ids=lambda c: c[0])
@@ -120,7 +121,8 @@ def test_a_bad_flag_every_batch_line_shares_is_refused_once_before_any_line(
     home: Path, tmp_path: Path, command: list[str], flag: list[str], words: str,
 ) -> None:
     result = run(home, *command, "--batch", _batch(tmp_path, "deploy", "branch"), *flag, "--json")
-    assert result.stdout == "" and words in result.stderr and result.stderr.count("\n") == 1
+    assert words in result.stderr and result.stderr.count("\n") == 1
+    assert result.stdout.count("\n") == 1 and words in json.loads(result.stdout)["error"]["message"]
 
 
 def test_a_bad_batch_line_keeps_its_own_error_and_is_echoed_cut_short(home: Path, tmp_path: Path) -> None:

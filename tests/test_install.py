@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from total_recall.errors import InstallError
-from total_recall.install import executable, registration, watch_words, watcher_instead
+from total_recall.install import enable_watcher, executable, registration, watch_words, watcher_instead
 from total_recall.surfaces.cli import cli
 
 HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit"]
@@ -309,6 +309,36 @@ def test_the_record_home_and_store_roots_of_the_install_go_with_the_server_and_t
     assert again.exit_code == 0 and [len(settings["hooks"][e]) for e in HOOK_EVENTS] == [1, 1, 1]
 
 
+@pytest.mark.parametrize("given", ["--home", "TOTAL_RECALL_HOME"])
+def test_the_home_an_install_runs_on_goes_absolute_into_every_client_s_registration(
+        given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = tmp_path / "my record"
+    if given == "TOTAL_RECALL_HOME":
+        monkeypatch.setenv(given, str(record))
+    home = ["--home", str(record)] if given == "--home" else []
+
+    def snippets(client: str) -> list[str]:
+        result = CliRunner().invoke(cli, [*home, "install", client, "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return [f["snippet"] for f in json.loads(result.output)["files"]]
+
+    carried = {"TOTAL_RECALL_HOME": str(record)}
+    server, hooks = (json.loads(s) for s in snippets("claude-code"))
+    assert server["mcpServers"]["total-recall"]["env"] == carried
+    for event in HOOK_EVENTS:
+        command = hooks["hooks"][event][-1]["hooks"][0]["command"]
+        assert command.startswith(f"TOTAL_RECALL_HOME='{record}' ")
+    [codex] = snippets("codex")
+    assert tomllib.loads(codex)["mcp_servers"]["total-recall"]["env"] == carried
+    [opencode] = snippets("opencode")
+    assert json.loads(opencode)["mcp"]["total-recall"]["environment"] == carried
+    [vibe] = snippets("vibe")
+    assert tomllib.loads(vibe)["mcp_servers"][0]["env"] == carried
+    fake_path(tmp_path, monkeypatch, systemctl=True)
+    [unit] = snippets("watcher")
+    assert unit_values(unit)["Environment"] == [f"TOTAL_RECALL_HOME={record}"]
+
+
 # -- the watcher's service (`install watcher`) --
 
 
@@ -383,6 +413,33 @@ def test_install_watcher_on_macos_hands_a_launchd_agent(tmp_path: Path) -> None:
     agent = plistlib.loads(plist.encode())
     assert agent["ProgramArguments"] == ["/opt/bin/total-recall", "watch", "--harness", "codex"]
     assert agent["EnvironmentVariables"] == {"TOTAL_RECALL_HOME": str(tmp_path / "rec")}
+
+
+def test_the_advice_to_start_the_watcher_names_the_unit_file_it_wrote(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    default = tmp_path / ".config" / "systemd" / "user" / "total-recall-watch.service"
+    assert enable_watcher(default, env) == ("systemctl --user daemon-reload && systemctl --user enable --now "
+                                            "total-recall-watch")
+    elsewhere = tmp_path / "units" / "my watch.service"
+    assert enable_watcher(elsewhere, env).endswith(f"systemctl --user enable --now '{elsewhere}'")
+
+
+def test_install_watcher_with_config_says_to_enable_the_file_it_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_path(tmp_path, monkeypatch, systemctl=True)
+    unit = tmp_path / "units" / "tr.service"
+    plan = planned("watcher", "--config", str(unit))
+    assert plan["files"][0]["path"] == str(unit) and plan["run"].endswith(f"enable --now {unit}")
+    written = install("watcher", "--config", str(unit), "--write")
+    assert written.exit_code == 0 and f"enable --now {unit}" in written.output
+
+
+def test_install_watcher_refuses_a_unit_file_systemd_would_not_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_path(tmp_path, monkeypatch, systemctl=True)
+    result = install("watcher", "--config", str(tmp_path / "watch.conf"), "--write")
+    assert result.exit_code == 2 and "watch.conf" in result.output and ".service" in result.output
+    assert not (tmp_path / "watch.conf").exists()
 
 
 def test_install_watcher_refuses_a_harness_the_watcher_does_not_follow() -> None:

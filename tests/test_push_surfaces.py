@@ -169,7 +169,7 @@ def test_assets_lists_each_asset_with_its_keys_and_their_addresses(owner: Owner)
     uses = relay["keys"]["uses"]
     assert any(k["address"] for k in uses), uses  # the owner's correction, with where it was said
     refused = owner.cli("assets", "--kind", "nonsense", code=2).stderr
-    assert "'--kind': 'nonsense' is not one of 'skill'" in refused
+    assert "`--kind`: 'nonsense' is not one of 'skill'" in refused
     assert "portal-relay" in owner.cli("assets").stdout
 
 

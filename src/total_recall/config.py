@@ -78,17 +78,51 @@ def home_at(home: Path) -> Iterator[None]:
         _home_in_use = before
 
 
+def surface_home() -> Path | None:
+    """The record home a surface named for the calls it makes (`home_at`), else None: what `install`
+    carries into the registrations it writes."""
+    return _home_in_use
+
+
 def record_home(env: Mapping[str, str] | None = None) -> Path:
     """The folder that holds the record: the one a surface named (`home_at`), else `$TOTAL_RECALL_HOME`,
-    else the XDG data dir."""
+    else the XDG data dir (a relative `$XDG_DATA_HOME` is ignored, as the XDG spec says).
+
+    Raises:
+        ConfigError: `$TOTAL_RECALL_HOME` is a relative path, or a `~user` that names no user.
+    """
     if env is None and _home_in_use is not None:
         return _home_in_use
     e = _env(env)
     if value := e.get("TOTAL_RECALL_HOME", "").strip():
-        return _expanded(value, "TOTAL_RECALL_HOME")
-    if xdg := e.get("XDG_DATA_HOME", "").strip():
+        return _absolute(value, "TOTAL_RECALL_HOME")
+    if (xdg := e.get("XDG_DATA_HOME", "").strip()) and Path(xdg).is_absolute():
         return Path(xdg) / "total-recall"
     return _home(e) / ".local" / "share" / "total-recall"
+
+
+def chosen_home(flag: str | None, env: Mapping[str, str] | None = None) -> Path:
+    """The record home a surface starts on: the one its `--home` names, else `record_home(env)`.
+
+    Raises:
+        ConfigError: `--home` is empty or relative, or so is `$TOTAL_RECALL_HOME` when it decides.
+    """
+    if flag is None:
+        return record_home(env)
+    if not flag.strip():  # Path("") is the current folder: never meant
+        raise ConfigError("--home is empty: name the record's folder, or leave --home out for "
+                          "$TOTAL_RECALL_HOME, else ~/.local/share/total-recall")
+    return _absolute(flag, "--home")
+
+
+def _absolute(value: str, origin: str) -> Path:
+    """`value` as an absolute home, `~` expanded. A relative one is refused rather than resolved: a hook
+    or a server runs from whatever folder its client stands in, and would make a record there."""
+    path = _expanded(value, origin)
+    if not path.is_absolute():
+        raise ConfigError(f"{origin} names {value!r}, a relative path: the record would be made in whatever "
+                          f"folder a command runs from. Give an absolute path ({path.absolute()} from here)")
+    return path
 
 
 # What Total Recall keeps in the record's home: the records (and their -wal, -shm and locks), the copies
@@ -252,6 +286,19 @@ def demo_roots() -> dict[str, Path]:
     """The bundled demo store: realistic sessions in the native formats, shipped in the package."""
     base = Path(__file__).resolve().parent / "demo" / "store"
     return {"claude-code": base / "claude" / "projects", "codex": base / "codex" / "sessions"}
+
+
+def default_folders(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Every folder a sync of every harness reads by default, whether it exists or not (what a sync that
+    found no store on this machine says it looked in)."""
+    e = _env(env)
+    found: list[Path] = []
+    for harness in OVERRIDE_VARS:
+        try:
+            found.extend(default_roots(harness, e))
+        except ConfigError:
+            continue  # a `~user` that names no user: that harness's sync says so
+    return found
 
 
 def live_store_present(env: Mapping[str, str] | None = None) -> bool:

@@ -40,7 +40,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import AoT, Table
 
-from total_recall.config import OVERRIDE_VARS
+from total_recall.config import OVERRIDE_VARS, record_home, surface_home
 from total_recall.errors import InstallError
 
 CLIENTS: tuple[str, ...] = ("claude-code", "codex", "opencode", "vibe")
@@ -51,7 +51,8 @@ CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPrompt
 # builds a marker; UserPromptSubmit holds up every prompt, and does nothing yet.
 CLAUDE_HOOK_TIMEOUTS: dict[str, int] = {"PreCompact": 60, "SessionStart": 30, "UserPromptSubmit": 10}
 # What decides which record and which stores the server and the hooks use: carried from the environment
-# `install` runs in, so a client starts them on the same record (never API keys: those stay in the env).
+# `install` runs in (the record's home: the one the install runs on, `--home` included), so a client starts
+# them on the same record (never API keys: those stay in the env).
 CARRIED_VARS: tuple[str, ...] = ("TOTAL_RECALL_HOME", *OVERRIDE_VARS.values(), "TOTAL_RECALL_SANDBOX")
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 BACKUP_INFIX = ".total-recall-backup-"
@@ -127,12 +128,21 @@ def registration(client: str, command: str, *, env: Mapping[str, str] | None = N
 
 def carried(env: Mapping[str, str]) -> dict[str, str]:
     """The CARRIED_VARS set (non-empty) in `env`, paths made absolute: the client starts the server and
-    the hooks from another folder, with an environment of its own."""
+    the hooks from another folder, with an environment of its own.
+
+    `TOTAL_RECALL_HOME` is the home the install runs on: the one the surface serves (the CLI's `--home`,
+    `config.surface_home`), else `env`'s; left out only when it is the default home a client finds
+    without it."""
     out = {}
     for name in CARRIED_VARS:
         value = env.get(name, "").strip()
         if value:
             out[name] = value if name == "TOTAL_RECALL_SANDBOX" else str(Path(value).expanduser().absolute())
+    if (home := surface_home()) is not None:
+        default = record_home({k: v for k, v in env.items() if k != "TOTAL_RECALL_HOME"})
+        out.pop("TOTAL_RECALL_HOME", None)
+        if home.expanduser().absolute() != default.absolute() or env.get("TOTAL_RECALL_HOME", "").strip():
+            out = {"TOTAL_RECALL_HOME": str(home.expanduser().absolute()), **out}
     return out
 
 
@@ -436,6 +446,7 @@ def _toml_text(doc: tomlkit.TOMLDocument) -> str:
 WATCHER = "watcher"
 WATCH_SERVICE = "total-recall-watch"
 ENABLE_WATCHER = f"systemctl --user daemon-reload && systemctl --user enable --now {WATCH_SERVICE}"
+UNIT_SUFFIX = ".service"
 LAUNCHD_LABEL = "com.total-recall.watch"
 
 
@@ -452,14 +463,35 @@ def systemd_here(env: Mapping[str, str] | None = None, platform: str = sys.platf
     return platform.startswith("linux") and found is not None
 
 
+def unit_folder(env: Mapping[str, str] | None = None) -> Path:
+    """Where systemd looks for this user's own units: `~/.config/systemd/user`."""
+    e = os.environ if env is None else env
+    config = Path(e["XDG_CONFIG_HOME"]) if e.get("XDG_CONFIG_HOME") else _home(e) / ".config"
+    return config / "systemd" / "user"
+
+
+def enable_watcher(unit: Path, env: Mapping[str, str] | None = None) -> str:
+    """The commands that start the watcher's unit written at `unit`: by its name where systemd looks for
+    user units, else by its absolute path (`systemctl --user enable` links a unit file from elsewhere)."""
+    here = unit.parent.absolute() == unit_folder(env).absolute()
+    named = unit.name.removesuffix(UNIT_SUFFIX) if here else str(unit.absolute())
+    return f"systemctl --user daemon-reload && systemctl --user enable --now {shlex.quote(named)}"
+
+
 def watcher_unit(words: Sequence[str], *, env: Mapping[str, str] | None = None,
                  path: Path | None = None) -> ConfigChange:
     """The systemd user unit running `words` (`watch_words`) with the variables an install carries, at
     `path` (default `~/.config/systemd/user/total-recall-watch.service`). The file is wholly ours: a
-    `--write` replaces it, the old one kept as a backup."""
+    `--write` replaces it, the old one kept as a backup.
+
+    Raises:
+        InstallError: `path` does not end in `.service` (systemd would not load it as a service).
+    """
     e = os.environ if env is None else env
-    config = Path(e["XDG_CONFIG_HOME"]) if e.get("XDG_CONFIG_HOME") else _home(e) / ".config"
-    target = path or config / "systemd" / "user" / f"{WATCH_SERVICE}.service"
+    if path is not None and (not path.name.endswith(UNIT_SUFFIX) or path.name == UNIT_SUFFIX):
+        raise InstallError(f"{path}: systemd loads a service only from a file named NAME{UNIT_SUFFIX}; "
+                           "nothing written")
+    target = path or unit_folder(e) / f"{WATCH_SERVICE}{UNIT_SUFFIX}"
     lines = [
         "# Written by `total-recall install watcher`: follows the agents' session stores, and syncs and",
         "# observes a session once it has grown. `total-recall install watcher --write` rewrites it.",

@@ -91,28 +91,41 @@ def push(call: Call, p: PushParams) -> Reply:
 class MuteParams(Params):
     name: Annotated[str, Field(max_length=500, description=(
         "The asset to keep out of pushes (its name or an alias), until unmuted."))] = ""
-    all: Annotated[bool, Field(description="Every asset: the push is off until `unmute --all`.")] = False
+    all: Annotated[bool, Field(description=(
+        "Every asset: the push is off until `unmute` with `all` turns it back on."))] = False
+
+
+class UnmuteParams(Params):
+    name: Annotated[str, Field(max_length=500, description=(
+        "The muted asset to let back into pushes (its name or an alias, as muted)."))] = ""
+    all: Annotated[bool, Field(description="The push itself: back on after `mute` with `all`.")] = False
 
 
 def mute(call: Call, p: MuteParams) -> Reply:
     return _switch(call, p, "mute")
 
 
-def unmute(call: Call, p: MuteParams) -> Reply:
+def unmute(call: Call, p: UnmuteParams) -> Reply:
     return _switch(call, p, "unmute")
 
 
-def _switch(call: Call, p: MuteParams, action: Literal["mute", "unmute"]) -> Reply:
+def _switch(call: Call, p: MuteParams | UnmuteParams, action: Literal["mute", "unmute"]) -> Reply:
     from total_recall import assets as index
+    from total_recall.assets.words import normal_name
 
     name = _muted_name(action, p)
     with call.record() as record:
+        before = index.muted(record)
         hit = (index.mute if action == "mute" else index.unmute)(record, name)
         now = sorted(index.muted(record))
+    if action == "unmute" and name != PUSH_OFF and normal_name(name) not in before:
+        # Lifting what was never there changes nothing: said, as a mute of a name no asset has yet is.
+        muted = ", ".join(repr(n) for n in now if n != PUSH_OFF) or "none"
+        call.notes.append(f"nothing named {name!r} was muted, so nothing changed (muted now: {muted})")
     return {f"{action}d": name, "assets": sorted(hit), "names_muted": now, "push": PUSH_OFF not in now}
 
 
-def _muted_name(op: str, p: MuteParams) -> str:
+def _muted_name(op: str, p: MuteParams | UnmuteParams) -> str:
     from total_recall.errors import ScopeError
 
     if p.all == bool(p.name.strip()):
@@ -142,7 +155,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         doc="Keep an asset out of every push from now on, as the owner saying \"don't mention X\" does "
             "(`all`: turn the push off)."),
     Operation(
-        "unmute", "finding", Effect.ADDS, MuteParams, unmute, argument=("name",), binds=False,
+        "unmute", "finding", Effect.ADDS, UnmuteParams, unmute, argument=("name",), binds=False,
         example="total-recall unmute 'portal relay'",
         doc="Let a muted asset be pushed again (`all`: turn the push back on)."),
 )

@@ -60,12 +60,13 @@ SessionName = Annotated[str, StringConstraints(strip_whitespace=True, max_length
     "s7, the session's own id, or a unique prefix or piece of it; empty: the most recently active "
     "session."))]
 WindowSession = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Field(description=(
-    "One session (s7, its own id or a piece of it) instead of a window; not with hours_back or all."))]
+    "One session (s7, its own id or a piece of it) instead of a window; not with `hours_back` or `all`."))]
 # The core refuses a window out of range itself, naming the cheap forms; the schema states the bounds.
-HoursBack = Annotated[float, Field(ge=0, le=HOURS_MAX, description=(
+# NaN is no number of hours: refused as such (it would fail `le` and read "out of range: nan").
+HoursBack = Annotated[float, Field(ge=0, le=HOURS_MAX, allow_inf_nan=False, description=(
     f"Sessions active in the last N hours (at most {HOURS_MAX}, 100 years); 0 or omitted: the default "
     "window (the last 240 hours), never unbounded."))]
-Everything = Annotated[bool, Field(description="The whole record, on purpose; not with hours_back.")]
+Everything = Annotated[bool, Field(description="The whole record, on purpose; not with `hours_back`.")]
 Directory = Annotated[str, Field(max_length=PATH_MAX, description=(
     "Only sessions whose working directory contains this (case-blind).")), PRINTABLE]
 Limit = Annotated[int, Field(ge=1, le=LIMIT_MAX, description=f"How many at most (1-{LIMIT_MAX}).")]

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from total_recall.config import (
     DEMO_RECORD_FILE,
+    default_folders,
     demo_when_empty,
     record_home,
     store_roots,
@@ -34,6 +35,8 @@ READ_LIMIT = 100
 # `status` over MCP is the cheapest check a client makes: it lists this many of the last sync's warnings
 # (with the count of the rest), not the 200 the record keeps (~30 KB).
 SERVED_WARNINGS = 20
+# How to add the vectors extra, from PyPI or (as the README installs) from a clone.
+VECTORS_EXTRA = "pip install 'total-recall[vectors]' (from a clone: pip install -e '.[vectors]')"
 
 Harnesses = Annotated[tuple[Harness, ...], Field(description="Only these harnesses; empty: every one.")]
 Address_ = Annotated[str, Field(min_length=1, max_length=500, description=(
@@ -57,13 +60,18 @@ def sync(call: Call, p: SyncParams) -> Reply:
     from total_recall.syncing import sync as run_sync
 
     harnesses = call.harnesses(p.harness)
+    demo_holds = tuple(call.roots or ())
+    if call.demo and (missing := [h for h in harnesses if h not in demo_holds]):
+        raise ScopeError(f"sync: the demo store holds only {' and '.join(demo_holds)} sessions, not "
+                         f"{', '.join(missing)}: name one of those in `harness`, or leave it out")
     why = None
     if call.home is not None and not call.demo and use_demo(harnesses):
         call = replace(call, record_path=call.home / DEMO_RECORD_FILE, demo=True)
-        why = "No agent store found on this machine"
+        looked = ", ".join(str(folder) for folder in default_folders())
+        why = f"No agent store found on this machine (looked in {looked})"
 
     def once(into: Call) -> tuple[SyncReport, bool]:
-        roots = into.roots
+        roots = into.roots and {h: root for h, root in into.roots.items() if h in harnesses or not harnesses}
         with into.record() as record:
             report = run_sync(record, (list(roots) if roots else list(harnesses)) or None, roots=roots,
                               progress=call.progress, processes=call.processes)
@@ -308,9 +316,8 @@ def index(call: Call, p: IndexParams) -> Reply:
 
     extra = vectors.available()
     if not extra and not p.rebuild:  # checked before the record is touched
-        raise VectorsUnavailable("index: meaning vectors need the vectors extra: pip install "
-                                 "'total-recall[vectors]' (`rebuild` rebuilds the word and exact-string "
-                                 "indexes without it)")
+        raise VectorsUnavailable(f"index: meaning vectors need the vectors extra: {VECTORS_EXTRA} "
+                                 "(`rebuild` rebuilds the word and exact-string indexes without it)")
     embedded, total, done = 0, 0, extra
     with call.record() as record:
         if p.rebuild:
@@ -321,7 +328,7 @@ def index(call: Call, p: IndexParams) -> Reply:
                 p.budget, (lambda n, t: progress(n, t, "meaning vectors")) if progress else None)
             total = record.vector_count()
     if not extra:
-        call.notes.append("meaning vectors need the vectors extra: pip install 'total-recall[vectors]'")
+        call.notes.append(f"meaning vectors need the vectors extra: {VECTORS_EXTRA}")
     return {"embedded": embedded, "vectors": total, "done": done, "rebuilt": p.rebuild,
             "vectors_extra": extra}
 

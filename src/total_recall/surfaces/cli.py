@@ -1,7 +1,9 @@
 """The `total-recall` command line. Each command opens the record, calls one core function, renders.
 
-Exit codes: 0 done; 2 a source could not be read, an address names nothing, or a setting is wrong
-(the message says which); click's own usage errors are 2 as well.
+Exit codes: 0 done (`total-recall` alone prints the help); 2 a source could not be read, an address names
+nothing, a value is refused or a setting is wrong — one line on stderr saying which, and under `--json` one
+JSON object on stdout as well (`cli_errors.py`); click's own usage errors (a missing argument, an unknown
+option or command) keep its usage block, and exit 2 as well.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from total_recall import __version__
 from total_recall.config import (
     DEMO_RECORD_FILE,
     RECORD_FILE,
+    chosen_home,
     home_at,
-    record_home,
 )
-from total_recall.errors import ConfigError, TotalRecallError
+from total_recall.errors import TotalRecallError
 from total_recall.record.database import Record
+from total_recall.surfaces.cli_errors import Command, fail
 
 
 @dataclass
@@ -43,9 +46,8 @@ class Settings:
         return f"total-recall{home}{' --demo' if self.demo else ''} {' '.join(words)}"
 
 
-def _fail(message: str) -> NoReturn:
-    click.echo(f"total-recall: {message}", err=True)
-    sys.exit(2)
+def _fail(message: str, kind: str = "UsageError") -> NoReturn:
+    fail(message, kind)
 
 
 def _note(message: str) -> None:
@@ -60,14 +62,14 @@ def _store(settings: Settings, creates: bool = False) -> Iterator[Record]:
     try:
         record = Record(settings.record_path)
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     if fresh and not creates:
         _note(f"there was no record at {settings.record_path}: created a new, empty one "
               f"(`{settings.command('sync')}` fills it)")
     try:
         yield record
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     finally:
         record.close()
 
@@ -90,7 +92,16 @@ _PURPOSES = {
 
 
 class _Grouped(click.Group):
-    """`--help` lists the commands by purpose, each purpose with an example."""
+    """`--help` lists the commands by purpose, each purpose with an example; so does `total-recall` alone
+    (exit 0: asking what there is is no error). Its commands refuse a bad value in one line (`Command`)."""
+
+    command_class = Command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and not ctx.resilient_parsing:
+            click.echo(ctx.get_help())
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from total_recall.ops import OPERATIONS
@@ -118,15 +129,12 @@ class _Grouped(click.Group):
 def cli(ctx: click.Context, home: str | None, demo: bool) -> None:
     """Total Recall: a memory for coding agents that keeps the exact words."""
     try:
-        if home is not None and not home.strip():  # Path("") is the current folder: never meant
-            raise ConfigError("--home is empty: name the record's folder, or leave --home out for "
-                              "$TOTAL_RECALL_HOME, else ~/.local/share/total-recall")
-        where = Path(home) if home is not None else record_home()
+        where = chosen_home(home)
     except TotalRecallError as exc:  # TOTAL_RECALL_HOME that names no usable folder ("~nouser/x")
         if ctx.invoked_subcommand == "hook":  # a hook never breaks its harness: said, and nothing done
             click.echo(f"total-recall hook: {exc}", err=True)
             sys.exit(0)
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     ctx.obj = Settings(where, demo, named_home=home is not None)
     # Copies we make (overflow files, store snapshots) go under the record's home, the one --home names.
     ctx.with_resource(home_at(ctx.obj.home))

@@ -42,7 +42,7 @@ def mcp_command(settings: Settings, harness: str | None, sync: bool) -> None:
         binding = Binding(settings.record_path, resolve_binding(harness), settings.demo)
         serve(binding, sync=sync)
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
 
 
 @cli.command()
@@ -71,7 +71,7 @@ def install(client: str, write: bool, config: Path | None, harness: str | None, 
         changes = registration(client, command, config=config, harness=harness)
         written = apply(changes) if write else []
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     alternative = claude_add_command(command, harness) if client == "claude-code" else None
     if as_json:
         files: list[dict[str, Any]] = []

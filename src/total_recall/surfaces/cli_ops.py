@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import traceback
 import types
-from typing import Any, BinaryIO, Literal, NoReturn, TextIO, Union, get_args, get_origin
+from typing import Any, BinaryIO, Literal, TextIO, Union, get_args, get_origin
 
 import click
 import orjson
@@ -23,20 +24,23 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from total_recall.errors import TotalRecallError
-from total_recall.model import ECHO_CHARS, HARNESSES, echoed
+from total_recall.model import ECHO_CHARS, HARNESSES, NUMBER_MAX, echoed
 from total_recall.ops import OPERATIONS
 from total_recall.ops.operation import Call, Operation, Reply
 from total_recall.record.sync import processes_from
+from total_recall.surfaces.cli_errors import Command, Number, Whole, fail
 from total_recall.surfaces.human import human, progress_bar
 from total_recall.surfaces.words import defect, explain, in_cli_words
 
 # Older spellings a flag keeps for the scripts that use them: one filter, one word (`directory`).
 OLDER_FLAGS = {"directory": ("--project",)}
+# A session's own address alone (`s3`): as the one positional value, a session named with the rest missing.
+_SESSION_ALONE = re.compile(r"[sS]\d+")
 # Older command names kept (hidden) for the scripts that use them.
 OLDER_COMMANDS = {"observations export": "observations-export"}
 
 
-class _WithSubcommands(click.Command):
+class _WithSubcommands(Command):
     """A command that is also the parent of others: `observations export --to DIR` runs `export`, while
     `observations QUERY` stays a search. A first word naming a sub-command picks it; any other is the
     command's own argument (a search for the word "export" is `observations -- export`)."""
@@ -78,20 +82,20 @@ def register(group: click.Group, settings_of: Any) -> None:
             subs.append(op)
             continue
         group.add_command(command_for(op, settings_of, _WithSubcommands if op.command in parents else
-                                      click.Command))
+                                      Command))
     for op in subs:
         parent_name, name = op.command.split(" ", 1)
         parent = group.commands[parent_name]
         if not isinstance(parent, _WithSubcommands):
             raise TypeError(f"{op.command}: {parent_name} is not an operation's command")
-        parent.subcommands[name] = command_for(op, settings_of, click.Command, name)
+        parent.subcommands[name] = command_for(op, settings_of, Command, name)
         if op.command in OLDER_COMMANDS:
-            older = command_for(op, settings_of, click.Command, OLDER_COMMANDS[op.command])
+            older = command_for(op, settings_of, Command, OLDER_COMMANDS[op.command])
             older.hidden = True
             group.add_command(older)
 
 
-def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] = click.Command,
+def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] = Command,
                 name: str = "") -> click.Command:
     fields = op.params.model_fields
     params: list[click.Parameter] = [_parameter(op, name, info) for name, info in fields.items()]
@@ -116,7 +120,7 @@ def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] 
         batch: BinaryIO | None = given.pop("batch", None)
         if op.batch and (batch is None) == (given.get(op.batch) is None):
             fail(f"give {op.flag(op.batch)} or --batch FILE (not both)")
-        values = {k: _value(v) for k, v in given.items() if v is not None and v != ()}
+        values = _positional(op, {k: _value(v) for k, v in given.items() if v is not None and v != ()})
         fresh = not settings.record_path.exists()
         call = Call(settings.record_path, "cli", harness=binding, demo=settings.demo,
                     home=None if settings.demo else settings.home)
@@ -139,7 +143,45 @@ def command_for(op: Operation[Any], settings_of: Any, kind: type[click.Command] 
             sys.exit(2)
 
     return kind(name or op.command, params=params, callback=callback,
-                         help=f"{op.doc}\n\n\b\nExample:\n  {op.example}")
+                help=f"{in_help_words(op, op.doc)}\n\n\b\nExample:\n  {op.example}")
+
+
+def _positional(op: Operation[Any], values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with the positional ones given filling the required arguments first: `cue 'TEXT'` is the
+    cue's text for the most recently active session, as the usage `cue [SESSION] TEXT` and the MCP tool (an
+    omitted `session_id`) have it; `cue s3 'TEXT'` names the session."""
+    given = [values.pop(name) for name in op.argument if name in values]
+    fields = op.params.model_fields
+    required = [name for name in op.argument if fields[name].is_required()]
+    optional = len(given) - len(required)
+    for name in op.argument:
+        if given and (name in required or optional > 0):
+            optional -= name not in required
+            values[name] = given.pop(0)
+    if "session_id" in op.argument and "session_id" not in values:
+        # `cue s3` is a session named and its text forgotten, not a cue reading "s3" on another session.
+        for name in required:
+            if isinstance(values.get(name), str) and _SESSION_ALONE.fullmatch(values[name].strip()):
+                fail(f"{op.command}: `{op.flag(name)}` is required ({values[name].strip()} names a session: "
+                     f"give the {name} after it)", "BadParameter")
+    return values
+
+
+def in_help_words(op: Operation[Any], text: str) -> str:
+    """`text`, an operation's doc or a parameter's description (written once, in the parameter names the
+    MCP tool takes), with those names as the CLI spells them: `` `all` `` is `` `--all` ``, hours_back
+    `--hours`, line=N `--line N`, and another operation's name its command's."""
+    for param in sorted(op.params.model_fields, key=len, reverse=True):
+        flag, name = op.flag(param), re.escape(param)
+        text = re.sub(rf"`{name}`", f"`{flag}`", text)
+        if param not in op.argument:
+            text = re.sub(rf"(?<![\w`'.-]){name}=(?=\w)", f"{flag} ", text)
+        if "_" in param:  # hours_back is a name wherever it stands; a bare "all" or "line" is a word
+            text = re.sub(rf"(?<![\w`'.-]){name}(?![\w`'-])", flag, text)
+    for other in OPERATIONS:
+        if other is not op and other.command != other.name:
+            text = re.sub(rf"(?<![\w'.-]){re.escape(other.name)}(?![\w'-])", other.command, text)
+    return text
 
 
 def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool) -> Reply:
@@ -147,7 +189,7 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
     try:
         checked = op.params.model_validate(values)
     except ValidationError as exc:
-        fail(_explained(op, exc))
+        fail(_explained(op, exc), "BadParameter")
     bar = progress_bar(enabled=(progress and op.creates) or (progress and op.name == "index"))
     call.progress = bar.update if bar else None
     try:
@@ -155,7 +197,7 @@ def _run(op: Operation[Any], call: Call, values: dict[str, Any], progress: bool)
         call.processes = processes_from(os.environ)
         return op.perform(call, checked)
     except TotalRecallError as exc:
-        fail(in_cli_words(op, str(exc)))
+        fail(in_cli_words(op, str(exc)), type(exc).__name__)
     finally:
         if bar:
             bar.stop()
@@ -212,37 +254,42 @@ def _check_shared(op: Operation[Any], call: Call, values: dict[str, Any]) -> Non
         op.params.model_validate(values)
     except ValidationError as exc:
         if any(e["loc"][:1] != (op.batch,) for e in exc.errors()):
-            fail(_explained(op, exc, skip=op.batch))
+            fail(_explained(op, exc, skip=op.batch), "BadParameter")
     if op.shared is not None:
         try:
             op.shared(call, op.params.model_construct(**values))
         except TotalRecallError as exc:
-            fail(in_cli_words(op, str(exc)))
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"total-recall: {message}", err=True)
-    sys.exit(2)
+            fail(in_cli_words(op, str(exc)), type(exc).__name__)
 
 
 def _parameter(op: Operation[Any], name: str, info: FieldInfo) -> click.Parameter:
     kind, choices, many = _shape(info.annotation)
-    scalars: dict[type, click.ParamType[Any, Any]] = {int: click.INT, float: click.FLOAT, str: click.STRING,
-                                            bool: click.BOOL}
+    scalars: dict[type, click.ParamType[Any, Any]] = {int: Whole(), float: Number(), str: click.STRING,
+                                                      bool: click.BOOL}
     click_type = click.Choice(choices) if choices and not many else scalars[kind]
     if name in op.argument:
         required = info.is_required() and name != op.batch  # --batch FILE may stand for it
         metavar = op.flag(name) if required else f"[{op.flag(name)}]"
-        return click.Argument([name], type=click_type, required=required, nargs=-1 if many else 1,
+        # After an optional argument click would fill that one first (`cue 'TEXT'` would miss TEXT): the
+        # values are placed by `_positional`, and the parameter model says what is missing.
+        fields = op.params.model_fields
+        first = all(fields[b].is_required() for b in op.argument[:op.argument.index(name)])
+        return click.Argument([name], type=click_type, required=required and first, nargs=-1 if many else 1,
                               metavar=metavar)
     flag = op.flag(name)
-    help_text = info.description or ""
+    description, least, most = _stated(info)
+    help_text = in_help_words(op, description)
     default = None if info.is_required() else info.get_default()
     if kind is bool:
         flags = f"{flag}/--no-{flag[2:]}" if default else flag
         return click.Option([flags, name], is_flag=True, default=None, help=help_text)
+    shown = []
     if default not in (None, "", (), []) and not many:
-        help_text += f"  [default: {default:g}]" if isinstance(default, float) else f"  [default: {default}]"
+        shown.append(f"default: {default:g}" if isinstance(default, float) else f"default: {default}")
+    if bounds := _bounds(least, most):
+        shown += [] if _said(bounds, help_text) else [bounds]
+    if shown:
+        help_text += f"  [{'; '.join(shown)}]"
     metavar = name.upper().removesuffix("_ID")
     if many:
         # Checked by the parameter model after the commas are split (click's choice would see "a,b").
@@ -251,6 +298,39 @@ def _parameter(op: Operation[Any], name: str, info: FieldInfo) -> click.Paramete
     return click.Option([flag, *OLDER_FLAGS.get(name, ()), name], type=click_type, multiple=many,
                         default=None, required=False,
                         help=help_text, metavar=None if choices and not many else metavar)
+
+
+def _stated(info: FieldInfo) -> tuple[str, float | None, float | None]:
+    """A parameter's description and bounds, also where an optional parameter's type holds them
+    (`Limit | None`: the description and bounds are the inner `Limit`'s)."""
+    description = info.description
+    least = most = None
+    found = [info, *(m for a in get_args(info.annotation) for m in getattr(a, "__metadata__", ()))]
+    for held in found:
+        for m in [held, *getattr(held, "metadata", ())]:
+            description = description or getattr(m, "description", None)
+            ge, le = getattr(m, "ge", None), getattr(m, "le", None)
+            least = ge if least is None and isinstance(ge, int | float) else least
+            most = le if most is None and isinstance(le, int | float) else most
+    return description or "", least, most
+
+
+def _bounds(least: float | None, most: float | None) -> str:
+    """A number's bounds as click states a range (`1<=x<=1000`); a bound no one reaches (2**63-1) is none."""
+    def number(n: float) -> str:
+        return str(int(n)) if float(n).is_integer() else f"{n:g}"
+
+    most = None if most is not None and most >= NUMBER_MAX else most
+    if most is None:
+        return "" if least is None else f"x>={number(least)}"
+    return f"{number(least)}<=x<={number(most)}" if least is not None else f"x<={number(most)}"
+
+
+def _said(bounds: str, text: str) -> bool:
+    """Whether `text` states the `bounds` already ("(1-1000)", "at most 876600"): it names the upper one,
+    or the lower one when there is no upper."""
+    edge = re.split(r"<=|>=", bounds)[-1]
+    return re.search(rf"(?<![\d,.]){re.escape(edge)}(?!\d|[,.]\d)", text) is not None
 
 
 def _shape(annotation: Any) -> tuple[type, tuple[str, ...], bool]:

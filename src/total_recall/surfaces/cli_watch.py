@@ -21,9 +21,9 @@ from click.core import ParameterSource
 
 from total_recall.errors import TotalRecallError
 from total_recall.install import (
-    ENABLE_WATCHER,
     WATCHER,
     apply,
+    enable_watcher,
     executable,
     systemd_here,
     watch_words,
@@ -99,7 +99,7 @@ def watch(settings: Settings, harnesses: tuple[str, ...], lines: int, cooldown: 
                           model=model)
         started = watcher.start()
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     emit = _emitter(as_json)
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -184,14 +184,14 @@ def install_watcher(write: bool, config: Path | None, harness: str | None, as_js
         systemd = systemd_here()
         written = apply([change])[0] if write and systemd else None
     except TotalRecallError as exc:
-        _fail(str(exc))
+        _fail(str(exc), type(exc).__name__)
     instead = None if systemd else watcher_instead(words)
     if as_json:
         out: dict[str, Any] = {"client": WATCHER, "command": words[0], "systemd": systemd, "files": [{
             "path": str(change.path), "what": change.what, "format": change.format, "snippet": change.snippet,
             "written": written is not None, "changed": bool(written and written.changed),
             "backup": str(written.backup) if written and written.backup else None}] if systemd else []}
-        out.update({"run": ENABLE_WATCHER} if systemd else {"instead": instead})
+        out.update({"run": enable_watcher(change.path)} if systemd else {"instead": instead})
         _dump(out)
         return
     if not systemd:
@@ -211,4 +211,4 @@ def install_watcher(write: bool, config: Path | None, harness: str | None, as_js
     else:
         kept = f"backup: {written.backup}" if written.backup else "new file"
         click.echo(f"{change.what}: written to {written.path} ({kept}). Start it with:")
-    click.echo(ENABLE_WATCHER)
+    click.echo(enable_watcher(change.path))

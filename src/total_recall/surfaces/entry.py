@@ -12,7 +12,6 @@ already read handed over. Like every hook, it always exits 0 and says what went 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 HARNESSES = ("claude-code", "codex")
 
@@ -47,10 +46,10 @@ def _prompt_hook(harness: str, text: str, home: str | None) -> bool:
         return False  # the full path names the mistyped field, and opens no record for it
     prefix = f"total-recall hook {harness}"
     try:
-        from total_recall.config import RECORD_FILE, home_at, record_home
+        from total_recall.config import RECORD_FILE, chosen_home, home_at
         from total_recall.keeping.prompt import OPEN_WAIT, context, served
 
-        where = Path(home) if home is not None else record_home()
+        where = chosen_home(home)
         path = where / RECORD_FILE
         if not path.exists():
             return True  # nothing recorded yet: nothing to push, and no record made for it

@@ -191,7 +191,10 @@ def _sync(reply: Reply, settings: Any) -> str:
 
     out = StringIO()
     console = Console(file=out, width=_width() or 120)
-    table = Table(title=f"Record: {reply['record']}", title_justify="left")
+    # The path on a line of its own, never folded: a table's title would break it mid-name to the table's
+    # width, and a path is copied whole.
+    out.write(f"Record: {reply['record']}\n")
+    table = Table()
     for col in ("harness", "sessions", "entries", "new sessions", "new entries"):
         table.add_column(col, justify="left" if col == "harness" else "right")
     for harness, c in sorted(reply["harnesses"].items()):
@@ -325,7 +328,8 @@ def _muting(reply: Reply, settings: Any) -> str:
     action = "muted" if "muted" in reply else "unmuted"
     if reply[action] == "*":
         return f"the push is {'on' if reply['push'] else 'off'}"
-    named = f" ({', '.join(reply['assets'])})" if reply["assets"] else " (no asset has that name yet)"
+    none = " (no asset has that name yet)" if action == "muted" else " (no asset has that name)"
+    named = f" ({', '.join(reply['assets'])})" if reply["assets"] else none
     return f"{action} {reply[action]!r}{named}"
 
 

@@ -55,7 +55,8 @@ def _line(o: dict[str, Any]) -> str:
     if o["superseded_by"] is not None:
         state = f" (superseded by #{o['superseded_by']})"
     if o.get("retired"):
-        state = f" (retired: {o['retired']['reason']})"
+        reason = o["retired"]["reason"]  # "retired by the owner: …" says the word already
+        state = f" ({reason})" if reason.startswith("retired") else f" (retired: {reason})"
     where = ", ".join(o["addresses"][:4]) + (" …" if len(o["addresses"]) > 4 else "")
     return (f"#{o['id']:<5} {o['type']:<10} {o['priority']:<6} {o['confidence']:.2f}  {o['text']}{state}"
             f"  [{where}]")
