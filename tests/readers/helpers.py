@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from total_recall.model import EntryDraft, ReadWarning, SessionDraft
 from total_recall.readers import Checkpoint, Cursor, Reader, Source
@@ -39,3 +44,16 @@ def read_all(reader: Reader, source: Source, cursor: Cursor | None = None) -> Re
         elif isinstance(item, Checkpoint):
             out.cursor = item.cursor
     return out
+
+
+def unreadable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`folder` cannot be listed, as a folder of another user's is (root, running the tests, may list
+    anything)."""
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if isinstance(path, str | os.PathLike) and Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)

@@ -3,18 +3,15 @@ past the line limit, and text a strict parser refuses kept when it can be."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import total_recall.readers.base as base
 from tests.conftest import REPO, SESSIONS
-from tests.readers.helpers import read_all
+from tests.readers.helpers import read_all, unreadable
 from total_recall.model import ReadWarning
 from total_recall.readers import Checkpoint, Cursor, Line, Source
 from total_recall.readers.base import LINE_LIMIT, iter_jsonl
@@ -270,14 +267,7 @@ def test_an_unreadable_folder_is_named_by_the_sync_and_the_sessions_elsewhere_ar
         path.parent.mkdir(parents=True)
         path.write_bytes(user_line("u1", "hello") + b"\n")
     locked = root / "-w-b"
-    listing = os.scandir
-
-    def scandir(path: Any = ".") -> Any:  # as the folder's owner having taken the read permission away
-        if Path(path) == locked:
-            raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return listing(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    unreadable(monkeypatch, locked)
     with Record(tmp_path / "record.sqlite3") as record:
         report = sync(record, [harness], roots={harness: root})
         assert [s.native_id for s in record.sessions()] == ["aaaaaaaa-2222-4333-8444-555555555555"]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import shutil
 import sqlite3
 from dataclasses import replace
@@ -16,7 +14,7 @@ import zstandard
 
 from tests.conftest import JARVIS as JARVIS_FIXTURES
 from tests.conftest import SESSIONS
-from tests.readers.helpers import read_all
+from tests.readers.helpers import read_all, unreadable
 from total_recall.readers import Cursor, Source, openclaw
 from total_recall.readers.base import read_check
 from total_recall.readers.openclaw import OpenClawReader
@@ -568,14 +566,7 @@ def test_an_unreadable_folder_is_named_by_the_sync_and_the_sessions_elsewhere_ar
         header = HEADER.replace('"s1"', f'"{agent}"')
         (folder / f"{agent}.jsonl").write_text(header + node("e1", None, "user", "hi"))
     locked = tmp_path / "agents" / "work" / "sessions"
-    listing = os.scandir
-
-    def scandir(path: Any = ".") -> Any:  # as the folder's owner having taken the read permission away
-        if Path(path) == locked:
-            raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return listing(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    unreadable(monkeypatch, locked)
     with Record(tmp_path / "record.sqlite3") as record:
         report = sync(record, ["openclaw"], roots={"openclaw": tmp_path})
         assert [s.native_id for s in record.sessions()] == ["main"]

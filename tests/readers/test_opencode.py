@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from tests.conftest import PROMPT_CULT, SESSIONS
-from tests.readers.helpers import read_all
+from tests.readers.helpers import read_all, unreadable
 from total_recall.config import record_home
 from total_recall.errors import SourceError
 from total_recall.readers import Cursor, Source
@@ -640,18 +640,6 @@ def test_a_tool_completing_in_place_is_read_though_no_count_of_the_store_changed
     con.close()
     assert first.cursor is not None
     assert "made\n" in [e.text for e in read_all(reader, source(db), first.cursor).entries]
-
-
-def unreadable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
-    """`folder` cannot be listed, as a folder of another user's is (root may list anything)."""
-    real = os.scandir
-
-    def scandir(path: Any = ".") -> Any:
-        if isinstance(path, str | os.PathLike) and Path(path) == folder:
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
 
 
 def test_a_legacy_folder_that_cannot_be_listed_is_named_in_a_warning_not_read_as_empty(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 from dataclasses import replace
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROMPT_CULT, SESSIONS
-from tests.readers.helpers import read_all
+from tests.readers.helpers import read_all, unreadable
 from total_recall.erasure import erase
 from total_recall.model import Address, Session, SyncReport
 from total_recall.readers import Cursor, Source
@@ -641,14 +640,7 @@ def test_a_session_folder_that_cannot_be_listed_is_an_error_naming_it_and_the_ot
     store = tmp_path / "store"
     copy_session(FIRST, store)
     locked = copy_session(CHILD, store)
-    real = os.scandir
-
-    def scandir(path: Any = ".") -> Any:  # as a folder of another user's (root may list anything)
-        if isinstance(path, str | os.PathLike) and Path(path) == locked:
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    unreadable(monkeypatch, locked)
     report, sessions = synced(store, tmp_path / "home")
     assert report.errors == [f"{store}: cannot list: folder {locked} is unreadable (Permission denied); the "
                              "sessions in it are not read"]
