@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from tests.llm_stub import KEY, Reply, Stub, completion, running_stub
 from tests.mining_stores import RECENT, mined_record
@@ -492,27 +492,29 @@ def test_a_range_must_start_where_the_cache_ends_and_the_refusal_names_the_range
     assert code == 0 and json.loads(out)["block"]["range"] == "s1#64-64"
 
 
-def test_the_help_s_range_example_summarises_that_range_on_the_demo(
-        stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def help_example_on_the_demo(operation: str, stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                             ) -> tuple[list[str], Result]:
+    """The words of `operation`'s help example, and what running them on a synced demo record with the
+    stub model gave (exit 0)."""
     for name, value in stub.env().items():
         monkeypatch.setenv(name, value)
     home = tmp_path / "demo"
     assert CliRunner().invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
-    words = shlex.split(by_name("summarise_from").example)[1:]
+    words = shlex.split(by_name(operation).example)[1:]
     result = CliRunner().invoke(cli, ["--home", str(home), "--demo", *words, "--json"])
     assert result.exit_code == 0, result.stderr
+    return words, result
+
+
+def test_the_help_s_range_example_summarises_that_range_on_the_demo(
+        stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    words, result = help_example_on_the_demo("summarise_from", stub, tmp_path, monkeypatch)
     assert json.loads(result.stdout)["block"]["range"] == words[1] == "s3#1-40"
 
 
 def test_the_help_s_prior_period_example_summarises_the_demo_s_last_days_and_says_whence_it_counts(
         stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in stub.env().items():
-        monkeypatch.setenv(name, value)
-    home = tmp_path / "demo"
-    assert CliRunner().invoke(cli, ["--home", str(home), "--demo", "sync"]).exit_code == 0
-    words = shlex.split(by_name("prior_period_summary").example)[1:]
-    result = CliRunner().invoke(cli, ["--home", str(home), "--demo", *words, "--json"])
-    assert result.exit_code == 0, result.stderr
+    _, result = help_example_on_the_demo("prior_period_summary", stub, tmp_path, monkeypatch)
     reply = json.loads(result.stdout)
     assert reply["window"]["until"] == "2026-11-20T09:14:28Z" and reply["sessions"] == ["s3"]
     assert "counts back from its newest entry, 2026-11-20T09:14:28Z, not from now" in result.stderr
