@@ -164,6 +164,8 @@ def test_a_cue_holding_a_secret_can_be_erased_and_leaves_no_trace_in_markers(
     result = run("erase", f"cue:{plain.id}", "--reason", "quotes the deploy token", "--json")
     assert result["erased"] == [f"cue:{plain.id}"] and result["reason"] == "quotes the deploy token"
     assert found() == {}
+    again = run("erase", f"cue:{plain.id}", "--reason", "once more", "--json")
+    assert again["erased"] == []  # erased before: nothing is erased now, as for an entry
     with Record(home() / "record.sqlite3") as record:
         assert cues_for(record, 1) == []
         [tomb] = cues_for(record, 1, include_erased=True)

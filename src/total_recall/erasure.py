@@ -88,13 +88,14 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
         with _erasing(record.path, texts) as under:
             named = f"cue:{erase_cue(record, number, reason).id}"
             under.committed = True
-            return Erasure([named], under.purged + purge(texts))
+            # One erased before is named as no entry is: nothing was erased now.
+            return Erasure([named] if texts else [], under.purged + purge(texts))
     note = receipt_by_id(record, number).note
     texts = [] if note is None else [note]
     with _erasing(record.path, texts) as under:
         named = f"receipt:{erase_note(record, number, reason).id}"
         under.committed = True
-        return Erasure([named], under.purged + purge(texts))
+        return Erasure([named] if texts else [], under.purged + purge(texts))
 
 
 @contextmanager
