@@ -180,6 +180,18 @@ def test_export_refuses_by_name_a_file_it_did_not_write_though_it_starts_like_on
     assert mine.read_text(encoding="utf-8") == notes
 
 
+def test_export_to_a_file_that_is_no_folder_and_no_markdown_is_refused_saying_so(owner: Owner,
+                                                                                  tmp_path: Path) -> None:
+    said(owner, "/work/app", FRIDAYS)
+    owner.synced()
+    owner.run("observe")
+    plain = tmp_path / "passwd"
+    plain.write_text("root:x:0:0\n", encoding="utf-8")
+    refused = owner.run("observations", "export", "--to", str(plain))
+    assert refused.exit_code == 2 and f"{plain} is a file, not a folder" in refused.stderr
+    assert plain.read_text(encoding="utf-8") == "root:x:0:0\n"
+
+
 def test_export_replaces_its_own_file_but_not_one_the_owner_changed_since(owner: Owner,
                                                                         tmp_path: Path) -> None:
     said(owner, "/work/app", FRIDAYS)
