@@ -79,9 +79,6 @@ def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_no
     """Write the current observations as markdown to `path` (a folder, or a name without a suffix, gets
     `observations.md`), replacing the file whole, and note where it went; returns the file written and how
     many observations it holds."""
-    if not path.suffix and os.path.lexists(path) and not path.is_dir():
-        raise ObservingError(f"export_observations: {path} is a file, not a folder: give a folder (the "
-                             f"export is written as {EXPORT_NAME} in it) or a file name ending in .md")
     target = path / EXPORT_NAME if path.is_dir() or not path.suffix else path
     with _exporting(record):
         # Listed before it is written: an export killed between the two leaves a path an erase checks,

@@ -11,6 +11,7 @@ observer, saying so in a note; `mechanical` forces the mechanical one.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -144,6 +145,9 @@ def export_observations(call: Call, p: ExportParams) -> Reply:
     from total_recall.observing.export import EXPORT_NAME
 
     where = Path(p.to).expanduser() if p.to.strip() else call.record_path.parent
+    if not where.suffix and os.path.lexists(where) and not where.is_dir():
+        raise ObservingError(f"export_observations: {where} is a file, not a folder: give a folder (the "
+                             f"export is written as {EXPORT_NAME} in it) or a file name ending in .md")
     target = where / EXPORT_NAME if where.is_dir() or not where.suffix else where
     _check_target(target)
     with call.record() as record:
