@@ -19,6 +19,7 @@ from tests.keeping_helpers import Transcript
 from tests.llm_stub import Reply, completion, running_stub
 from tests.stores import empty_roots
 from tests.test_observing_retraction import FREEZE, Owner, _with
+from total_recall.record.database import Record
 
 FRIDAYS = "Never deploy on Fridays."
 LINTER = "Run the linter before every push."
@@ -112,6 +113,9 @@ def test_a_rule_the_model_withdrew_stays_withdrawn_after_an_erase_of_one_source_
     ("Always run the linter before every push.", "Please don't ignore my rule about the linter."),
     (FRIDAYS, "Never forget what I said about Friday deploys."),
     ("Always squash merges into main.", "Make sure you do not disregard the note on squash merges."),
+    # a one-off about notes or advice, not a rule of his
+    ("Always tag releases from main, never from a branch.", "Forget the release notes, just tag it."),
+    ("Always describe the change in the PR title.", "Scratch the PR description notes."),
     # a change of state that agrees with a rule forbidding the same thing
     ("Use pnpm for installs, never npm.", "We don't use npm anymore."),
     ("Never force push to develop.", "We no longer force push to develop."),
@@ -312,3 +316,17 @@ def test_a_rule_said_beside_a_reminder_is_kept_and_the_reminder_is_not(owner: Ow
     assert sorted(owner.texts()) == ["Don't forget my rule about npm, never yarn.",
                                      "Don't forget: always use pnpm, never npm.",
                                      "Keep in mind my preference for tabs over spaces."]
+
+
+def test_a_take_back_logged_before_stems_lost_their_doubled_letter_still_retires_a_note_kept_later(
+        owner: Owner) -> None:
+    # Logged by the code before: "committing" cut to "committ", where a note is now cut to "commit".
+    owner.said(2, "Forget what I said about committing to main.")
+    owner.observe()
+    with Record(owner.home / "record.sqlite3") as record:
+        record.db.execute("UPDATE observation_retractions SET stems = ? WHERE stems LIKE '%commit%'",
+                          (json.dumps(["committ", "main"]),))
+        assert record.db.total_changes == 1
+    owner.said(3, "Never be committing to main directly.")  # said before the take-back, observed after
+    owner.observe()
+    assert "Never be committing to main directly." not in owner.texts()

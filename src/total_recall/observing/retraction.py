@@ -58,7 +58,8 @@ from total_recall.record.database import Record
 from total_recall.record.observations import Observation, Place, Retraction
 
 _OWN_TAGS = frozenset({"instruction", "statement", "question"})
-_X = r"(?P<x>[^.;:!?,()\[\]\"—–]+?)"
+_X_BODY = r"[^.;:!?,()\[\]\"—–]+?"
+_X = rf"(?P<x>{_X_BODY})"
 _END = r"\s*(?=[.;:!?,()\[\]\"—–]|\s-\s|$)"
 _VERB = r"(?:forget|disregard|ignore|scratch|scrap|strike|retract|withdraw|never\s*mind|take\s+back)"
 _WHAT = (r"(?:what\s+i\s+(?:said|told\s+you|wrote|asked(?:\s+for)?|mentioned)"
@@ -72,10 +73,12 @@ _EXPLICIT = re.compile(
     rf"|earlier|before|previously))?(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
 _NEVER_MIND = re.compile(rf"\bnever\s*mind(?:\s+(?:about|regarding)\s+{_X}{_END}|{_END})", re.I)
 _TAKE_BACK = re.compile(rf"\btake\s+(?:that|it|this)\s+back(?:\s+{_ABOUT}\s+{_X}{_END}|{_END})", re.I)
-# "Scratch the squash merge rule", "forget my pnpm rule": the subject before the word for a rule.
+# "Scratch the squash merge rule", "forget my pnpm rule": the subject before the word for a rule. After
+# "the"/"that" only "rule" itself: "forget the release notes" or "ignore that advice" take nothing back.
 _NAMED_RULE = re.compile(
-    rf"\b(?P<verb>{_VERB})\s+(?P<whose>my|our|the|that)\s+(?:earlier\s+|previous\s+|old\s+|former\s+)?{_X}"
-    rf"\s+(?:rules?|instructions?|notes?|preferences?|advice|guidance|polic(?:y|ies)|conventions?){_END}",
+    rf"\b(?P<verb>{_VERB})\s+(?:(?P<whose>my|our)\s+(?:earlier\s+|previous\s+|old\s+|former\s+)?{_X}"
+    rf"\s+(?:rules?|instructions?|notes?|preferences?|advice|guidance|polic(?:y|ies)|conventions?)"
+    rf"|(?P<the>the|that)\s+(?:earlier\s+|previous\s+|old\s+|former\s+)?(?P<y>{_X_BODY})\s+rules?){_END}",
     re.I)
 _NO_LONGER = re.compile(
     rf"\b(?:we|i|you|they)\s+(?:no\s+longer|(?:do\s+not|don't|dont)\s+(?=.*\b(?:any\s*more|no\s+more)\b))"
@@ -103,7 +106,6 @@ _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|do\s+not|avoid|instead\s+o
 # no stop between them) asks to keep the rule. "Never mind" is the verb itself, so it is never caught here.
 _NEGATED_VERB = re.compile(r"\b(?:don'?t|do\s+not|never|not|won'?t|will\s+not|shouldn'?t|mustn'?t|can'?t|"
                            r"cannot|didn'?t|did\s+not)(?:\s+(?!(?:and|but|so|then)\b)[\w'’]+){0,3}\s*$", re.I)
-_NOT_HIS = ("the", "that")
 _BANNED = re.compile(r"\b(?:forbidden|banned?)\b", re.I)
 # Words that say what kind of thing was taken back, never which one.
 _GENERIC = frozenset({"rule", "thing", "stuff", "said", "earlier", "previou", "point", "whole", "old",
@@ -137,12 +139,16 @@ def stems(text: str) -> frozenset[str]:
     out: set[str] = set()
     for w in content_words(text):
         base = stem(w.strip("'’"))
-        s = base[:-1] if len(base) > 3 and base.endswith("e") else base
-        if len(s) > 3 and s[-1] == s[-2] and s[-1] not in "aeiouylsz":
-            s = s[:-1]  # "running" and "run", "committed" and "commit" (never "install", "pass")
+        s = _undoubled(base[:-1] if len(base) > 3 and base.endswith("e") else base)
         if s and base not in _GENERIC and s not in _GENERIC:  # "rule", "note", "here" are generic too
             out.add(s)
     return frozenset(out)
+
+
+def _undoubled(s: str) -> str:
+    """"running" and "run", "committed" and "commit" (never "install", "pass"). Also applied to the stems
+    a retraction logged before this rule ("runn"), so its take-back still names the notes kept since."""
+    return s[:-1] if len(s) > 3 and s[-1] == s[-2] and s[-1] not in "aeiouylsz" else s
 
 
 _LOOSE = stems(_LOOSE_WORDS)
@@ -185,9 +191,9 @@ def _sentence(e: MinedEntry, sentence: str, head: bool) -> Said | None:
         m = rx.search(sentence)
         if m is None or _CONDITION.search(sentence[:m.start()]) or _NEGATED_VERB.search(sentence[:m.start()]):
             continue
-        if rx is _NAMED_RULE and m.group("verb").lower() == "ignore" and m.group("whose").lower() in _NOT_HIS:
+        if rx is _NAMED_RULE and m.group("verb").lower() == "ignore" and m.group("the"):
             continue  # "ignore the max-len rule in generated files" is about a linter's rule, not his
-        named = stems(m.group("x") or "")
+        named = stems(m.group("x") or (m.group("y") if rx is _NAMED_RULE else None) or "")
         if named:
             return Said(e, sentence, named, False, True, False)
         # Naming nothing ("scratch that"): only at the head of a message does it point at the one before.
@@ -386,7 +392,7 @@ def _names(record: Record, r: Retraction, o: Observation, point: Place | None) -
             return False
     else:
         have = stems(o.text)
-        want = set(r.stems)
+        want = {_undoubled(w) for w in r.stems}
         if not want or not have:
             return False
         if r.obs is not None:
