@@ -243,6 +243,26 @@ def test_a_sync_an_erase_lands_in_keeps_no_overflow_file_of_what_it_read_before(
     assert Path(again["overflow"]["file"]).is_file()  # with no erase meanwhile, the whole reply is kept
 
 
+def test_an_erase_purges_an_overflow_file_holding_only_the_title_the_erased_message_gave(
+        owner: Owner) -> None:
+    # A short first line titles the session; a listing's overflow file holds that title and none of the
+    # message's other words.
+    t = Transcript(owner.root / "-work-shop" / "00000004-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl", "/work/shop")
+    t.owner(f"go {CANARY}\nand then the rest of a long request about the billing service and its queues")
+    for n in range(30):
+        padding = owner.root / "-work-shop" / f"1{n:07d}-2b1d-4c8e-9f60-3d4e5f6a7b8c.jsonl"
+        Transcript(padding, "/work/shop").owner(f"Session {n} about nothing in particular, padding it out.")
+    owner.run("sync", "--harness", "claude-code")
+    listed = owner.json("sessions", "--limit", "100", "--max-bytes", "1000000")["sessions"]
+    [address] = [s["session"] for s in listed if s["title"] == f"go {CANARY}"]
+    owner.run("index-sessions", "--all", "--budget", "0", "--max-bytes", "1500", "--json")
+    spilled = [p for p in holding(owner.home / "overflow", f"go {CANARY}")
+               if "and then the rest" not in (owner.home / "overflow" / p).read_text(encoding="utf-8")]
+    assert spilled, "no overflow file holds the title alone"
+    owner.run("erase", f"{address}#1", "--reason", "the owner's erase")
+    assert holding(owner.home / "overflow", CANARY) == []
+
+
 def test_an_erase_names_the_exports_it_left_alone_because_the_owner_changed_them(
         owner: Owner, tmp_path: Path) -> None:
     chosen = tmp_path / "notes" / "rules.md"

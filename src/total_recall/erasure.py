@@ -38,6 +38,7 @@ from total_recall.model import echoed
 from total_recall.observing.export import refresh_exports
 from total_recall.record.database import ERASE_LOCK, Record
 from total_recall.record.locks import held
+from total_recall.record.names import title_forms
 from total_recall.record.sessions import resolve_address
 
 # Ids are SQLite integers: more than 18 digits can name nothing.
@@ -69,11 +70,12 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
     if not target.startswith(("cue:", "receipt:")):
         address = resolve_address(record, target)
         texts = [e.text for e in record.entries(address, with_spans=False) if e.erased is None]
-        with _erasing(record.path, texts) as under:
+        titles = _titles_from(record, texts)
+        with _erasing(record.path, texts + titles) as under:
             taken: list[str] = []  # what the erase took under its write lock: copies, and entries since
             done = record.erase(address, reason, taken)
             under.committed = True
-            purged = under.purged + purge(taken)
+            purged = under.purged + purge(taken + titles)
             # Observations cite entries only: a cue's or a note's erase withdraws none.
             left: list[Path] = []
             rewritten = refresh_exports(record, left=left)
@@ -96,6 +98,15 @@ def erase(record: Record, target: str, reason: str) -> Erasure:
         named = f"receipt:{erase_note(record, number, reason).id}"
         under.committed = True
         return Erasure([named] if texts else [], under.purged + purge(texts))
+
+
+def _titles_from(record: Record, texts: list[str]) -> list[str]:
+    """The sessions' titles taken from `texts` (as a harness or a reader cuts one: `names.title_forms`),
+    which a listing's overflow file may hold without the rest of the words: the erase purges them too."""
+    if not texts:
+        return []
+    forms = set().union(*map(title_forms, texts))
+    return sorted({s.title for s in record.sessions() if s.title in forms})
 
 
 @contextmanager
