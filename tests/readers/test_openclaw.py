@@ -499,6 +499,23 @@ def test_a_record_synced_before_the_reader_kept_node_ids_gains_only_the_new_line
     assert synced() == 0
 
 
+def test_a_session_read_from_its_transcript_and_an_earlier_archive_of_it_ends_at_its_latest_line(
+    tmp_path: Path,
+) -> None:
+    sessions = tmp_path / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    early = HEADER + node("e1", None, "user", "hello", "2026-01-01T10:00:01Z") + node(
+        "e2", "e1", "assistant", "hi", "2026-01-01T10:00:02Z")
+    late = early + node("e3", "e2", "user", "more", "2026-01-01T11:00:00Z") + node(
+        "e4", "e3", "assistant", "ok", "2026-01-01T11:00:05Z")
+    (sessions / "s1.jsonl").write_text(late)
+    (sessions / "s1.jsonl.reset.2026-01-01T10-30-00Z").write_text(early)
+    with Record(tmp_path / "record.sqlite3") as record:
+        assert sync(record, ["openclaw"], roots={"openclaw": tmp_path / "agents"}).errors == []
+        [session] = record.sessions(["openclaw"])
+    assert (session.entries, session.ended) == (4, "2026-01-01T11:00:05Z")
+
+
 def test_a_cold_archive_reads_as_its_session_titled_by_the_store_beside_its_folder(tmp_path: Path) -> None:
     sessions = tmp_path / "agents" / "main" / "sessions"
     cold = sessions / "cold" / ("3f2a9c0e" * 8 + ".jsonl.zst")

@@ -24,7 +24,7 @@ from total_recall.config import record_home
 from total_recall.errors import SourceError
 from total_recall.readers import Cursor, Source
 from total_recall.readers.base import LINE_LIMIT
-from total_recall.readers.opencode import OpenCodeReader
+from total_recall.readers.opencode import ABANDONED_MS, OpenCodeReader
 from total_recall.record.database import Record
 from total_recall.record.sync import sync
 
@@ -723,6 +723,99 @@ def test_a_settled_user_message_with_no_parts_is_looked_at_again_when_its_part_c
     assert first.cursor is not None
     second = read_all(reader, source(db), first.cursor)
     assert [e.key for e in second.entries] == ["prt_zz1", "prt_zz2"]  # the reply again: the record has it
+
+
+NO_PARTS = "message:msg_zz1: a user message with no parts, so no words to read"
+
+
+def test_a_user_message_still_without_parts_an_hour_on_no_longer_holds_back_where_reads_resume(
+    tmp_path: Path,
+) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    old = LATER - 2 * ABANDONED_MS
+    add_message(con, "msg_zz1", old, {"role": "user", "time": {"created": old}})  # never gets a part
+    add_message(con, "msg_zz2", old + 10, assistant(old + 10))
+    add_part(con, "prt_zz2", "msg_zz2", old + 10, {"type": "text", "text": "Which file?"})
+    con.commit()
+    got = read_all(reader, source(db))
+    assert [w.why for w in got.warnings] == [NO_PARTS]
+    for n in (3, 4, 5):  # the session goes on: one more turn a sync
+        add_message(con, f"msg_zz{n}", LATER + n, assistant(LATER + n))
+        add_part(con, f"prt_zz{n}", f"msg_zz{n}", LATER + n, {"type": "text", "text": f"reply {n}"})
+        con.commit()
+        assert got.cursor is not None
+        got = read_all(reader, source(db), got.cursor)
+        # the last message read is looked at again (a part may land on it after its row), nothing before it
+        assert ([e.key for e in got.entries], got.warnings) == ([f"prt_zz{n - 1}", f"prt_zz{n}"], [])
+    con.close()
+
+
+def test_a_young_user_message_without_parts_is_looked_at_again_at_each_sync_but_said_once(
+    tmp_path: Path,
+) -> None:
+    db = build(tmp_path)
+    con = sqlite3.connect(db)
+    add_message(con, "msg_zz1", LATER, {"role": "user", "time": {"created": LATER}})
+    add_message(con, "msg_zz2", LATER + 10, assistant(LATER + 10))
+    add_part(con, "prt_zz2", "msg_zz2", LATER + 10, {"type": "text", "text": "Which file?"})
+    con.commit()
+    first = read_all(reader, source(db))
+    assert [w.why for w in first.warnings] == [NO_PARTS]
+    add_message(con, "msg_zz3", LATER + 20, assistant(LATER + 20))
+    add_part(con, "prt_zz3", "msg_zz3", LATER + 20, {"type": "text", "text": "Still there?"})
+    con.commit()
+    assert first.cursor is not None
+    second = read_all(reader, source(db), first.cursor)
+    assert ([e.key for e in second.entries], second.warnings) == (["prt_zz2", "prt_zz3"], [])
+    add_part(con, "prt_zz1", "msg_zz1", LATER + 30, {"type": "text", "text": "the late words"})
+    con.commit()
+    con.close()
+    assert second.cursor is not None
+    third = read_all(reader, source(db), second.cursor)
+    assert [e.key for e in third.entries] == ["prt_zz1", "prt_zz2", "prt_zz3"]
+
+
+def test_a_legacy_part_file_broken_for_good_is_said_once_and_the_reads_after_it_move_on(
+    tmp_path: Path,
+) -> None:
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    src = Source("opencode", str(storage), storage, "tree")
+    broken = storage / "part" / "msg_test2" / "part2.json"
+    broken.write_text("{not json")
+    got = read_all(reader, src)
+    assert [w.path for w in got.warnings] == [str(broken)]
+    for n in (3, 4):  # the session goes on (its fixture times are long past: nothing there is young)
+        at = 1700000000000 + n * 1000
+        (storage / "message" / "ses_test1" / f"msg_test{n}.json").write_text(json.dumps(
+            {"id": f"msg_test{n}", "sessionID": "ses_test1", "role": "user", "time": {"created": at}}))
+        (storage / "part" / f"msg_test{n}").mkdir()
+        (storage / "part" / f"msg_test{n}" / "part1.json").write_text(json.dumps(
+            {"id": "part1", "messageID": f"msg_test{n}", "type": "text", "text": f"and {n}?"}))
+        assert got.cursor is not None
+        got = read_all(reader, src, got.cursor)
+        keys = [f"msg_test{n - 1}/part1", f"msg_test{n}/part1"]  # the last message read again, and the new
+        assert ([e.key for e in got.entries], got.warnings) == (keys, [])
+
+
+def test_a_legacy_message_file_broken_for_good_no_longer_holds_back_where_reads_resume(
+    tmp_path: Path,
+) -> None:
+    storage = tmp_path / "storage"
+    shutil.copytree(LEGACY, storage)
+    src = Source("opencode", str(storage), storage, "tree")
+    broken = storage / "message" / "ses_test1" / "msg_test0.json"
+    broken.write_text('{"id": "msg_test0", "role": "us')
+    long_ago = (LATER - 2 * ABANDONED_MS) / 1000
+    os.utime(broken, (long_ago, long_ago))
+    got = read_all(reader, src)
+    assert ([w.path for w in got.warnings], len(got.entries)) == ([str(broken)], 2)
+    (storage / "part" / "msg_test2" / "part2.json").write_text(json.dumps(
+        {"id": "part2", "messageID": "msg_test2", "type": "text", "text": "P.S."}))
+    assert got.cursor is not None
+    again = read_all(reader, src, got.cursor)
+    assert ([e.key for e in again.entries], again.warnings) == (["msg_test2/part1", "msg_test2/part2"], [])
 
 
 def test_a_utf8_bom_before_a_legacy_json_file_is_passed_over(tmp_path: Path) -> None:

@@ -707,6 +707,25 @@ def test_a_record_synced_before_message_ids_were_kept_gains_no_entry_twice(tmp_p
     assert {e.key for e in read_all(VibeReader(), source(folder)).entries} == held
 
 
+def test_a_record_synced_before_the_reader_kept_message_ids_gains_only_the_new_line(tmp_path: Path) -> None:
+    store, home = tmp_path / "store", tmp_path / "home"
+    folder = copy_session(FIRST, store)
+    path = folder / "messages.jsonl"
+    write_lines(path, [{"role": "user", "content": "ask", "message_id": "m1"},
+                       {"role": "assistant", "content": "first reply", "message_id": "m2"}])
+    assert synced(store, home)[0].entries_added == 2
+    db = sqlite3.connect(home / "record.sqlite3")
+    with db:  # the cursor an earlier version saved: no message ids in it
+        db.execute("UPDATE sources SET state = json_remove(state, '$.ids') WHERE harness = 'vibe'")
+    db.close()
+    append_line(path, {"role": "user", "content": "again", "message_id": "m3"})
+    assert synced(store, home)[0].entries_added == 1  # the lines already recorded keep their keys
+    append_line(path, {"role": "assistant", "content": "retry reply reusing id m2", "message_id": "m2"})
+    assert synced(store, home)[0].entries_added == 1
+    assert synced(store, home)[0].entries_added == 0
+    assert {e.key for e in read_all(VibeReader(), source(folder)).entries} == {k for k, _ in recorded(home)}
+
+
 def test_an_image_in_list_content_leaves_a_marker(tmp_path: Path) -> None:
     folder = copy_session(FIRST, tmp_path)
     write_lines(folder / "messages.jsonl", [{"role": "user", "message_id": "m1", "content": [

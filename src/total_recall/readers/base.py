@@ -320,6 +320,20 @@ def iter_jsonl(
     yield Checkpoint(Cursor(offset, line_no, _window(head, tail, offset)))
 
 
+def lines_before(path: Path, cursor: Cursor) -> Iterator[Line]:
+    """The lines a read has passed to reach `cursor`, from the start: for a reader rebuilding, once, what it
+    now keeps in the cursor state from a cursor saved before it kept it.
+
+    Raises:
+        SourceError: the payload cannot be opened or decompressed.
+    """
+    for item in iter_jsonl(path, Cursor()):
+        if isinstance(item, Line):
+            if item.number > cursor.line:
+                return
+            yield item
+
+
 def check_zstd_complete(path: Path) -> None:
     """Walk the zstd frame and block headers; raise unless the payload ends exactly at a frame end.
 
@@ -588,6 +602,24 @@ def distinct_key(seen: dict[str, str], key: str, raw: bytes) -> str:
     `seen` is the read's own memory of keys and line hashes."""
     digest = content_key(raw)[:12]
     return key if seen.setdefault(key, digest) == digest else f"{key}~{digest}"
+
+
+@dataclass(slots=True)
+class Ending:
+    """A session's end so far in a read: the time of the last line read that has one (`saw`), handed over as
+    the session's `ended` at a checkpoint only when it moved since it was last given (`news`)."""
+
+    at: str | None = None
+    given: str | None = None
+
+    def saw(self, stamp: str | None) -> None:
+        self.at = stamp or self.at
+
+    def news(self, native: str) -> list[SessionDraft]:
+        if self.at is None or self.at == self.given:
+            return []
+        self.given = self.at
+        return [SessionDraft(native, ended=self.at)]
 
 
 def base64_size(data: str) -> int:

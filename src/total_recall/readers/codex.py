@@ -22,6 +22,7 @@ from total_recall.model import Author, EntryDraft, Kind, ReadWarning, SessionDra
 from total_recall.readers.base import (
     Checkpoint,
     Cursor,
+    Ending,
     Item,
     JsonlReader,
     Line,
@@ -78,7 +79,7 @@ class CodexReader(JsonlReader):
         try:
             for item in iter_jsonl(source.path, cursor):
                 if held is not None:
-                    yield from roll.ending()
+                    yield from roll.ending.news(roll.native)
                     yield Checkpoint(replace(held.cursor, state=roll.saved()))
                     held = None
                 if isinstance(item, Line):
@@ -92,7 +93,7 @@ class CodexReader(JsonlReader):
             raise
         yield from roll.settle()
         if held is not None:
-            yield from roll.ending()
+            yield from roll.ending.news(roll.native)
             yield Checkpoint(replace(held.cursor, state=roll.saved()))
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -177,8 +178,7 @@ class _Rollout:
         self._mark = self._fields()
         self._line = Line(0, b"", {})
         self._ts: str | None = None
-        self.ended: str | None = None  # the time of the last line read that has one
-        self._ended_given: str | None = None
+        self.ending = Ending()
         self._out: list[Item] = []
         self.replayed: list[Item] = []
         for rec in saved.get("held", []):
@@ -197,13 +197,6 @@ class _Rollout:
         """What a resumed read needs: the state before the held lines, and those lines to read again."""
         return {**self._mark, "held": list(self.held)} if self.queue else self._fields()
 
-    def ending(self) -> list[Item]:
-        """The session's end so far (its last line's time), when it moved since it was last given."""
-        if self.ended is None or self.ended == self._ended_given:
-            return []
-        self._ended_given = self.ended
-        return [SessionDraft(self.native, ended=self.ended)]
-
     def hold(self, item: ReadWarning) -> list[Item]:
         if self.queue:
             self.queue.append(item)
@@ -218,7 +211,7 @@ class _Rollout:
         self._settle_now(line.number - _MAX_WAIT)
         obj = line.obj
         self._ts = _timestamp(obj.get("timestamp"))
-        self.ended = self._ts or self.ended
+        self.ending.saw(self._ts)
         rtype, payload = obj.get("type"), obj.get("payload")
         if "payload" in obj and isinstance(rtype, str):
             self._envelope(rtype, payload)

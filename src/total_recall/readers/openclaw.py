@@ -28,6 +28,7 @@ from total_recall.readers.base import (
     UTF8_BOM,
     Checkpoint,
     Cursor,
+    Ending,
     Item,
     JsonlReader,
     Line,
@@ -36,9 +37,9 @@ from total_recall.readers.base import (
     distinct_key,
     epoch_iso,
     first_lines,
-    iter_jsonl,
     join_blocks,
     json_text,
+    lines_before,
     loads_lenient,
     stat_fingerprint,
     title_line,
@@ -71,8 +72,7 @@ class _Session:
     # Every node id read so far, this read or an earlier one (Cursor.state), with its first line's digest
     # (distinct_key): a later line reusing an id with other content is keyed apart however the file was read.
     keys: dict[str, str] = field(default_factory=dict)
-    ended: str | None = None  # the time of the last line read that has one
-    ended_given: str | None = None
+    ending: Ending = field(default_factory=Ending)
 
     def saved(self) -> dict[str, Any]:
         return {"title_rank": self.title_rank, "ids": dict(self.keys)}
@@ -121,9 +121,7 @@ class OpenClawReader(JsonlReader):
         try:
             for item in super().read(source, cursor):
                 if isinstance(item, Checkpoint) and (session := self._open.get(source.key)) is not None:
-                    if session.ended != session.ended_given:
-                        session.ended_given = session.ended
-                        yield SessionDraft(session.native_id, ended=session.ended)
+                    yield from session.ending.news(session.native_id)
                     item = Checkpoint(replace(item.cursor, state=session.saved()))
                 yield item
         finally:
@@ -176,7 +174,7 @@ class OpenClawReader(JsonlReader):
         stamp = _timestamp(obj.get("timestamp"))
         if stamp is None and isinstance(obj.get("message"), dict):
             stamp = _timestamp(obj["message"].get("timestamp"))
-        session.ended = stamp or session.ended
+        session.ending.saw(stamp)
         if kind == "session":
             return  # the header: begin() already turned it into the session draft
         if kind == "session_info" and session.title_rank <= _NAMED:
@@ -311,11 +309,7 @@ def _read_before(path: Path, cursor: Cursor) -> tuple[int, str | None, dict[str,
     named, first = False, None
     ids: dict[str, str] = {}
     try:
-        for item in iter_jsonl(path, Cursor()):
-            if not isinstance(item, Line):
-                continue
-            if item.number > cursor.line:
-                break
+        for item in lines_before(path, cursor):
             obj = item.obj
             node = _str(obj.get("id"))
             message = obj.get("message") if obj.get("type") == "message" else obj

@@ -9,7 +9,9 @@ migration): `storage/session/<projectID>/<sessionID>.json`, `storage/message/<se
 
 OpenCode rewrites rows while a turn runs (text streams into a part, a tool goes pending → running →
 completed), so a session is read up to its first half-done message or tool and resumed there later; a legacy
-part file that cannot be read yet (caught half-written) has its message read again at the next change.
+part file that cannot be read yet (caught half-written) has its message read again at the next change, for as
+long as the message is young (ABANDONED_MS): what is still missing an hour on is not waited for. A warning is
+said once, not again by each read that meets the same thing (`_Reread`).
 
 A child session (`parent_id`) is a sub-agent's: its user messages are the prompts its parent agent gave it,
 labelled `agent` as the Claude Code and Codex readers label them.
@@ -24,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -44,9 +46,11 @@ from total_recall.readers.base import (
     Item,
     Reader,
     Source,
+    content_key,
     json_text,
     stat_fingerprint,
     tool_output,
+    unlisted,
 )
 
 DB_GLOBS = ("opencode.db", "opencode-*.db")
@@ -59,6 +63,8 @@ UNFINISHED_TOOL = ("pending", "running")
 ABANDONED_MS = 3_600_000
 # What the keys of a turn read as abandoned end in (`_walk`).
 CUT = "~cut"
+# A session's cursor state keeps at most this many digests of warnings already said (`_Reread.warned`).
+WARNED_LIMIT = 256
 STATE_VERSION = 1
 SNAPSHOT_TRIES = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -93,6 +99,31 @@ class _Unread:
 
 
 PartsOf = Callable[[_Msg], list[_Part | ReadWarning | _Unread]]
+
+
+@dataclass(slots=True)
+class _Reread:
+    """What one read of a session leaves for the next: the messages to read again (`redo`: a part missing or
+    unreadable while the message is young, so it may yet come), and digests of the warnings met (`warned`),
+    so that a message read again (redone, or where the next read resumes) does not say them twice. Only the
+    warnings this read met are kept: what the next read will not meet again is forgotten."""
+
+    said: frozenset[str]  # by the reads before
+    redo: list[_Msg] = field(default_factory=list)
+    warned: list[str] = field(default_factory=list)
+
+    @classmethod
+    def after(cls, prev: Any) -> _Reread:
+        said = prev.get("warned") if isinstance(prev, dict) else None
+        return cls(frozenset(d for d in said if isinstance(d, str)) if isinstance(said, list) else
+                   frozenset())
+
+    def new(self, warning: ReadWarning) -> bool:
+        """Whether `warning` is to be said: no earlier read of the session said it."""
+        digest = content_key(warning.path, warning.why, warning.line)[:12]
+        if digest not in self.warned and len(self.warned) < WARNED_LIMIT:
+            self.warned.append(digest)
+        return digest not in self.said
 
 
 class OpenCodeReader(Reader):
@@ -148,8 +179,7 @@ def _listing(folder: Path) -> list[str]:
         with os.scandir(folder) as found:
             return [e.name for e in found]
     except OSError as exc:
-        why = exc.strerror or exc
-        raise OSError(f"folder {folder} is unreadable ({why}); the sessions in it are not read") from exc
+        raise unlisted([exc]) from exc
 
 
 # --- SQLite ---------------------------------------------------------------------------------------
@@ -311,17 +341,17 @@ def _read_copy(con: sqlite3.Connection, path: Path, known: dict[str, Any]) -> It
                 yield ReadWarning(name, f"session:{sid}: {newer[sid]} message(s) only in `session_message`, "
                                   "the newer format this reader does not read yet; not recorded")
             msgs: list[_Msg] = []
+            again = _Reread.after(prev)
             for mrow in _db_messages(con, sid, _resume_at(prev)):
                 item = _db_message(name, mrow)
-                if isinstance(item, ReadWarning):
-                    yield item
-                else:
+                if not isinstance(item, ReadWarning):
                     msgs.append(item)
+                elif again.new(item):
+                    yield item
             # A child session's user messages are the prompts its parent agent gave it, not the owner's.
             prompter: Author = "agent" if _text(srow["parent_id"]) else "owner"
-            redo: list[_Msg] = []
-            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name, now, prompter, redo)
-            state[sid] = _session_state(stamp, msgs, stop, prev, redo)
+            stop = yield from _walk(sid, msgs, lambda m: _db_parts(con, name, m), name, now, prompter, again)
+            state[sid] = _session_state(stamp, msgs, stop, prev, again)
     except sqlite3.Error as exc:
         raise SourceError(f"{path}: cannot read: {exc}") from exc
     finally:
@@ -562,17 +592,20 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
             state[sid] = prev
             continue
         yield _tree_session(sid, info)
-        if unreadable is not None:
+        again = _Reread.after(prev)
+        if unreadable is not None and again.new(unreadable):
             yield unreadable
         msgs: list[_Msg] = []
-        # A message file caught half-written has no time to resume before: the next read starts as this did.
+        # A message file caught half-written has no time to resume before: while it is young, the next read
+        # starts as this did.
         hold = unreadable is not None
         for mid in mids:
             mfile = storage / "message" / sid / f"{mid}.json"
             mloaded = _load_json(mfile)
             if isinstance(mloaded, ReadWarning):
-                hold = hold or not mloaded.why.startswith(_TOO_LARGE)
-                yield mloaded
+                hold = hold or (not mloaded.why.startswith(_TOO_LARGE) and _young(mfile, now))
+                if again.new(mloaded):
+                    yield mloaded
                 continue
             mdata, mraw = mloaded
             msg_id = _str(mdata.get("id")) or mid
@@ -583,13 +616,20 @@ def _read_tree(storage: Path, known: dict[str, Any]) -> Iterator[Item]:
         if at is not None:
             msgs = [m for m in msgs if (m.created, m.id) >= at]
         prompter: Author = "agent" if _str(info.get("parentID")) else "owner"
-        redo: list[_Msg] = []
         stop = yield from _walk(sid, msgs, lambda m: _tree_parts(storage, m), str(storage), now, prompter,
-                                redo)
-        state[sid] = _session_state(stamp, msgs, stop, prev, redo)
+                                again)
+        state[sid] = _session_state(stamp, msgs, stop, prev, again)
         if hold:
             state[sid]["from"] = prev.get("from") if isinstance(prev, dict) else None
     yield Checkpoint(Cursor(state=_cursor_state(state)))
+
+
+def _young(path: Path, now: int) -> bool:
+    """Whether a file was written less than ABANDONED_MS before `now` (ms): it may still be being written."""
+    try:
+        return now - path.stat().st_mtime_ns // 1_000_000 < ABANDONED_MS
+    except OSError:
+        return False
 
 
 def _tree_parts(storage: Path, msg: _Msg) -> list[_Part | ReadWarning | _Unread]:
@@ -646,17 +686,19 @@ def _resume_at(prev: Any) -> tuple[int, str] | None:
     return None
 
 
-def _session_state(stamp: str, msgs: list[_Msg], stop: _Stop | None, prev: Any, redo: list[_Msg]
+def _session_state(stamp: str, msgs: list[_Msg], stop: _Stop | None, prev: Any, again: _Reread
                    ) -> dict[str, Any]:
-    # Resume at the first message whose parts could not all be read (or a settled user message with none: its
-    # part may have failed to load), else at the stopping message, else at the last one read: parts can still
-    # land on it after its row (a user message's text arrives just after the message). Keys keep what is
-    # read again from being recorded twice.
-    at = redo[0] if redo else stop.msg if stop else (msgs[-1] if msgs else None)
+    # Resume at the first young message whose parts could not all be read (or a settled user message with
+    # none: its part may have failed to load), else at the stopping message, else at the last one read: parts
+    # can still land on it after its row (a user message's text arrives just after the message). Keys keep
+    # what is read again from being recorded twice.
+    at = again.redo[0] if again.redo else stop.msg if stop else (msgs[-1] if msgs else None)
     frm: list[Any] | None = [at.created, at.id] if at else None
     if frm is None and isinstance(prev, dict):
         frm = prev.get("from")
-    out = {"stamp": stamp, "done": stop is None, "from": frm}
+    out: dict[str, Any] = {"stamp": stamp, "done": stop is None, "from": frm}
+    if again.warned:
+        out["warned"] = again.warned
     if stop is not None:
         out["abandoned_at"] = stop.alive + ABANDONED_MS
     return out
@@ -692,10 +734,12 @@ def _last_sign(msg: _Msg, parts: list[_Part | ReadWarning | _Unread]) -> int:
 
 
 def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int, prompter: Author,
-          redo: list[_Msg]) -> Generator[Item, None, _Stop | None]:
+          again: _Reread) -> Generator[Item, None, _Stop | None]:
     """Entries of a session's messages in order; returns where it stopped, if it did. A settled user
     message with no part holds no words to read: said, not passed over in silence. The messages read
-    with a part missing or unreadable go to `redo`. `prompter` wrote the user messages."""
+    with a part missing or unreadable go to `again.redo` while they are young (a part is written just after
+    its message; one still missing an hour on is not waited for, or every later read would start there);
+    a warning an earlier read said is not said again. `prompter` wrote the user messages."""
     last_assistant = max((i for i, m in enumerate(msgs) if m.info.get("role") == "assistant"), default=-1)
     for i, msg in enumerate(msgs):
         parts = parts_of(msg)
@@ -712,16 +756,17 @@ def _walk(sid: str, msgs: list[_Msg], parts_of: PartsOf, where: str, now: int, p
         if settled and msg.info.get("role") == "user" and not any(isinstance(x, _Part) for x in parts):
             if not unread:  # else the parts' own warnings say why there are no words
                 why = "a user message with no parts, so no words to read"
-                yield ReadWarning(where, f"message:{msg.id}: {why}")
+                warning = ReadWarning(where, f"message:{msg.id}: {why}")
+                if again.new(warning):
+                    yield warning
             unread = True  # its part may yet be written (or readable): looked for again
-        if unread:
-            redo.append(msg)
+        if unread and now - _last_sign(msg, parts) < ABANDONED_MS:
+            again.redo.append(msg)
         for part in parts:
-            if isinstance(part, _Unread):
-                yield part.warning
-                continue
-            if isinstance(part, ReadWarning):
-                yield part
+            if isinstance(part, _Unread | ReadWarning):
+                warning = part.warning if isinstance(part, _Unread) else part
+                if again.new(warning):
+                    yield warning
                 continue
             status = _get(part.data, "state", "status")
             if not settled and part.data.get("type") == "tool" and status in UNFINISHED_TOOL:

@@ -37,7 +37,6 @@ over; a title the owner set by hand (`title_source` "manual") is kept.
 from __future__ import annotations
 
 import glob
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -61,10 +60,13 @@ from total_recall.readers.base import (
     distinct_key,
     epoch_iso,
     json_text,
+    lines_before,
     loads_lenient,
     open_payload,
     stat_fingerprint,
     tool_output,
+    unlisted,
+    walk_files,
 )
 
 MESSAGES = "messages.jsonl"
@@ -120,16 +122,16 @@ class VibeReader(JsonlReader):
             return
         if not root.is_dir():
             return
-        files, unreadable = _find_messages(root)
-        found: list[Source] = [Source(self.harness, str(p), p, "jsonl") for p in files]
+        failed: list[OSError] = []
+        found = [Source(self.harness, str(p), p, "jsonl") for p in walk_files(root, (MESSAGES,), failed)]
         # Pre-2.0 files sit directly in the save dir: the root itself or `logs/session` of a Vibe home.
         for folder in (root, root / "logs" / "session"):
             if folder.is_dir():
                 singles = [p for p in folder.glob(SINGLE_FILE_GLOB) if p.is_file()]
                 found += [Source(self.harness, str(p), p, "tree") for p in singles]
         yield from sorted({s.key: s for s in found}.values(), key=lambda s: s.key)
-        if unreadable:
-            raise OSError("; ".join(unreadable))
+        if failed:
+            raise unlisted(failed)
 
     def fingerprint(self, source: Source) -> str:
         if source.kind == "tree":
@@ -187,10 +189,13 @@ class VibeReader(JsonlReader):
         # cursor says it has not (a cursor from before said nothing).
         met = cursor.state.get("titled")
         ids = cursor.state.get("ids")
+        if not isinstance(ids, dict):
+            # A cursor saved before the reader kept them: the lines already read are read once to find them.
+            ids = _ids_before(source.path, cursor) if cursor.offset else {}
         self._open[source.key] = _Session(
             native, title is not None or (met if isinstance(met, bool) else cursor.offset > 0), parent,
-            relation is not None or parent is None, relation == "compaction", folder, meta,
-            dict(ids) if isinstance(ids, dict) else {}, "agent" if is_subagent else "owner")
+            relation is not None or parent is None, relation == "compaction", folder, meta, dict(ids),
+            "agent" if is_subagent else "owner")
         yield _draft(native, meta, parent, relation, title)
 
     def parse(self, source: Source, line: Line) -> Iterator[Item]:
@@ -280,32 +285,18 @@ class VibeReader(JsonlReader):
         yield Checkpoint(Cursor(state={"messages": len(messages)}))
 
 
-def _find_messages(root: Path) -> tuple[list[Path], list[str]]:
-    """Every messages.jsonl under `root` (folders linked to are not followed, as `rglob` does not), and why
-    each folder that could not be listed was not: a session in it is not silently missing."""
-    found: list[Path] = []
-    unreadable: list[str] = []
-    folders = [root]
-    while folders:
-        folder = folders.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = list(listing)
-        except FileNotFoundError:
-            continue  # removed while we looked
-        except OSError as exc:
-            why = exc.strerror or exc
-            unreadable.append(f"folder {folder} is unreadable ({why}); the sessions in it are not read")
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
-                elif entry.name == MESSAGES and entry.is_file():
-                    found.append(Path(entry.path))
-            except OSError:
-                continue
-    return found, unreadable
+def _ids_before(path: Path, cursor: Cursor) -> dict[str, str]:
+    """The message ids of the lines already read, each with its first line's digest (`_Session.keys`), as a
+    read of the whole file has them."""
+    ids: dict[str, str] = {}
+    try:
+        for line in lines_before(path, cursor):
+            mid = _str(line.obj.get("message_id"))
+            if mid:
+                distinct_key(ids, mid, line.raw)
+    except SourceError:
+        pass  # unreadable now: the read itself says so
+    return ids
 
 
 _Piece = tuple[Author, Kind, str, dict[str, Any]]

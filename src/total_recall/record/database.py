@@ -317,12 +317,26 @@ class Record:
         fields = names.unerased(self, number, fields)
         if not fields:
             return False
-        columns = list(fields)
-        values = [orjson.dumps(v).decode() if n == "meta" else v for n, v in fields.items()]
-        sets = ", ".join(f"{n} = ?" for n in columns)
-        differs = " OR ".join(f"{n} IS NOT ?" for n in columns)
+        # `ended` only moves later: a session read from several files (OpenClaw's live transcript and its
+        # archives, same header id) is given each file's end, in whatever order the files are read. Kept only
+        # when both times parse and the held one is not earlier; else the given one is taken, as before.
+        keep = "julianday(?) <= julianday(ended)"
+        sets, differs, set_values, differ_values = [], [], [], []
+        for n, v in fields.items():
+            value = orjson.dumps(v).decode() if n == "meta" else v
+            if n == "ended":
+                sets.append(f"ended = CASE WHEN {keep} THEN ended ELSE ? END")
+                differs.append(f"(ended IS NOT ? AND NOT coalesce({keep}, 0))")
+                set_values += [value, value]
+                differ_values += [value, value]
+            else:
+                sets.append(f"{n} = ?")
+                differs.append(f"{n} IS NOT ?")
+                set_values.append(value)
+                differ_values.append(value)
         cur = self.db.execute(
-            f"UPDATE sessions SET {sets} WHERE id = ? AND ({differs})", (*values, number, *values)
+            f"UPDATE sessions SET {', '.join(sets)} WHERE id = ? AND ({' OR '.join(differs)})",
+            (*set_values, number, *differ_values),
         )
         return cur.rowcount > 0
 
