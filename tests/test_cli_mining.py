@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.keeping_sessions import ClaudeSession
 from tests.mining_stores import RECENT, Mined, mine, mined_record
 from total_recall.errors import ScopeError
+from total_recall.record.database import Record
 from total_recall.surfaces.cli import cli
 
 
@@ -226,6 +228,22 @@ def test_he_said_she_said_matches_whole_words_only(mined: Mined) -> None:
     assert all(h["matched"] == ["tag"] for s in said["sessions"] for h in s["hits"])
     upper = as_json(mined, "he-said-she-said", "--words", "TAG V1.2", "--session", RECENT["claude-code"])
     assert upper["hit_count"] == sum(1 for t in texts if "tag v1.2" in t)  # a phrase, case-blind
+
+
+def test_a_tool_call_hit_s_snippet_holds_the_word_matched_after_an_escaped_line_break(tmp_path: Path) -> None:
+    session = ClaudeSession(tmp_path / "claude")
+    session.tool("echo building && " * 120 + "\ntag v1.2", "tagged")
+    record = Record(tmp_path / "record.sqlite3")
+    try:
+        number = session.sync(record)
+    finally:
+        record.close()
+    said = CliRunner().invoke(cli, ["--home", str(tmp_path), "he-said-she-said", "--words", "tag",
+                                    "--session", f"s{number}", "--json"])
+    assert said.exit_code == 0, said.output
+    [tagged] = json.loads(said.stdout)["sessions"][0]["hits"]
+    assert tagged["kind"] == "tool_call" and tagged["matched"] == ["tag"]
+    assert tagged["text"].startswith("…") and tagged["text"].endswith('\\ntag v1.2"}')  # cut as written
 
 
 def test_a_reply_s_own_words_name_the_clis_flags_and_command(mined: Mined) -> None:

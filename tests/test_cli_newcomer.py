@@ -140,6 +140,42 @@ def test_a_refusal_under_json_is_one_json_object_on_stdout_too(synced: None) -> 
                                                    "message": "read: missing argument 'ADDRESS'"}
 
 
+@pytest.mark.parametrize(("group", "env", "said"), [
+    (["--home", "rel"], {}, "--home names 'rel', a relative path"),
+    ([], {"TOTAL_RECALL_HOME": "rel"}, "TOTAL_RECALL_HOME names 'rel', a relative path"),
+    ([], {"TOTAL_RECALL_HOME": "~nouser-zq7/x"}, "there is no home folder for that ~user"),
+], ids=["relative --home", "relative TOTAL_RECALL_HOME", "~nouser home"])
+def test_a_home_the_group_refuses_under_json_is_one_json_object_on_stdout_too(
+        group: list[str], env: dict[str, str], said: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    refused = CliRunner().invoke(cli, [*group, "sessions", "--limit", "2", "--json"], env=env)
+    assert refused.exit_code == 2 and said in refused.stderr
+    error = json.loads(refused.stdout)["error"]
+    assert error["kind"] == "ConfigError" and f"total-recall: {error['message']}\n" == refused.stderr
+    after_dashes = CliRunner().invoke(cli, [*group, "sessions", "--", "--json"], env=env)
+    assert after_dashes.exit_code == 2 and after_dashes.stdout == ""  # a value there, not the flag
+    assert list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("typed", [
+    ["--limit", "abc", "--batch", "{batch}"],
+    ["--batch", "{batch}", "--limit", "abc"],
+    ["--limit", "abc", "--batch={batch}"],
+], ids=" ".join)
+def test_a_value_click_refuses_under_batch_is_one_json_line_wherever_batch_stands(
+        typed: list[str], tmp_path: Path) -> None:
+    batch = tmp_path / "queries.txt"
+    batch.write_text("deploy\nrelease\n", encoding="utf-8")
+    refused = demo("search", *(t.format(batch=batch) for t in typed), "--json")
+    assert refused.exit_code == 2
+    said = "search: `--limit`: 'abc' is not a whole number"
+    assert refused.stdout == json.dumps({"error": {"kind": "BadParameter", "message": said}},
+                                        separators=(",", ":")) + "\n"
+
+
 def test_an_unknown_command_keeps_click_s_usage_and_its_suggestion() -> None:
     typo = CliRunner().invoke(cli, ["sesions"])
     assert typo.exit_code == 2 and "Usage: " in typo.stderr and "No such command 'sesions'" in typo.stderr

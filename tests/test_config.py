@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from total_recall.config import chosen_home, record_home, use_demo
+from total_recall.config import chosen_home, default_folders, record_home, store_roots, use_demo
 from total_recall.errors import ConfigError
 from total_recall.surfaces.cli import cli
 
@@ -26,6 +26,21 @@ def test_the_demo_store_is_used_only_on_a_machine_with_no_agent_store(tmp_path: 
     assert not use_demo((), {**env, "TOTAL_RECALL_SANDBOX": "1"})
     (home / ".codex" / "sessions").mkdir(parents=True)
     assert not use_demo((), env)
+
+
+def test_the_folders_a_sync_looked_in_leave_out_a_harness_whose_folders_cannot_be_named(
+        tmp_path: Path) -> None:
+    home = tmp_path / "machine"
+    (home / ".codex" / "sessions").mkdir(parents=True)
+    env = {"HOME": str(home), "VIBE_HOME": "~nouser-zq7/vibe",
+           "TOTAL_RECALL_OPENCODE_ROOT": str(tmp_path / "not-there")}
+    assert default_folders(env) == [home / ".claude" / "projects", home / ".config" / "claude" / "projects",
+                                    home / ".codex" / "sessions", home / ".codex" / "archived_sessions",
+                                    home / ".local" / "share" / "opencode", home / ".openclaw" / "agents",
+                                    home / ".clawdbot" / "agents", home / ".moltbot" / "agents",
+                                    home / ".moldbot" / "agents", home / ".pi" / "agent" / "sessions"]
+    assert store_roots(env) == [home / ".codex" / "sessions"]  # no opencode override, no ~nouser vibe
+    assert store_roots({**env, "TOTAL_RECALL_SANDBOX": "1"}) == []
 
 
 def test_the_record_lives_in_the_xdg_data_dir_unless_told_otherwise(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -292,13 +292,7 @@ def default_folders(env: Mapping[str, str] | None = None) -> list[Path]:
     """Every folder a sync of every harness reads by default, whether it exists or not (what a sync that
     found no store on this machine says it looked in)."""
     e = _env(env)
-    found: list[Path] = []
-    for harness in OVERRIDE_VARS:
-        try:
-            found.extend(default_roots(harness, e))
-        except ConfigError:
-            continue  # a `~user` that names no user: that harness's sync says so
-    return found
+    return _every_harness(lambda harness: default_roots(harness, e))
 
 
 def live_store_present(env: Mapping[str, str] | None = None) -> bool:
@@ -325,12 +319,20 @@ def demo_when_empty(harnesses: tuple[str, ...] | list[str], env: Mapping[str, st
 def store_roots(env: Mapping[str, str] | None = None) -> list[Path]:
     """The folders a sync of every harness reads: each override, else the default folders that exist
     (what a sync that found nothing says it looked in)."""
+    e = _env(env)
+    return _every_harness(lambda harness: [r.path for r in resolve_roots(harness, e)])
+
+
+def _every_harness(folders: Callable[[str], list[Path]]) -> list[Path]:
+    """The `folders` of every harness, one harness after another."""
     found: list[Path] = []
     for harness in OVERRIDE_VARS:
         try:
-            found.extend(r.path for r in resolve_roots(harness, env))
-        except (ConfigError, SandboxError):
-            continue  # the sync's own report names these
+            found.extend(folders(harness))
+        except ConfigError:
+            # A `~user` that names no user, an override that names nothing, the sandbox armed with no
+            # override (a SandboxError): that harness's own sync says so.
+            continue
     return found
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from total_recall.errors import ScopeError
-from total_recall.mining.flood import cap_text
+from total_recall.mining.flood import cap_text, unescaped
 from total_recall.mining.scope import (
     MCP,
     REPORT_MAX_BYTES,
@@ -45,10 +45,6 @@ _LABELS = {"owner": "HE SAID", "agent": "SHE SAID"}
 _QUOTED_ANSWER = re.compile(r'"([^"]+)"\s*=\s*"([^"]*)"')
 _A_LINE = re.compile(r"^A:\s*(.*)$", re.M)
 _CANCELLED = re.compile(r"cancel+ed|dismissed|declined|did not answer|without answering", re.I)
-# A JSON string escape in a tool call's arguments (`\n`, `\"`, `\u00e9`): read as what it stands for when
-# words are matched, so `tag` after an escaped newline (`…\ntag v1.2`) is still a word of its own.
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
-_ESCAPED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
 def check_words(tool: str, words: Sequence[str] | str | None) -> list[str]:
@@ -84,19 +80,33 @@ def whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.I)
 
 
-def _unescaped(text: str) -> str:
-    """A tool call's JSON arguments with their string escapes undone (see `_ESCAPE`)."""
-    return _ESCAPE.sub(lambda m: chr(int(m[1][1:], 16)) if len(m[1]) > 1 else _ESCAPED.get(m[1], m[1]), text)
-
-
-def _around(text: str, needles: list[re.Pattern[str]], width: int) -> str:
-    """A window of `text` around its first match, marked where it was cut."""
+def _around(text: str, needles: list[re.Pattern[str]], width: int, escaped: bool = False) -> str:
+    """A window of `text` around its first match, marked where it was cut. A tool call's arguments
+    (`escaped`) are matched with their JSON escapes undone, as their hit was: `tag` after an escaped newline
+    (`…\\ntag v1.2`) is a word of its own there, and the window is cut from the text as written."""
     if len(text) <= width:
         return text
-    at = min((m.start() for m in (n.search(text) for n in needles) if m), default=0)
+    where = unescaped(text) if escaped else text
+    at = min((m.start() for m in (n.search(where) for n in needles) if m), default=0)
+    if escaped:
+        at = _written_at(text, at)
     start = max(0, at - width // 3)
     end = min(len(text), start + width)
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def _written_at(text: str, at: int) -> int:
+    """Where in `text` the `at`-th character of `unescaped(text)` was written: the last character of the
+    shortest start of `text` that unescapes to more than `at` characters (within an escape's few characters:
+    a `\\u00e9` cut short stays as written)."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high) // 2
+        if len(unescaped(text[:middle])) <= at:
+            low = middle + 1
+        else:
+            high = middle
+    return max(0, low - 1)
 
 
 def _session(c: Scoped) -> dict[str, Any]:
@@ -143,7 +153,7 @@ def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: S
             if e.seq not in wanted:
                 continue
             # The record's query finds the words anywhere in the text; a hit holds one as a whole word.
-            where = f"{e.tool or ''}\n{_unescaped(e.text) if e.kind == 'tool_call' else e.text}"
+            where = f"{e.tool or ''}\n{unescaped(e.text) if e.kind == 'tool_call' else e.text}"
             words_held = [w for w, n in zip(picked, needles, strict=True) if n.search(where)]
             if not words_held:
                 continue
@@ -164,7 +174,7 @@ def she_said_he_said_action(record: Record, words: Sequence[str] | str, scope: S
                 "said": "THEY DID" if e.kind == "tool_call" else _LABELS[e.author], "address": e.address,
                 "author": e.author, "kind": e.kind, "tool": e.tool, "timestamp": e.timestamp,
                 "matched": matched[e.session, e.seq],
-                "text": one_line(_around(text, needles, HIT_CHARS)),
+                "text": one_line(_around(text, needles, HIT_CHARS, escaped=e.kind == "tool_call")),
             })
         rows.append({**_session(c), "hits": said})
     return {"words": picked, "scope": scope.described, "sessions_scanned": len(sessions),

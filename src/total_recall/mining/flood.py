@@ -326,7 +326,13 @@ _FLAT_SEGMENTS = re.compile(r'"|…| \| ')
 _FLAT_TRIM = " ,:"
 
 
-def _unescaped(match: re.Match[str]) -> str:
+def unescaped(text: str) -> str:
+    """`text` with its JSON string escapes undone, one level deep: `\\n` a line break, `\\"` a quote,
+    `\\u00e9` "é"; a backslash that starts no escape stays."""
+    return _ESCAPE.sub(_stands_for, text)
+
+
+def _stands_for(match: re.Match[str]) -> str:
     code, letter = match.groups()
     return chr(int(code, 16)) if code else _ESCAPED.get(letter, letter)
 
@@ -335,7 +341,7 @@ def _undone(text: str) -> str:
     """`text` with JSON escapes undone to any depth: a snippet undoes the escapes of an envelope's text, and
     a JSON reply escapes the result again, so the depths differ between a text and what a file holds."""
     while True:
-        undone = _ESCAPE.sub(_unescaped, text)
+        undone = unescaped(text)
         if undone == text:  # each round shortens what it changes, so this ends
             return text
         text = undone

@@ -9,7 +9,7 @@ for the rows that are printed, so a listing costs what it shows, not what the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ from total_recall.mining.scope import (
     check_harness,
     check_max_bytes,
     check_period,
+    demo_until,
     iso,
     parse_time,
     sessions_by_activity,
@@ -198,12 +199,11 @@ def list_sessions(
     """
     tool = "list_sessions"
     budget = check_max_bytes(tool, max_bytes, REPORT_MAX_BYTES)
-    window = check_period(tool, hours_back=hours_back, all=all, directory=directory)
+    window = check_period(tool, hours_back=hours_back, all=all, directory=directory,
+                          until=demo_until(record) if demo else None)
     assert window is not None  # list_sessions takes no session_id
     only = check_harness(tool, harness)
     ranked = sessions_by_activity(record)
-    if demo and ranked:
-        window = replace(window, until=ranked[0].last_active)
     found = sessions_in_window(record, window, only, ranked=ranked)
     children: dict[int, list[Scoped]] = {}
     for c in ranked:

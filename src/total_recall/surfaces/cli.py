@@ -91,6 +91,10 @@ _PURPOSES = {
 }
 
 
+# Where the group keeps the command's arguments as typed, in `ctx.meta`.
+_COMMAND_ARGS = "total_recall.command_args"
+
+
 class _Grouped(click.Group):
     """`--help` lists the commands by purpose, each purpose with an example; so does `total-recall` alone
     (exit 0: asking what there is is no error). Its commands refuse a bad value in one line (`Command`)."""
@@ -101,7 +105,11 @@ class _Grouped(click.Group):
         if not args and not ctx.resilient_parsing:
             click.echo(ctx.get_help())
             ctx.exit(0)
-        return super().parse_args(ctx, args)
+        rest = super().parse_args(ctx, args)
+        # What follows the command's name: the group refuses its own settings before the command parses
+        # these, and that refusal answers the command's --json and --batch all the same.
+        ctx.meta[_COMMAND_ARGS] = list(rest)
+        return rest
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from total_recall.ops import OPERATIONS
@@ -134,7 +142,7 @@ def cli(ctx: click.Context, home: str | None, demo: bool) -> None:
         if ctx.invoked_subcommand == "hook":  # a hook never breaks its harness: said, and nothing done
             click.echo(f"total-recall hook: {exc}", err=True)
             sys.exit(0)
-        _fail(str(exc), type(exc).__name__)
+        fail(str(exc), type(exc).__name__, ctx.meta.get(_COMMAND_ARGS, []))
     ctx.obj = Settings(where, demo, named_home=home is not None)
     # Copies we make (overflow files, store snapshots) go under the record's home, the one --home names.
     ctx.with_resource(home_at(ctx.obj.home))

@@ -22,17 +22,21 @@ import orjson
 GROUP_OPTIONS = {"--demo": "--demo", "--home": "--home DIR"}
 
 
-def fail(message: str, kind: str = "UsageError", as_json: bool | None = None) -> NoReturn:
-    """Refuse: `message` on stderr and exit 2; under `--json` (the current command's, unless `as_json`
-    says) also `{"error": {"kind", "message"}}` on stdout."""
+def fail(message: str, kind: str = "UsageError", typed: list[str] | None = None) -> NoReturn:
+    """Refuse: `message` on stderr and exit 2; under `--json` also `{"error": {"kind", "message"}}` on
+    stdout, on one line under `--batch`. Both are read from the current command's parameters, or from
+    `typed`, the command's arguments as typed, when they are not parsed: click refused one of them, or the
+    group refused its own setting before the command parsed them."""
     click.echo(f"total-recall: {message}", err=True)
-    ctx = click.get_current_context(silent=True)
-    given = ctx.params if ctx is not None else {}
-    if as_json is None:
-        as_json = bool(given.get("as_json"))
+    if typed is not None:
+        as_json, lines = _asks("--json", typed), _asks("--batch", typed)
+    else:
+        ctx = click.get_current_context(silent=True)
+        given = ctx.params if ctx is not None else {}
+        as_json, lines = bool(given.get("as_json")), given.get("batch") is not None
     if as_json:
         # A batch answers one JSON line a call: its refusal is one line too.
-        _error_json(kind, message, lines=given.get("batch") is not None)
+        _error_json(kind, message, lines)
     sys.exit(2)
 
 
@@ -41,9 +45,11 @@ def _error_json(kind: str, message: str, lines: bool = False) -> None:
     click.echo(orjson.dumps(reply, option=0 if lines else orjson.OPT_INDENT_2).decode())
 
 
-def _asks_json(args: list[str]) -> bool:
-    """Whether `--json` is among a command's arguments (before a `--`): asked for even when parsing failed."""
-    return "--json" in (args[:args.index("--")] if "--" in args else args)
+def _asks(option: str, args: list[str]) -> bool:
+    """Whether `option` is among a command's arguments as typed (before a `--`; `--batch=FILE` too): asked
+    for even when parsing failed."""
+    given = args[:args.index("--")] if "--" in args else args
+    return any(a == option or a.startswith(f"{option}=") for a in given)
 
 
 def _spelled(param: click.Parameter | None) -> str:
@@ -69,7 +75,7 @@ class Command(click.Command):
         except click.BadParameter as exc:
             message = exc.message.rstrip(".")
             fail(f"{ctx.command_path.split(' ', 1)[-1]}: `{_spelled(exc.param)}`: {message}", "BadParameter",
-                 _asks_json(typed))
+                 typed)
         except click.NoSuchOption as exc:
             if exc.option_name not in GROUP_OPTIONS:
                 self._usage(ctx, exc, typed)
@@ -82,9 +88,10 @@ class Command(click.Command):
 
     @staticmethod
     def _usage(ctx: click.Context, exc: click.UsageError, args: list[str]) -> NoReturn:
-        if _asks_json(args):
+        if _asks("--json", args):
             said = exc.format_message().rstrip(".")
-            _error_json("UsageError", f"{ctx.command_path.split(' ', 1)[-1]}: {said[:1].lower()}{said[1:]}")
+            _error_json("UsageError", f"{ctx.command_path.split(' ', 1)[-1]}: {said[:1].lower()}{said[1:]}",
+                        _asks("--batch", args))
         raise exc
 
 
