@@ -40,8 +40,16 @@ _WHERE = re.compile(r"(?:path|paths|file|dir|directory|cwd|url|uri|pattern|glob)
 _PROMPTS = frozenset({"prompt", "message", "task"})
 # How far down forks of forks a copy is followed.
 FORK_DEPTH = 8
+# A line that only places an image or a document, as the readers write one.
+_PLACED = re.compile(r"\[(?:image|document)(?:: [^\]\n]*)?\]$")
 # A word, as `_Anchored` splits needles and lines alike (bytes: ASCII letters, digits and `_`).
 _WORD = re.compile(rb"\w+")
+
+
+def _worded(text: str) -> str:
+    """`text` without the lines only placing an image or a document (`[image: image/png, 8 bytes]`), which
+    the readers add for a block the harness's echo of the prompt does not carry (Claude Code's queue line)."""
+    return "\n".join(line for line in text.splitlines() if not _PLACED.match(line.strip())).strip()
 
 
 def echoes(text: str, harness: str) -> set[str]:
@@ -95,13 +103,15 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     """(entry, session, seq) of the other copies of entries `ids` the record holds, not erased, within
     the same harness:
     - the same message (native id, kind and text) in another session: Claude Code's --resume and
-      --fork-session start a new file holding the earlier messages again;
+      --fork-session start a new file holding the earlier messages again; an entry sharing only the id
+      keeps its words (OpenClaw's 8-hex ids collide across sessions);
     - the same text of `COPY_CHARS` or more anywhere: a fork, rewind or compaction of a harness that
       gives its messages no id of their own (Vibe, Codex rollouts) or new ones (OpenCode);
     - the same text in another generation of the same native session (a rewritten file), as a later
       generation is recorded (`erased_marks`);
     - the same text in the same session where one of the two is the harness's (Codex logs each message
-      again as an event), or the prompt a bookkeeping line of the harness carries again (`echoes`); an
+      again as an event), or the prompt a bookkeeping line of the harness carries again (`echoes`; the
+      text's lines placing an image or a document left out, which a queue line does not carry); an
       owner saying "yes" twice keeps the other;
     - the same message (author, kind and text) of `LINE_CHARS` or more in a fork of the erased one's
       session, or a fork of a fork (a fork copies the history, and Codex's copies carry no ids); never the
@@ -109,6 +119,12 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     - for an erased tool call: the entries cut from its result's source record when that holds one of the
       call's `arguments` (Claude Code keeps a Write's content and an Edit's strings there; a path it only
       names does not count), and a sub-agent's entry that is the prompt it was started with;
+    - the entries cut from a source record holding an erased text of `LINE_CHARS` or more, in the
+      sessions involved, and for an owner's or agent's message in the sub-agents they started, down to
+      `FORK_DEPTH` (`_lines_holding`): the prompt a parent agent gives a sub-agent quotes the owner's
+      words or repeats them, and the task call giving it goes as such a line; and whatever the erased
+      text, the sub-agent's entry that is the prompt of an agent call erased as a copy, when that prompt
+      holds the text (`_prompts_holding`);
     - the harness's summaries and messages quoting an owner's or agent's message as a block of their
       own (`_quoting`): Vibe's compaction child carries the owner's last messages over word for word,
       Claude Code's compaction summary lists them."""
@@ -126,7 +142,8 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
         mine = [w for w in wanted if w["harness"] == harness]
         messages = {(w["native_id"], w["kind"], w["text"]) for w in mine if w["native_id"]}
         natives = orjson.dumps(sorted({m[0] for m in messages})).decode()
-        long = orjson.dumps(sorted({w["text"] for w in mine if len(w["text"]) >= COPY_CHARS})).decode()
+        longs = {w["text"] for w in mine if len(w["text"]) >= COPY_CHARS}
+        long = orjson.dumps(sorted(longs)).decode()
         # One pass over the entries (no index by native id or text: erase is rare, and one would cost
         # every sync).
         for r in record.db.execute(
@@ -136,14 +153,16 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
             "OR e.text IN (SELECT value FROM json_each(?)))",
             (harness, natives, long),
         ):
+            # A native id alone names no copy: ids collide across sessions (OpenClaw's 8 hex digits), and
+            # an entry with the erased one's id but other words is another message.
             if r["id"] not in chosen and ((r["native_id"], r["kind"], r["text"]) in messages
-                                          or len(r["text"]) >= COPY_CHARS):
+                                          or r["text"] in longs):
                 found[r["id"]] = (r["id"], r["session"], r["seq"])
     # One read of each native session's entries (all its generations), however many entries are erased.
     by_text: dict[tuple[str, str], dict[str, list[sqlite3.Row]]] = {}
     for w in wanted:
         said = by_text.setdefault((w["harness"], w["native_session"]), {})
-        for form in {w["text"], w["text"].strip()}:
+        for form in {w["text"], w["text"].strip(), _worded(w["text"])} - {""}:
             said.setdefault(form, []).append(w)
     for (harness, native_session), said in by_text.items():
         for r in record.db.execute(
@@ -162,6 +181,9 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
         if r[0] not in chosen:
             found[r[0]] = r
     for r in _lines_holding(record, wanted, {f[1] for f in found.values()}):
+        if r[0] not in chosen:
+            found[r[0]] = r
+    for r in _prompts_holding(record, wanted, sorted(found)):
         if r[0] not in chosen:
             found[r[0]] = r
     # Last, and not as sessions whose other lines are searched: a summary quoting a message is no copy
@@ -223,17 +245,42 @@ def _called(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, in
                 lines[seen] = any(n in line for n in needles[r["grp"]])
             if lines[seen]:
                 out.append((r["id"], session, r["seq"]))
-        given = sorted({v for w in made for v in arguments(w["text"], _PROMPTS)})
-        children = _started_from(record, made[0]["harness"], made[0]["native_session"], "subagent", 1)
-        if not given or not children:
-            continue
-        for r in record.db.execute(
-            "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
-            "AND erased_at IS NULL AND text IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(children).decode(), orjson.dumps(given).decode()),
-        ):
-            out.append((r["id"], r["session"], r["seq"]))
+        given = {v for w in made for v in arguments(w["text"], _PROMPTS)}
+        out += _prompted(record, made[0]["harness"], made[0]["native_session"], given)
     return out
+
+
+def _prompted(record: Record, harness: str, native: str, given: set[str]) -> list[tuple[int, int, int]]:
+    """(entry, session, seq) of the entries of the sub-agents started from native session `native` that
+    are one of the prompts `given`."""
+    children = _started_from(record, harness, native, "subagent", 1) if given else []
+    if not children:
+        return []
+    return [(r["id"], r["session"], r["seq"]) for r in record.db.execute(
+        "SELECT id, session, seq FROM entries WHERE session IN (SELECT value FROM json_each(?)) "
+        "AND erased_at IS NULL AND text IN (SELECT value FROM json_each(?))",
+        (orjson.dumps(children).decode(), orjson.dumps(sorted(given)).decode()),
+    )]
+
+
+def _prompts_holding(record: Record, wanted: Sequence[sqlite3.Row], calls: Sequence[int]
+                     ) -> list[tuple[int, int, int]]:
+    """(entry, session, seq) of the sub-agent prompts given by the agent calls `calls` (erased as copies)
+    that hold an erased text of `LINE_CHARS` or more: the prompt quoted it, and the sub-agent's first
+    message is that prompt. A call erased only for sharing a line with one keeps its sub-agent's words."""
+    texts = [w["text"] for w in wanted if len(w["text"]) >= LINE_CHARS]
+    if not texts or not calls:
+        return []
+    given: dict[tuple[str, str], set[str]] = {}
+    for r in record.db.execute(
+        "SELECT e.text, s.harness, s.native_id FROM entries e JOIN sessions s ON s.id = e.session "
+        "WHERE e.id IN (SELECT value FROM json_each(?)) AND e.kind = 'tool_call'",
+        (orjson.dumps(list(calls)).decode(),),
+    ):
+        prompts = {v for v in arguments(r["text"], _PROMPTS) if any(t in v for t in texts)}
+        given.setdefault((r["harness"], r["native_id"]), set()).update(prompts)
+    return [found for (harness, native), prompts in given.items()
+            for found in _prompted(record, harness, native, prompts)]
 
 
 def _started_from(record: Record, harness: str, native: str, relation: str, depth: int) -> list[int]:
@@ -246,6 +293,18 @@ def _started_from(record: Record, harness: str, native: str, relation: str, dept
         (native, harness, relation, depth, harness),
     )
     return [r[0] for r in rows]
+
+
+def _sub_agents(record: Record, sessions: Sequence[int]) -> list[int]:
+    """The sessions started as sub-agents from `sessions`, and their sub-agents, `FORK_DEPTH` steps down at
+    most."""
+    out: list[int] = []
+    for harness, native in record.db.execute(
+        "SELECT DISTINCT harness, native_id FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+        (orjson.dumps(list(sessions)).decode(),),
+    ):
+        out += _started_from(record, harness, native, "subagent", FORK_DEPTH)
+    return out
 
 
 def _quoting(record: Record, wanted: Sequence[sqlite3.Row]) -> list[tuple[int, int, int]]:
@@ -286,16 +345,33 @@ def _lines_holding(record: Record, wanted: Sequence[sqlite3.Row], more: set[int]
     """(entry, session, seq) of the entries cut from another source record of the sessions involved
     that holds one of the erased texts (of `LINE_CHARS` or more), as it is or JSON-escaped: a harness
     writes a message again inside other lines (Codex's task_complete and exec_command_end, a compacted
-    history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`)."""
+    history). Erasing them takes that line too, as a line holding erased words goes at sync (`scan`). An
+    erased message of the owner's or the agent's is looked for in the sub-agents those sessions started
+    too (their prompts); their other entries keep their words unless their line holds it."""
     needles = _Anchored(n for w in wanted if len(w["text"]) >= LINE_CHARS
                        for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1]))
     if not needles:
         return []
     out: list[tuple[int, int, int]] = []
     sessions = sorted({w["session"] for w in wanted} | more)
+    # A message of the owner's or the agent's reaches the sub-agents those sessions started: the prompt
+    # the parent agent gives one quotes it, or is it (an agent call erased as a copy for holding it).
+    said = _Anchored(n for w in wanted if len(w["text"]) >= LINE_CHARS and w["kind"] == "message"
+                     and w["author"] in ("owner", "agent")
+                     for n in (w["text"].encode(), orjson.dumps(w["text"])[1:-1]))
+    if said:
+        out += _holding(record, sorted(set(_sub_agents(record, sessions)) - set(sessions)), said, {})
     # Their own lines are not others': a sibling cut from the same line (the tool call beside an erased
     # text block) loses the line, as it always did, but keeps its own words.
     lines: dict[int, bool] = {w["raw_id"]: False for w in wanted if w["raw_id"] is not None}
+    return out + _holding(record, sessions, needles, lines)
+
+
+def _holding(record: Record, sessions: Sequence[int], needles: _Anchored, lines: dict[int, bool]
+             ) -> list[tuple[int, int, int]]:
+    """(entry, session, seq) of the entries of `sessions` cut from a source record holding one of
+    `needles`; `lines` holds what is known of a source record already (by its id)."""
+    out: list[tuple[int, int, int]] = []
     for r in record.db.execute(
         "SELECT e.id, e.session, e.seq, e.raw_id, r.raw FROM entries e JOIN raws r ON r.id = e.raw_id "
         "WHERE e.session IN (SELECT value FROM json_each(?)) AND e.erased_at IS NULL",

@@ -14,28 +14,46 @@ if TYPE_CHECKING:
 
 # A meta string this long found in an erased text was taken from it (a sub-agent's description).
 _TAKEN_CHARS = 16
-# What a harness adds to a title it copies: OpenCode names a fork "<title> (fork #1)".
-_FORK_SUFFIX = re.compile(r" \(fork #\d+\)$")
+# What a harness adds to a title it copies or gives: OpenCode names a fork "<title> (fork #1)", and a
+# sub-agent "<description> (@<agent> subagent)" after the description its parent's task call gave.
+_ADDED = re.compile(r" \((?:fork #\d+|@[^()]+ subagent)\)$")
+# The arguments of an agent call a harness titles the sub-agent it starts by.
+_TITLING = ("description",)
 
 
 def titled(title: str | None, text: str) -> bool:
     """Whether a session title was taken from `text`: all of it, or its start cut short (a fork's copy of
-    such a title too)."""
-    core = _FORK_SUFFIX.sub("", title or "").removesuffix("…").removesuffix("...").strip()
+    such a title too, and a sub-agent's title after its description)."""
+    core = _ADDED.sub("", title or "").removesuffix("…").removesuffix("...").strip()
     return bool(core) and core in text
 
 
 def title_forms(text: str) -> set[str]:
     """The titles a harness or a reader may give a session from `text` (a prompt): it whole, its first
-    line, the readers' cut of it (`title_line`) and Vibe's own (50 characters and "…"). An erase keeps their
-    keyed hashes, so a title written after it (OpenCode titling the session, Vibe's meta.json at the turn's
+    line, the readers' cut of it (`title_line`), Vibe's own (50 characters and "…"), and for an agent call
+    the description it gives the sub-agent it starts (`_described`). An erase keeps their keyed hashes, so
+    a title written after it (OpenCode titling the session or its sub-agent, Vibe's meta.json at the turn's
     end, an OpenClaw label) is not set from the erased words either."""
     from total_recall.readers.base import title_line
     from total_recall.readers.vibe import fallback_title
 
     whole = text.strip()
     first = next((line.strip() for line in whole.splitlines() if line.strip()), "")
-    return {t for t in (whole, first, title_line(text), fallback_title(text)) if t}
+    return {t for t in (whole, first, title_line(text), fallback_title(text), *_described(text)) if t}
+
+
+def _described(text: str) -> list[str]:
+    """The description an agent call's JSON arguments give the sub-agent it starts, which the harness
+    titles it by (OpenCode's "<description> (@general subagent)", Claude Code's sidecar)."""
+    if not text.startswith("{"):
+        return []
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    if not isinstance(args, dict):
+        return []
+    return [v.strip() for k in _TITLING if isinstance(v := args.get(k), str)]
 
 
 def unerased(record: Record, number: int, fields: dict[str, Any]) -> dict[str, Any]:
@@ -52,7 +70,7 @@ def unerased(record: Record, number: int, fields: dict[str, Any]) -> dict[str, A
         return fields
     kept = dict(fields)
     title = kept.get("title")
-    forms = (title, _FORK_SUFFIX.sub("", title)) if isinstance(title, str) else ()
+    forms = (title, _ADDED.sub("", title)) if isinstance(title, str) else ()
     if {record.text_hash(t) for t in forms} & gone:
         del kept["title"]
     if isinstance(kept.get("meta"), dict):
