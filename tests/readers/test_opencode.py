@@ -775,13 +775,19 @@ def test_a_young_user_message_without_parts_is_looked_at_again_at_each_sync_but_
     third = read_all(reader, source(db), second.cursor)
     assert [e.key for e in third.entries] == ["prt_zz1", "prt_zz2", "prt_zz3"]
 
-
-def test_a_legacy_part_file_broken_for_good_is_said_once_and_the_reads_after_it_move_on(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture
+def legacy(tmp_path: Path) -> tuple[Path, Source]:
+    """A copy of the legacy JSON tree fixture, and the source a read takes it as."""
     storage = tmp_path / "storage"
     shutil.copytree(LEGACY, storage)
-    src = Source("opencode", str(storage), storage, "tree")
+    return storage, Source("opencode", str(storage), storage, "tree")
+
+
+
+def test_a_legacy_part_file_broken_for_good_is_said_once_and_the_reads_after_it_move_on(
+    legacy: tuple[Path, Source],
+) -> None:
+    storage, src = legacy
     broken = storage / "part" / "msg_test2" / "part2.json"
     broken.write_text("{not json")
     got = read_all(reader, src)
@@ -800,11 +806,9 @@ def test_a_legacy_part_file_broken_for_good_is_said_once_and_the_reads_after_it_
 
 
 def test_a_legacy_message_file_broken_for_good_no_longer_holds_back_where_reads_resume(
-    tmp_path: Path,
+    legacy: tuple[Path, Source],
 ) -> None:
-    storage = tmp_path / "storage"
-    shutil.copytree(LEGACY, storage)
-    src = Source("opencode", str(storage), storage, "tree")
+    storage, src = legacy
     broken = storage / "message" / "ses_test1" / "msg_test0.json"
     broken.write_text('{"id": "msg_test0", "role": "us')
     long_ago = (LATER - 2 * ABANDONED_MS) / 1000
