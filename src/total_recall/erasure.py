@@ -194,7 +194,7 @@ def _erasing(record_path: Path, texts: list[str]) -> Iterator[_Under]:
 def _left_copies(record_path: Path) -> list[Path]:
     """The copies of an OpenCode store a killed sync left under the home, which hold the words too,
     deleted."""
-    from total_recall.readers.opencode import clear_left_snapshots
+    from total_recall.readers.opencode_db import clear_left_snapshots
 
     return clear_left_snapshots(record_path.parent)
 
