@@ -249,3 +249,28 @@ def test_erasing_an_openclaw_message_leaves_another_session_s_message_whose_node
     erased = f"{numbers['1']}#1"
     assert run("erase", erased, "--reason", "private", "--json")["erased"] == [erased]
     assert [e["text"] for e in entries(numbers["2"])] == [said["2"]]
+
+
+@pytest.mark.parametrize("harness", ["opencode", "claude-code"])
+def test_a_sub_agent_first_read_after_the_erase_gets_no_prompt_repeating_the_erased_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str
+) -> None:
+    root = tmp_path / harness
+    HARNESSES[harness](root, SHORT, SHORT)
+    children = [p for p in root.rglob("*") if p.is_file()
+                and ("ses_c1" in p.as_posix() or p.name == "agent-abc120.jsonl")]  # the first sub-agent's
+    kept = {p: p.read_bytes() for p in children}
+    for p in children:  # the first sub-agent is written after the sync that comes before the erase
+        p.unlink()
+    monkeypatch.setenv(f"TOTAL_RECALL_{harness.split('-')[0].upper()}_ROOT", str(root))
+    run("sync", "--harness", harness)
+    [parent] = [s["session"] for s in listed() if not s.get("parent")]
+    [said] = [e["address"] for e in entries(parent) if e["author"] == "owner"]
+    run("erase", said, "--reason", "private")
+    for p, data in kept.items():
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    run("sync", "--harness", harness)
+    assert everywhere("quokkaflute") == []
+    later = [e for s in listed() if s.get("parent") for e in entries(s["session"])]
+    assert [e["text"] for e in later if not e["erased"]].count("found it in the loader") == 2

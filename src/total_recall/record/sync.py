@@ -135,8 +135,15 @@ class _Batch:
             text = item.text.strip()
             marks = (by_quote.get(self.record.text_hash(text))
                      if item.kind == "message" and len(text) >= LINE_CHARS else None)
-            for native in self._forked_from(item.session) if marks else ():
-                if marks is not None and (mark := marks.get((native, item.author))) is not None:
+            if marks is None:
+                return None
+            for native in self._forked_from(item.session):
+                if (mark := marks.get((native, item.author))) is not None:
+                    return mark
+            # A sub-agent's prompt repeating a message of the owner's or the agent's of a session above it
+            # (`copies._lines_holding`), first read after the erase.
+            for native in self._started_by(item.session) if item.author == "agent" else ():
+                if (mark := marks.get((native, "owner")) or marks.get((native, "agent"))) is not None:
                     return mark
             return None
         related = [item.session, *([p] if (p := self._parent(item.session)[0]) else [])]
@@ -161,9 +168,16 @@ class _Batch:
 
     def _forked_from(self, native: str) -> list[str]:
         """The sessions `native` was forked from, nearest first, `FORK_DEPTH` at most."""
+        return self._above(native, "fork")
+
+    def _started_by(self, native: str) -> list[str]:
+        """The sessions that started `native` as a sub-agent, and theirs, nearest first."""
+        return self._above(native, "subagent")
+
+    def _above(self, native: str, how: str) -> list[str]:
         out: list[str] = []
         parent, relation = self._parent(native)
-        while parent is not None and relation == "fork" and len(out) < FORK_DEPTH and parent not in out:
+        while parent is not None and relation == how and len(out) < FORK_DEPTH and parent not in out:
             out.append(parent)
             parent, relation = self._parent(parent)
         return out
