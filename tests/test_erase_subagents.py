@@ -198,12 +198,16 @@ def test_erasing_a_task_call_takes_the_opencode_sub_agent_title_its_description_
     assert "key sites (@general subagent)" in [s["title"] for s in listed()]
 
 
-def test_erasing_a_queued_prompt_with_an_image_takes_the_queue_line_that_echoes_its_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    queued = "please look at this screenshot of the xylophonequail dialog and fix it"
+QUEUED = "please look at this screenshot of the xylophonequail dialog and fix it"
+QUEUED_SESSION = "cccccccc-3333-4333-8333-333333333333"
+
+
+def _queued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Claude Code session in which the owner queued a message with a screenshot while the agent worked
+    (its queue line echoes the words without the image), synced; returns its file."""
+    queued = QUEUED
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
-    sid = "cccccccc-3333-4333-8333-333333333333"
+    sid = QUEUED_SESSION
     common = {"isSidechain": False, "cwd": "/w", "sessionId": sid, "version": "2.1.200"}
     lines = [
         {**common, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-12-01T10:00:00.000Z",
@@ -221,11 +225,35 @@ def test_erasing_a_queued_prompt_with_an_image_takes_the_queue_line_that_echoes_
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(tmp_path / "claude"))
     run("sync", "--harness", "claude-code")
+    return path
+
+
+def test_erasing_a_queued_prompt_with_an_image_takes_the_queue_line_that_echoes_its_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _queued(tmp_path, monkeypatch)
     [said] = [e["address"] for e in entries("s1") if e["author"] == "owner" and "xylophonequail" in e["text"]]
     assert len(run("erase", said, "--reason", "private", "--json")["erased"]) == 2
     assert everywhere("xylophonequail") == []
     kept = [e["text"] for e in entries("s1") if not e["erased"]]
     assert kept == ["start working on the dialog", "mode: plan"]
+
+
+def test_a_queued_prompt_with_an_image_erased_leaves_its_words_said_alone_in_a_later_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its words without the image are what its queue line echoes, in its own session; said alone in a
+    # rewritten file, they are another message.
+    path = _queued(tmp_path, monkeypatch)
+    alone = {"isSidechain": False, "cwd": "/w", "sessionId": QUEUED_SESSION, "version": "2.1.200",
+             "type": "user", "uuid": "u9", "parentUuid": "q1", "timestamp": "2026-12-01T10:09:00.000Z",
+             "message": {"role": "user", "content": QUEUED}}
+    rewritten = path.read_bytes().replace(b"start working on the dialog", b"start on the dialog")
+    path.write_bytes(rewritten + (json.dumps(alone) + "\n").encode())
+    assert run("sync", "--harness", "claude-code", "--json")["generations"] == 1
+    [said] = [e["address"] for e in entries("s1") if e["author"] == "owner" and "xylophonequail" in e["text"]]
+    run("erase", said, "--reason", "private")
+    assert [e["text"] for e in entries("s2") if not e["erased"] and e["text"] == QUEUED] == [QUEUED]
 
 
 def test_erasing_an_openclaw_message_leaves_another_session_s_message_whose_node_id_collides_with_it(
@@ -274,3 +302,19 @@ def test_a_sub_agent_first_read_after_the_erase_gets_no_prompt_repeating_the_era
     assert everywhere("quokkaflute") == []
     later = [e for s in listed() if s.get("parent") for e in entries(s["session"])]
     assert [e["text"] for e in later if not e["erased"]].count("found it in the loader") == 2
+
+
+def test_an_erased_message_naming_a_sibling_sub_agent_s_description_leaves_that_sub_agent_its_title(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The owner's words hold "key sites", the description another task call gave its own sub-agent.
+    said = "Investigate the cold start misses of the quokkaflute cache and list the key sites too"
+    _opencode(tmp_path / "opencode", said, "look at the cache loader")
+    monkeypatch.setenv("TOTAL_RECALL_OPENCODE_ROOT", str(tmp_path / "opencode"))
+    run("sync", "--harness", "opencode")
+    [parent] = [s["session"] for s in listed() if not s.get("parent")]
+    [message] = [e["address"] for e in entries(parent) if e["author"] == "owner"]
+    run("erase", message, "--reason", "private")
+    run("sync", "--harness", "opencode")
+    assert "key sites (@general subagent)" in [s["title"] for s in listed()]
+    assert everywhere("quokkaflute") == []

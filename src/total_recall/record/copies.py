@@ -122,9 +122,9 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
     - the entries cut from a source record holding an erased text of `LINE_CHARS` or more, in the
       sessions involved, and for an owner's or agent's message in the sub-agents they started, down to
       `FORK_DEPTH` (`_lines_holding`): the prompt a parent agent gives a sub-agent quotes the owner's
-      words or repeats them, and the task call giving it goes as such a line; and whatever the erased
-      text, the sub-agent's entry that is the prompt of an agent call erased as a copy, when that prompt
-      holds the text (`_prompts_holding`);
+      words or repeats them, and the task call giving it goes as such a line; and whatever kind of entry
+      was erased, the sub-agent's entry that is the prompt of an agent call erased as a copy, when that
+      prompt holds an erased text of `LINE_CHARS` or more (`_prompts_holding`);
     - the harness's summaries and messages quoting an owner's or agent's message as a block of their
       own (`_quoting`): Vibe's compaction child carries the owner's last messages over word for word,
       Claude Code's compaction summary lists them."""
@@ -159,11 +159,16 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
                                           or r["text"] in longs):
                 found[r["id"]] = (r["id"], r["session"], r["seq"])
     # One read of each native session's entries (all its generations), however many entries are erased.
-    by_text: dict[tuple[str, str], dict[str, list[sqlite3.Row]]] = {}
+    # (text form, whether only an echo may repeat it: the text without its image lines, which a queue line
+    # leaves out, is no copy in another generation) -> the erased entries
+    by_text: dict[tuple[str, str], dict[str, list[tuple[sqlite3.Row, bool]]]] = {}
     for w in wanted:
         said = by_text.setdefault((w["harness"], w["native_session"]), {})
-        for form in {w["text"], w["text"].strip(), _worded(w["text"])} - {""}:
-            said.setdefault(form, []).append(w)
+        whole = {w["text"], w["text"].strip()} - {""}
+        for form in whole:
+            said.setdefault(form, []).append((w, False))
+        if (worded := _worded(w["text"])) and worded not in whole:
+            said.setdefault(worded, []).append((w, True))
     for (harness, native_session), said in by_text.items():
         for r in record.db.execute(
             "SELECT e.id, e.session, e.seq, e.author, e.text FROM entries e "
@@ -173,9 +178,9 @@ def copies(record: Record, ids: Sequence[int]) -> list[tuple[int, int, int]]:
         ):
             for form in (echoes(r["text"], harness) | {r["text"]} if r["author"] == "harness"
                          else (r["text"],)):
-                for w in said.get(form, ()):
+                for w, echo_only in said.get(form, ()):
                     echo = r["session"] == w["session"] and "harness" in (r["author"], w["author"])
-                    if r["id"] not in chosen and (r["session"] != w["session"] or echo):
+                    if r["id"] not in chosen and (echo or (r["session"] != w["session"] and not echo_only)):
                         found[r["id"]] = (r["id"], r["session"], r["seq"])
     for r in [*_forked(record, wanted), *_called(record, wanted)]:
         if r[0] not in chosen:

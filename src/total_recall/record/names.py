@@ -21,10 +21,17 @@ _ADDED = re.compile(r" \((?:fork #\d+|@[^()]+ subagent)\)$")
 _TITLING = ("description",)
 
 
+_SUBAGENT = re.compile(r" \(@[^()]+ subagent\)$")
+
+
 def titled(title: str | None, text: str) -> bool:
     """Whether a session title was taken from `text`: all of it, or its start cut short (a fork's copy of
-    such a title too, and a sub-agent's title after its description)."""
-    core = _ADDED.sub("", title or "").removesuffix("…").removesuffix("...").strip()
+    such a title too); a sub-agent's "<description> (@agent subagent)" only when `text` is the call that
+    gave that description (`_described`): words of it standing in another text name another thing."""
+    named = title or ""
+    if (m := _SUBAGENT.search(named)) is not None:
+        return named[:m.start()].strip() in _described(text)
+    core = _ADDED.sub("", named).removesuffix("…").removesuffix("...").strip()
     return bool(core) and core in text
 
 
