@@ -10,8 +10,8 @@ import total_recall
 PACKAGE = Path(total_recall.__file__).parent
 
 # Where SQL over the record may be written: the record, and the indexes it keeps in its own transaction.
-# readers/opencode.py queries OpenCode's own database (a harness store), not the record.
-OWNERS = ("record/", "indexes/", "readers/opencode.py")
+# readers/opencode.py and opencode_db.py query OpenCode's own database (a harness store), not the record.
+OWNERS = ("record/", "indexes/", "readers/opencode.py", "readers/opencode_db.py")
 # What reaching into the record looks like: its connection, or a statement run on anything.
 CONNECTION = "db"
 STATEMENTS = ("execute", "executemany", "executescript", "create_function")
