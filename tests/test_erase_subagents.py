@@ -279,12 +279,14 @@ def test_erasing_an_openclaw_message_leaves_another_session_s_message_whose_node
     assert [e["text"] for e in entries(numbers["2"])] == [said["2"]]
 
 
+@pytest.mark.parametrize("shape", ["quoted", "short"])
 @pytest.mark.parametrize("harness", ["opencode", "claude-code"])
-def test_a_sub_agent_first_read_after_the_erase_gets_no_prompt_repeating_the_erased_message(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str
+def test_a_sub_agent_first_read_after_the_erase_gets_no_prompt_quoting_or_repeating_the_erased_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str, shape: str
 ) -> None:
+    # Its prompt is the erased call's: the call that gave it held the owner's words, and went as a copy.
     root = tmp_path / harness
-    HARNESSES[harness](root, SHORT, SHORT)
+    HARNESSES[harness](root, OWNER if shape == "quoted" else SHORT, _prompt(shape))
     children = [p for p in root.rglob("*") if p.is_file()
                 and ("ses_c1" in p.as_posix() or p.name == "agent-abc120.jsonl")]  # the first sub-agent's
     kept = {p: p.read_bytes() for p in children}

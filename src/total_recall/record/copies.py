@@ -63,6 +63,13 @@ def echoes(text: str, harness: str) -> set[str]:
     return {f for f in forms if f}
 
 
+def quoted_by(text: str, kind: str) -> str:
+    """What repeats an entry elsewhere whole, trimmed (its `erased_texts.quote_hash` is of it): a message's
+    words; for an agent call, the prompt it gives its sub-agent, which the sub-agent's first message is."""
+    given = arguments(text, _PROMPTS) if kind == "tool_call" else set()
+    return max(given, key=len).strip() if given else text.strip()
+
+
 def arguments(text: str, keys: frozenset[str] | None = None) -> set[str]:
     """The string values of a tool call's JSON arguments of `LINE_CHARS` or more that say what, not where:
     what a harness writes again elsewhere (a Write's content and an Edit's strings in its result's record).
@@ -428,9 +435,10 @@ def erased_marks(record: Record, source_id: int, generation: int, harness: str
     Fourth, from every source of `harness`: (native id, kind, keyed hash of the text) of each erased
     message, which a resumed or forked session's new file holds again, and the keyed hash of each
     erased text, for a copy without an id of its own (see `copies`). Fifth, the keyed hash of each
-    erased message of the owner's or the agent's and each erased harness entry, trimmed, per native
-    session and author it was erased in: a harness entry repeating or quoting it there (`_quoting`'s
-    rule, `echoes`), and a fork's copy, are erased too."""
+    erased message of the owner's or the agent's and each erased harness entry, trimmed, and of the prompt
+    of each erased agent call (`quoted_by`), per native session and author it was erased in: a harness
+    entry repeating or quoting it there (`_quoting`'s rule, `echoes`), a fork's copy, and a sub-agent's
+    prompt, are erased too."""
     by_quote: Quotes = {}
     by_text: Marks = {}
     by_id: Marks = {}
@@ -447,9 +455,11 @@ def erased_marks(record: Record, source_id: int, generation: int, harness: str
         if native is not None:
             by_copy[(native, kind, bytes(digest))] = (at, reason)
         by_copy[bytes(digest)] = (at, reason)  # counted for a text of COPY_CHARS or more (`scan`)
-        # A message of the owner's or the agent's, which a harness quotes or repeats; and the harness's own
-        # bookkeeping (`agent-name: …`, `ai-title: …`), which it writes again in the same session.
-        said = kind == "message" and author in ("owner", "agent")
+        # A message of the owner's or the agent's, which a harness quotes or repeats, and an agent call's
+        # prompt, which its sub-agent's first message is; and the harness's own bookkeeping (`agent-name:
+        # …`, `ai-title: …`), which it writes again in the same session.
+        said = ((kind == "message" and author in ("owner", "agent"))
+                or (kind == "tool_call" and author == "agent"))
         if quote is not None and (said or author == "harness"):
             by_quote.setdefault(bytes(quote), {})[(session, author)] = (at, reason)
         if source != source_id or erased_in >= generation:

@@ -104,7 +104,7 @@ def _erase_entry(record: Record, entry_id: int, at: str, reason: str, texts: lis
     """Erase one entry in the caller's transaction (its text added to `texts`); returns the word-index
     shard that held it."""
     row = record.db.execute(
-        "SELECT e.text, e.key, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
+        "SELECT e.text, e.kind, e.key, e.source, e.session, e.seq, s.generation, s.title FROM entries e "
         "JOIN sessions s ON s.id = e.session WHERE e.id = ?", (entry_id,)
     ).fetchone()
     text: str = row["text"]
@@ -121,7 +121,7 @@ def _erase_entry(record: Record, entry_id: int, at: str, reason: str, texts: lis
         "INSERT INTO erased_texts(entry, source, generation, hash, line_hash, quote_hash) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         (entry_id, row["source"], row["generation"], record.text_hash(text), line_hash,
-         record.text_hash(text.strip())),
+         record.text_hash(copies.quoted_by(text, row["kind"]))),
     )
     from total_recall import indexes
 
