@@ -147,3 +147,12 @@ def test_an_address_naming_entries_twice_or_in_other_digits_is_refused_and_nothi
         assert "not an address" in done.stderr or "names no session" in done.stderr
     assert json.loads(cli_run("read", "s1#2", "--json").stdout)["entries"][0]["text"] == before
     assert json.loads(cli_run("read", "s1#2", "--json").stdout)["entries"][0]["quarantined"] is None
+
+
+def test_an_address_typed_with_a_capital_s_names_the_same_entries(cli_run: Any) -> None:
+    lower = json.loads(cli_run("read", "s1#2-3", "--json").stdout)
+    assert json.loads(cli_run("read", "S1#2-3", "--json").stdout) == lower
+    number = listed(cli_run)[WORKTREES]["session"]
+    hits = json.loads(cli_run("search", "worktree", "--session", number.upper(), "--json").stdout)["hits"]
+    assert hits and {h["address"].split("#")[0] for h in hits} == {number}
+    assert "not an address" in cli_run("read", "S1#3-2", code=2).stderr

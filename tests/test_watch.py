@@ -281,6 +281,7 @@ def test_watch_syncs_and_observes_then_stops_on_sigterm_with_exit_0(store: Path)
         done = watch.until("observe")
         assert [d["action"] for d in done] == ["sync", "observe"]
         assert done[1]["observed"] == {"sessions": 1, "entries": 41} and done[1]["errors"] == []
+        assert done[1]["address"] == f"s{done[1]['session']}"  # the session as every other command names it
         watch.proc.send_signal(signal.SIGTERM)
         assert watch.until("stopped")[-1]["why"] == "SIGTERM"
         assert watch.proc.wait(timeout=WAIT) == 0

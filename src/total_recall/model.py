@@ -95,8 +95,9 @@ class Span(NamedTuple):
         return text[self.start : self.end]
 
 
-# ASCII digits only: `\d` would read `s١` (an Arabic-Indic one) as s1.
-_ADDRESS = re.compile(r"^s([0-9]+)(?:#([0-9]+)(?:-([0-9]+))?)?$")
+# ASCII digits only: `\d` would read `s١` (an Arabic-Indic one) as s1. `S7#12` is typed too (caps lock, a
+# sentence's start), and no native id is `S` and digits alone, so it means s7#12.
+_ADDRESS = re.compile(r"^[sS]([0-9]+)(?:#([0-9]+)(?:-([0-9]+))?)?$")
 # SQLite's INTEGER is signed 64-bit: a larger number could name nothing and would not even bind.
 NUMBER_MAX = 2**63 - 1
 # How much of a value a caller gave an error message echoes: enough to recognise it, never a flood.

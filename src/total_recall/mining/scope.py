@@ -355,7 +355,7 @@ def resolve_session(record: Record, tool: str, session_id: str | None, harness: 
         if not candidates:
             raise _empty_record(tool, harness)
         return candidates[0]
-    if query.startswith("s") and query[1:2].isdigit():
+    if query[:1] in ("s", "S") and query[1:2].isdigit():
         try:
             number = Address.parse(query).session
         except AddressError:

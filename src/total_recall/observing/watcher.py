@@ -76,10 +76,13 @@ class Action:
     at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def to_json(self) -> dict[str, Any]:
-        """One JSON object per action (`total-recall watch --json`): scripts read these keys."""
+        """One JSON object per action (`total-recall watch --json`): scripts read these keys. `session` is
+        the session's number, as it always was; `address` (`s7`) is how every other command names it."""
         out: dict[str, Any] = {"action": self.kind, "at": self.at}
         if self.harness is not None:
-            out.update(harness=self.harness, path=self.path, session=self.session, lines=self.lines)
+            address = f"s{self.session}" if self.session is not None else None
+            out.update(harness=self.harness, path=self.path, session=self.session, address=address,
+                       lines=self.lines)
         return {**out, **self.data, "errors": list(self.errors)}
 
 

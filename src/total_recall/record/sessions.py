@@ -23,7 +23,7 @@ TIERS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("a piece of the native id", lambda native, query: query in native),
 )
 SHOWN = 5  # candidates an ambiguous name lists
-_LOOKS_LIKE_ADDRESS = re.compile(r"s[0-9]|[0-9]+#")  # s3…, 3#4: meant as our address, not as an id
+_LOOKS_LIKE_ADDRESS = re.compile(r"[sS][0-9]|[0-9]+#")  # s3…, 3#4: meant as our address, not as an id
 _ENTRY_PART = re.compile(r"[0-9]+(?:-[0-9]+)?")
 
 
