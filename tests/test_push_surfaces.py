@@ -276,3 +276,73 @@ def test_a_sync_indexes_what_the_owner_owns_at_most_daily(tmp_path: Path, owner:
     assert again["assets"] is None  # fresh: the next rebuild comes within a day, the overlay meanwhile
     other = Owner(tmp_path / "other-home", {**owner.env, "TOTAL_RECALL_HOME": str(tmp_path / "other-home")})
     assert "indexed for the push" in other.cli("sync", "--harness", "claude-code").stdout
+
+
+OTHER_ID = "7c1e9a42-3b5d-4f60-8a17-2d9e0b4c6f13"
+
+
+def _other_project(owner: Owner, tmp_path: Path) -> None:
+    """A second project with a skill of its own, in a session the record holds."""
+    other = tmp_path / "other"
+    skill = other / ".claude" / "skills" / "vault-deployer"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: vault-deployer\ndescription: Rolls the cluster out to "
+                                    "staging with helm.\n---\n", encoding="utf-8")
+    root = Path(owner.env["TOTAL_RECALL_CLAUDE_ROOT"])
+    t = Transcript(root / "-other" / f"{OTHER_ID}.jsonl", str(other))
+    t.owner("Roll the cluster out to staging.")
+    t.agent("Done.")
+    owner.cli("sync", "--harness", "claude-code")
+    owner.cli("assets", "--rebuild")
+
+
+def test_a_hook_fired_inside_a_sub_agent_pushes_only_what_its_parent_s_project_may_see(
+        owner: Owner, tmp_path: Path) -> None:
+    _other_project(owner, tmp_path)
+    ask = "Run vault-deployer for the shop please"
+    assert "vault-deployer" in owner.hook(prompt(ask)).stdout  # the main session sees every project
+    # Claude Code names the parent's session and the sub-agent's own id; the record has not read it yet.
+    inside = {**prompt(ask), "agent_id": "a0123456789abcdef", "agent_type": "general-purpose"}
+    assert "vault-deployer" not in owner.hook(inside).stdout
+    assert "vault-deployer" not in owner.hook(prompt(ask, session="agent-affffffffffffffff")).stdout
+    assert "portal-relay" in owner.hook({**inside, "prompt": ASK}).stdout  # a global skill: in its scope
+
+
+def test_a_mute_said_in_the_prompt_itself_counts_on_that_prompt(owner: Owner) -> None:
+    said = f"Don't bring up portal-relay. {ASK}"
+    assert "portal-relay" not in owner.hook(prompt(said)).stdout
+    assert json.loads(owner.cli("push", said, "--json").stdout)["pointers"] == []
+    assert "portal-relay" in owner.hook(prompt(ASK)).stdout  # said once, in a prompt not yet synced
+
+
+def test_unmute_lifts_a_mute_the_owner_said_before_the_index_was_rebuilt(owner: Owner) -> None:
+    root = Path(owner.env["TOTAL_RECALL_CLAUDE_ROOT"])
+    t = Transcript(root / "-work-shop" / "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a.jsonl", "/work/shop")
+    t.owner("Please don't mention portal-relay again.")
+    owner.cli("sync", "--harness", "claude-code")
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["pointers"] == []
+    lifted = owner.cli("unmute", "portal-relay")
+    assert "nothing named" not in lifted.stderr, lifted.stderr
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["pointers"]
+    owner.cli("assets", "--rebuild")  # his words logged now, before the unmute in time: still lifted
+    assert json.loads(owner.cli("push", ASK, "--json").stdout)["pointers"]
+
+
+def test_a_push_bound_to_another_harness_shows_nothing_said_in_this_one(owner: Owner) -> None:
+    root = Path(owner.env["TOTAL_RECALL_CLAUDE_ROOT"])
+    t = Transcript(root / "-work-shop" / "3f2e1d0c-9b8a-4766-8544-332211009988.jsonl", "/work/shop")
+    t.owner("Decided: we use pnpm, never npm, for the shop frontend.")
+    owner.cli("sync", "--harness", "claude-code")
+    owner.cli("assets", "--rebuild")
+    everything = json.loads(owner.cli("assets", "--json").stdout)["assets"]
+    assert any(a["kind"] == "decision" and "pnpm" in a["name"] for a in everything)
+    bound = json.loads(owner.cli("assets", "--harness", "codex", "--json").stdout)["assets"]
+    assert [a["name"] for a in bound] == ["portal-relay"]  # the config root's file: no harness's words
+    # Its own description's use stays; the owner's request, said in a Claude Code session, does not.
+    assert [k["origin"] for k in bound[0]["keys"]["uses"]] == ["description"]
+    relay = next(a for a in everything if a["name"] == "portal-relay")
+    assert any(k["address"] for k in relay["keys"]["uses"])
+    ask = "install the shop frontend packages with pnpm"
+    assert any("pnpm" in p["line"] for p in json.loads(owner.cli("push", ask, "--json").stdout)["pointers"])
+    pushed = json.loads(owner.cli("push", ask, "--harness", "codex", "--json").stdout)["pointers"]
+    assert not any("pnpm" in p["line"] for p in pushed)

@@ -14,7 +14,12 @@ shown, whatever brought it.
   its parent session's project (the parent's cwd, else its own); nothing else, not even a count of it,
   nor a score moved by it: its push counts only the keys (and co-access links) of sessions and files in
   its scope, and its idf over those keys alone, so it equals the push of a record that never held the rest.
+  A sub-agent the record has not synced yet (a hook fired inside it names its parent's session and its
+  own agent id) gets the same scope: its parent's project (the parent's cwd, else the cwd it runs in).
   Any other reader sees every project's assets.
+- Binding: a server bound to one harness (`mcp --harness`) shows only the assets none of whose entries
+  (source, address) lies in another harness's sessions — the files of the config roots and scripts stay
+  — and lists only the keys said in its harness's sessions, so no other harness's words come through it.
 """
 
 from __future__ import annotations
@@ -35,23 +40,30 @@ class Reader:
     scopes: frozenset[str | None] | None
     cwd: str | None
     session: int | None = None
+    harness: str | None = None  # the harness a server is bound to; None: every harness
 
 
-def reader_of(record: Record, session: int | None, cwd: str | None) -> Reader:
-    """The reader a session (or a bare cwd) is.
+def reader_of(record: Record, session: int | None, cwd: str | None, *, subagent: bool = False,
+              harness: str | None = None) -> Reader:
+    """The reader a session (or a bare cwd) is. `subagent`: the asker is a sub-agent not in the record
+    yet, started from `session` (its parent, None when that is not synced either) in `cwd`. `harness`:
+    the one a server is bound to.
 
     Raises:
         AddressError: no such session.
     """
+    if subagent:
+        project = (record.session(session).cwd if session is not None else None) or cwd
+        return Reader(frozenset({None, project}), project, None, harness)
     if session is None:
-        return Reader(None, cwd)
+        return Reader(None, cwd, None, harness)
     s = record.session(session)
     if s.relation != "subagent":
-        return Reader(None, cwd or s.cwd, session)
+        return Reader(None, cwd or s.cwd, session, harness)
     project = s.cwd
     if s.parent is not None:
         project = record.session(s.parent).cwd or project
-    return Reader(frozenset({None, project}), project, session)
+    return Reader(frozenset({None, project}), project, session, harness)
 
 
 # The name `mute --all` mutes: the push itself is off (no asset is called "*").
@@ -63,13 +75,19 @@ def push_off(record: Record) -> bool:
     return PUSH_OFF in muted_names(record)
 
 
-def muted_names(record: Record, later: Sequence[Mute] = ()) -> set[str]:
-    """The names muted now: the mute log (owner's and API's, in time order), then `later` (the overlay's,
-    newer than the log)."""
+def muted_names(record: Record, later: Sequence[tuple[Mute, str | None]] = (),
+                now: Sequence[Mute] = ()) -> set[str]:
+    """The names muted now: the mute log (owner's and API's) and `later` (mutes said in entries the index
+    has not read yet, each with its entry's time), in order of time — an `unmute` given after the owner
+    said "don't mention X" lifts it even before a rebuild logs his words —, then `now` (said in the message
+    being pushed for). A `later` mute without a time counts after the log, as the newest."""
+    events = [(at[:19], 0, name, action == "mute") for name, action, at, _ in table.mute_log(record)]
+    # Seconds only: harnesses write 12:00:00Z and 12:00:00.000Z for the same instant.
+    events += [((at or "\uffff")[:19], 1, m.name, m.action == "mute") for m, at in later]
     state: dict[str, bool] = {}
-    for name, action, _, _ in table.mute_log(record):
-        state[name] = action == "mute"
-    for mute in later:
+    for _, _, name, on in sorted(events, key=lambda e: (e[0], e[1])):
+        state[name] = on
+    for mute in now:
         state[mute.name] = mute.action == "mute"
     return {name for name, on in state.items() if on}
 
@@ -89,6 +107,8 @@ def eligible(record: Record, assets: Sequence[table.StoredAsset], reader: Reader
     entries = {e for a in kept for e in sources.get(a.id, ())}
     entries |= {a.entry for a in kept if a.entry is not None}
     held = table.held_back(record, entries) if entries else set()
+    if reader.harness is not None and entries:
+        held |= table.other_harness(record, entries, reader.harness)
     # Any held-back source, not only all of them: the name and description cannot be shown without the
     # words that entry gave them, and erase (the m018 trigger) takes the asset on any erased source too.
     return [a for a in kept if a.entry not in held and not any(e in held for e in sources.get(a.id, ()))]

@@ -19,9 +19,10 @@ from total_recall.assets.asset import Asset, AssetReport, Draft, Key, KeyDraft, 
 from total_recall.assets.corrections import called_names, corrections, mutes, owner_words
 from total_recall.assets.decisions import decisions
 from total_recall.assets.discovery import config_roots, discover
-from total_recall.assets.eligibility import PUSH_OFF, eligible, muted_assets, muted_names, reader_of
+from total_recall.assets.eligibility import PUSH_OFF, eligible, muted_assets, reader_of
 from total_recall.assets.meaning import key_vectors
 from total_recall.assets.mined import Mined, Turn, Use, mine, scrubbed, sessions_turns
+from total_recall.assets.pointers import muted_now
 from total_recall.assets.words import grams, normal_name, shorten, terms, tokens
 from total_recall.errors import SearchError
 from total_recall.record import assets as table
@@ -275,17 +276,22 @@ def _stored(drafts: list[Draft], scope_of: Mapping[int, str | None]
                             d.updated), keys.get(d.identity, []), d.sources) for d in drafts]
 
 
-def assets(record: Record, kind: str | None = None, *, session: int | None = None) -> list[Asset]:
-    """The assets of the index a reader may see (eligibility's scope and erase/quarantine rules; muted and
-    superseded ones are listed, `current` saying which are superseded), in number order.
+def assets(record: Record, kind: str | None = None, *, session: int | None = None,
+           harness: str | None = None) -> list[Asset]:
+    """The assets of the index a reader may see (eligibility's scope, binding and erase/quarantine rules;
+    muted and superseded ones are listed, `current` saying which are superseded), in number order.
+    `harness`: the one a server is bound to.
 
     Raises:
         AddressError: no such session.
     """
-    reader = reader_of(record, session, None)
+    reader = reader_of(record, session, None, harness=harness)
     shown = eligible(record, table.stored_assets(record, kind), reader, set(), current_only=False)
     keys = table.keys_of(record, [a.id for a in shown])
-    held = table.held_back(record, [e for k in keys for e in (k.entry, k.via) if e is not None])
+    said = [e for k in keys for e in (k.entry, k.via) if e is not None]
+    held = table.held_back(record, said)
+    if harness is not None:
+        held |= table.other_harness(record, said, harness)
     by_asset: dict[int, dict[str, list[Key]]] = {}
     for k in keys:
         if k.entry in held or k.via in held:
@@ -327,5 +333,5 @@ def _log(record: Record, name: str, action: str) -> set[str]:
 
 
 def muted(record: Record) -> set[str]:
-    """The names muted now."""
-    return muted_names(record)
+    """The names muted now, what the owner said since the last rebuild included."""
+    return muted_now(record)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from total_recall.assets import meaning as meant
@@ -89,7 +89,7 @@ class _OverlayName:
 @dataclass(frozen=True, slots=True)
 class _Overlay:
     keys: tuple[_OverlayKey, ...]
-    mutes: tuple[tuple[Mute, int], ...]  # each with the entry that said it
+    mutes: tuple[tuple[Mute, int, str | None], ...]  # each with the entry that said it, and its time
     names: tuple[_OverlayName, ...] = ()
 
 
@@ -97,8 +97,10 @@ _overlays: dict[tuple[str, int, int], _Overlay] = {}
 
 
 def push(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,
-         setup: Setup = Setup.FULL, limit: int = MAX_POINTERS, meaning: bool | None = None) -> Push:
-    """Up to `limit` (at most 5) pointers for the owner's message `text`, best first.
+         setup: Setup = Setup.FULL, limit: int = MAX_POINTERS, meaning: bool | None = None,
+         subagent: bool = False, harness: str | None = None) -> Push:
+    """Up to `limit` (at most 5) pointers for the owner's message `text`, best first. What the message
+    itself mutes ("don't bring up X") is kept out already (`subagent`, `harness`: see `reader_of`).
 
     `meaning`: score by meaning too (`meaning.py`), fused with the words; None: in the FULL setup, when
     the index holds key vectors and the vectors extra loads (the first such push in a process loads the
@@ -112,14 +114,14 @@ def push(record: Record, text: str, *, session: int | None = None, cwd: str | No
         raise SearchError(f"limit must be 0 to {MAX_POINTERS}, not {limit}")
     if push_off(record):
         return Push([], 0, off=True)
-    reader = reader_of(record, session, cwd)
+    reader = reader_of(record, session, cwd, subagent=subagent, harness=harness)
     build = table.last_build(record)
     head = text[:MESSAGE_CHARS]
     words = owner_words(head, owner_spans(head))
     if build is None or limit == 0 or not words:
         return Push([], 0)
     overlay = _overlay(record, build)
-    muted = muted_assets(record, muted_names(record, _said(record, overlay)))
+    muted = muted_assets(record, muted_names(record, _said(record, overlay), mutes(words, _known(record))))
     scores = _scores(record, build, words, setup, overlay, reader)
     if setup.has(Setup.CO_ACCESS):
         _co_access(record, scores, reader, setup)
@@ -395,11 +397,10 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
     if (hit := _overlays.get(cache)) is not None:
         return hit
     keys: list[_OverlayKey] = []
-    said: list[tuple[Mute, int]] = []
+    said: list[tuple[Mute, int, str | None]] = []
     called: list[_OverlayName] = []
 
-    def known(norms: Iterable[str]) -> set[str]:
-        return {normal_name(k.text) for k in table.named_keys(record, list(norms))}
+    known = _known(record)
 
     def request(session: int, seq: int) -> tuple[int, int, str] | None:
         before = table.owner_before(record, session, seq)
@@ -446,7 +447,7 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
             words = owner_words(row.text, spans.get(row.id, []))
             if not words:
                 continue
-            said.extend((m, row.id) for m in mutes(words, known))
+            said.extend((m, row.id, row.ts) for m in mutes(words, known))
             fixes = [c for c in corrections(words) if not c.unnamed]
             before = request(row.session, row.seq)
             if not fixes or before is None:
@@ -465,13 +466,28 @@ def _overlay(record: Record, build: table.Build) -> _Overlay:
     return overlay
 
 
-def _said(record: Record, overlay: _Overlay) -> list[Mute]:
-    """The overlay's mutes but those whose entry was erased since it was cached (a process keeps it until
-    the record grows): an erase drops the mutes an entry said, as its trigger drops them from the log."""
+def _known(record: Record) -> Callable[[Iterable[str]], set[str]]:
+    """Which of some normal names name an asset of the index."""
+    def known(norms: Iterable[str]) -> set[str]:
+        return {normal_name(k.text) for k in table.named_keys(record, list(norms))}
+
+    return known
+
+
+def _said(record: Record, overlay: _Overlay) -> list[tuple[Mute, str | None]]:
+    """The overlay's mutes (with their times) but those whose entry was erased since it was cached (a
+    process keeps it until the record grows): an erase drops the mutes an entry said, as its trigger drops
+    them from the log."""
     if not overlay.mutes:
         return []
-    gone = table.erased_among(record, [entry for _, entry in overlay.mutes])
-    return [m for m, entry in overlay.mutes if entry not in gone]
+    gone = table.erased_among(record, [entry for _, entry, _ in overlay.mutes])
+    return [(m, at) for m, entry, at in overlay.mutes if entry not in gone]
+
+
+def muted_now(record: Record) -> set[str]:
+    """The names muted now, the owner's words not indexed yet included (what a push keeps out)."""
+    build = table.last_build(record)
+    return muted_names(record, _said(record, _overlay(record, build)) if build is not None else ())
 
 
 def _named_asset(record: Record, name: str) -> int | None:
@@ -503,12 +519,12 @@ def _ran_assets(record: Record, rows: list[table.MinedRow]) -> dict[int, int]:
 
 
 def search_assets(record: Record, text: str, *, session: int | None = None, cwd: str | None = None,
-                  limit: int = 20) -> list[Pointer]:
+                  limit: int = 20, harness: str | None = None) -> list[Pointer]:
     """The asset search route: the same scoring, bar and eligibility as the push, without its cap of five
     (`limit` 1..100) and without the named slot."""
     if not 1 <= limit <= 100:
         raise SearchError(f"limit must be 1 to 100, not {limit}")
-    reader = reader_of(record, session, cwd)
+    reader = reader_of(record, session, cwd, harness=harness)
     build = table.last_build(record)
     words = owner_words(text[:MESSAGE_CHARS], owner_spans(text[:MESSAGE_CHARS]))
     if build is None or not words:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the hook asks a running server before it opens the record: nothing heavy first
     from total_recall.record.database import Record
 
+# A Claude Code sub-agent's session id in the record: its transcript's name, `agent-<agent_id>.jsonl`.
+SUBAGENT_PREFIX = "agent-"
 # A hook waits this long at most to open the record (another process creating or upgrading it).
 OPEN_WAIT = 2.0
 # What of a prompt the hook sends the running server (the push reads its first 16 KB anyway): a pasted
@@ -46,8 +48,16 @@ def pointer_lines(record: Record, harness: str, payload: Mapping[str, Any], *, m
         return []
     native = payload.get("session_id")
     session = record.session_known(harness, native) if isinstance(native, str) else None
+    # Inside a sub-agent Claude Code names the parent's session and the sub-agent's own `agent_id`: the
+    # sub-agent's scope decides, from its own session once synced, else from its parent's (`reader_of`).
+    agent = payload.get("agent_id")
+    subagent = isinstance(native, str) and native.startswith(SUBAGENT_PREFIX) and session is None
+    if isinstance(agent, str) and agent.strip():
+        own = record.session_known(harness, SUBAGENT_PREFIX + agent.strip())
+        session, subagent = (own, False) if own is not None else (session, True)
     cwd = payload.get("cwd")
-    got = push(record, prompt, session=session, cwd=cwd if isinstance(cwd, str) else None, meaning=meaning)
+    got = push(record, prompt, session=session, cwd=cwd if isinstance(cwd, str) else None, meaning=meaning,
+               subagent=subagent)
     return [p.line for p in got.pointers]
 
 
@@ -62,7 +72,7 @@ def served(home: Path, harness: str, payload: Mapping[str, Any]) -> str | bool |
     if not isinstance(prompt, str):
         return None
     request = {"text": prompt[:PUSH_TEXT_CHARS], "session": payload.get("session_id"),
-               "cwd": payload.get("cwd"), "harness": harness}
+               "agent": payload.get("agent_id"), "cwd": payload.get("cwd"), "harness": harness}
     reply = ask(home, request)
     lines = None if reply is None else reply.get("pointers")
     if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
@@ -72,14 +82,14 @@ def served(home: Path, harness: str, payload: Mapping[str, Any]) -> str | bool |
 
 def answerer(record_path: Path) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """What a server answers on its push socket: `{"pointers": [line, …]}` for `{"text", "session",
-    "cwd", "harness"}`, pushed by meaning when the index and the extra allow."""
+    "agent", "cwd", "harness"}`, pushed by meaning when the index and the extra allow."""
 
     opened: list[Record] = []  # one connection, kept by the socket's thread (WAL: each read sees the newest)
 
     def answer(request: Mapping[str, Any]) -> dict[str, Any]:
         harness = request.get("harness")
         payload = {"prompt": request.get("text"), "session_id": request.get("session"),
-                   "cwd": request.get("cwd")}
+                   "agent_id": request.get("agent"), "cwd": request.get("cwd")}
         if not opened:
             from total_recall.record.database import Record
 

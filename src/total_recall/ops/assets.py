@@ -42,7 +42,7 @@ def assets(call: Call, p: AssetsParams) -> Reply:
                      "seconds": round(report.seconds, 3)}
             call.notes.extend(report.warnings)
         number = _session(call, record, "assets", p.session_id)
-        found = [_asset_json(a) for a in listed(record, p.kind, session=number)]
+        found = [_asset_json(a) for a in listed(record, p.kind, session=number, harness=call.harness)]
     reply: dict[str, Any] = {"assets": found}
     if built is not None:
         reply["rebuilt"] = built
@@ -84,7 +84,7 @@ def push(call: Call, p: PushParams) -> Reply:
 
     with call.record() as record:
         number = _session(call, record, "push", p.session_id)
-        got = pushed(record, p.text, session=number, cwd=p.cwd or None)
+        got = pushed(record, p.text, session=number, cwd=p.cwd or None, harness=call.harness)
     return {"pointers": [dataclasses.asdict(x) for x in got.pointers], "tokens": got.tokens, "off": got.off}
 
 

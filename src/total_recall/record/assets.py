@@ -491,6 +491,16 @@ def held_back(record: Record, entries: Iterable[int]) -> set[int]:
     return out
 
 
+def other_harness(record: Record, entries: Iterable[int], harness: str) -> set[int]:
+    """The entries among `entries` that belong to another harness's sessions than `harness`."""
+    out: set[int] = set()
+    for chunk in _chunks(sorted(set(entries))):
+        out.update(r[0] for r in record.db.execute(
+            f"SELECT e.id FROM entries e JOIN sessions s ON s.id = e.session "
+            f"WHERE e.id IN ({','.join('?' * len(chunk))}) AND s.harness != ?", [*chunk, harness]))
+    return out
+
+
 def links_of(record: Record, assets: Sequence[int], scopes: Scopes = None) -> list[tuple[int, int, float]]:
     """The co-access links from the given assets, seen in `scopes`' projects (None: any): (from, to,
     weight), sorted."""
