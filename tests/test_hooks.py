@@ -20,6 +20,7 @@ from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.hooks import parse_payload, session_for
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.receipts import list_receipts
+from total_recall.model import Address
 from total_recall.record.database import Record
 from total_recall.record.sync import sync
 from total_recall.surfaces.cli import cli
@@ -147,26 +148,6 @@ def test_malformed_stdin_is_named_on_stderr_and_never_breaks_the_harness(
     assert named in result.stderr and "Traceback" not in result.output
     with harnesses.record() as record:
         assert list_receipts(record) == []
-
-
-def test_a_session_the_record_does_not_hold_is_receipted_and_says_so(harnesses: Harnesses) -> None:
-    # Its transcript is a file the store sync does not read: the compaction is real, its session unknown.
-    transcript = harnesses.home.parent / "elsewhere" / "00000000.jsonl"
-    transcript.parent.mkdir()
-    transcript.write_text("{}\n", encoding="utf-8")
-    stdin = json.dumps({"session_id": "00000000-0000-4000-8000-000000000000", "hook_event_name": "PreCompact",
-                        "transcript_path": str(transcript), "cwd": "/nowhere", "trigger": "auto",
-                        "custom_instructions": ""})
-    result = harnesses.hook("claude-code", stdin)
-    assert result.exit_code == 0 and result.stdout == ""
-    assert "not in the record" in result.stderr
-    with harnesses.record() as record:
-        [receipt] = list_receipts(record)
-    assert receipt.session is None and receipt.marker_id is None
-    assert receipt.note is not None and "00000000-0000-4000-8000-000000000000" in receipt.note
-    start = harnesses.hook("claude-code", stdin.replace("PreCompact", "SessionStart")
-                           .replace('"trigger": "auto"', '"source": "compact"'))
-    assert (start.exit_code, start.stdout) == (0, "")
 
 
 def test_a_session_is_found_by_its_transcript_when_the_id_is_not_the_file_name(harnesses: Harnesses) -> None:
@@ -377,6 +358,40 @@ def test_a_precompact_for_a_session_neither_the_record_nor_a_transcript_file_sho
     assert receipts_now(harnesses) == before
 
 
+def outside_files(harnesses: Harnesses) -> dict[str, Path]:
+    """Existing files no Claude Code session lives in, each in a way of its own."""
+    root = harnesses.stores.roots["claude-code"]
+    elsewhere = harnesses.home.parent / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    (elsewhere / "00000000.jsonl").write_text("{}\n", encoding="utf-8")
+    (elsewhere / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (root / "notes.txt").write_text("not a transcript\n", encoding="utf-8")
+    return {"a .jsonl outside the store": elsewhere / "00000000.jsonl",
+            "any file of the machine": elsewhere / "passwd",
+            "a store file that is no .jsonl": root / "notes.txt",
+            "a path climbing out of the store": root / ".." / ".." / "elsewhere" / "00000000.jsonl"}
+
+
+@pytest.mark.parametrize("kind", ["a .jsonl outside the store", "any file of the machine",
+                                  "a store file that is no .jsonl", "a path climbing out of the store"])
+def test_a_precompact_for_an_unknown_session_whose_transcript_is_no_store_transcript_writes_no_receipt(
+        harnesses: Harnesses, kind: str) -> None:
+    synced(harnesses)
+    before = receipts_now(harnesses)
+    stdin = json.dumps({"session_id": NEW_ID, "hook_event_name": "PreCompact", "cwd": "/nowhere",
+                        "transcript_path": str(outside_files(harnesses)[kind]), "trigger": "auto",
+                        "custom_instructions": ""})
+    result = harnesses.hook("claude-code", stdin)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert f"session {NEW_ID} is not in the record" in result.stderr
+    assert "no marker or receipt written" in result.stderr
+    assert receipts_now(harnesses) == before
+    start = harnesses.hook("claude-code", stdin.replace("PreCompact", "SessionStart")
+                           .replace('"trigger": "auto"', '"source": "compact"'))
+    assert start.exit_code == 0 and "[total-recall marker" not in start.stdout
+    assert f"session {NEW_ID} is not in the record; no markers" in start.stderr
+
+
 def test_a_brand_new_session_whose_sync_is_skipped_is_still_receipted_by_its_transcript_file(
         harnesses: Harnesses) -> None:
     synced(harnesses)
@@ -402,6 +417,60 @@ def test_a_long_custom_instruction_is_cut_in_the_receipt(harnesses: Harnesses) -
         [receipt] = list_receipts(record)
     assert receipt.note is not None and "Keep the certbot error lines." in receipt.note
     assert len(receipt.note) < 6_000 and "cut" in receipt.note
+
+
+def test_control_characters_of_compact_instructions_never_reach_the_receipt_or_its_listing(
+        harnesses: Harnesses) -> None:
+    words = "keep\x00 the \x1b[31mred\x1b[0m bits\x7f\x85 and\tthe tabs\nand lines"
+    result = harnesses.hook("claude-code", hook_json("PreCompact", harnesses.transcript, trigger="manual",
+                                                     custom_instructions=words))
+    assert (result.exit_code, result.stdout) == (0, "")
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
+    assert receipt.note is not None
+    assert "keep the [31mred[0m bits and\tthe tabs\nand lines" in receipt.note
+    listed = CliRunner().invoke(cli, ["--home", str(harnesses.home), "receipts"])
+    assert listed.exit_code == 0 and "[31mred" in listed.stdout
+    assert not any(c in listed.stdout for c in "\x00\x1b\x7f\x85")
+
+
+def test_a_payload_with_a_cut_emoji_is_read_with_a_replacement_character(harnesses: Harnesses) -> None:
+    # Node's JSON.stringify writes a lone surrogate escape for half an emoji: valid JSON, refused by orjson.
+    stdin = hook_json("PreCompact", harnesses.transcript, trigger="manual", custom_instructions="keep \ud83d")
+    assert "\\ud83d" in stdin
+    result = harnesses.hook("claude-code", stdin)
+    assert (result.exit_code, result.stdout) == (0, ""), result.stderr
+    with harnesses.record() as record:
+        [receipt] = list_receipts(record)
+    assert receipt.note is not None and "custom instructions: keep \ufffd" in receipt.note
+
+
+def stop_json(transcript: Transcript, **fields: object) -> str:
+    """Claude Code's Stop input: the common fields and `stop_hook_active`."""
+    return json.dumps({**json.loads(hook_json("Stop", transcript)), "stop_hook_active": False, **fields})
+
+
+def test_a_stop_hook_syncs_what_the_turn_added_and_answers_nothing(harnesses: Harnesses) -> None:
+    synced(harnesses)
+    harnesses.transcript.owner("Please don't mention the staging cluster again.")
+    harnesses.transcript.agent("Understood.")
+    result = harnesses.hook("claude-code", stop_json(harnesses.transcript))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    with harnesses.record() as record:
+        session = session_for(record, "claude-code", SESSION_ID)
+        assert session is not None
+        assert any("staging cluster" in e.text for e in record.entries(Address(session)))
+        assert [r for r in list_receipts(record) if r.controller == "claude-code"] == []
+
+
+def test_a_stop_hook_skips_the_sync_of_a_busy_record_within_its_bound(harnesses: Harnesses) -> None:
+    synced(harnesses)
+    harnesses.transcript.owner("A turn the busy record does not get yet.")
+    with held(harnesses.home / "record.sqlite3", HOLD_SYNC_LOCK):
+        done, seconds = timed_hook(harnesses, stop_json(harnesses.transcript))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert seconds < WAIT_BOUND and "Traceback" not in done.stderr
+    assert "sync skipped" in done.stderr
 
 
 @pytest.mark.parametrize(("event", "field", "value"), [

@@ -17,7 +17,8 @@ from total_recall.errors import InstallError
 from total_recall.install import enable_watcher, executable, registration, watch_words, watcher_instead
 from total_recall.surfaces.cli import cli
 
-HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit"]
+HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit", "Stop"]
+CODEX_HOOK_EVENTS = ["PreCompact", "SessionStart", "UserPromptSubmit"]
 
 
 def install(*args: str) -> Result:
@@ -53,7 +54,8 @@ def test_the_command_is_the_absolute_path_of_an_installed_total_recall() -> None
     assert command.is_absolute() and command.name == "total-recall" and command.is_file()
 
 
-def test_claude_code_snippet_registers_the_server_and_the_three_hooks(home: Path) -> None:
+def test_claude_code_snippet_registers_the_server_and_the_four_hooks_stop_in_the_background(
+        home: Path) -> None:
     out = planned("claude-code")
     command = out["command"]
     server, hooks = out["files"]
@@ -63,20 +65,50 @@ def test_claude_code_snippet_registers_the_server_and_the_three_hooks(home: Path
         "type": "stdio", "command": command, "args": ["mcp"], "env": {}}}}
     events = json.loads(hooks["snippet"])["hooks"]
     assert list(events) == HOOK_EVENTS
-    for event, timeout in zip(HOOK_EVENTS, (60, 30, 10), strict=True):
+    for event, timeout in zip(HOOK_EVENTS, (60, 30, 10, 60), strict=True):
         [group] = events[event]
         assert group["hooks"] == [{"type": "command", "command": f"{command} hook claude-code",
-                                   "timeout": timeout}]
+                                   "timeout": timeout, **({"async": True} if event == "Stop" else {})}]
+    assert "matcher" not in events["Stop"][0]
     assert out["claude_mcp_add"] == f"claude mcp add --scope user total-recall -- {command} mcp"
     assert not any(f["written"] for f in out["files"])
 
 
-def test_codex_snippet_is_an_mcp_servers_table(home: Path) -> None:
+def test_codex_snippet_is_an_mcp_servers_table_and_its_hooks_json(home: Path) -> None:
     out = planned("codex")
-    [change] = out["files"]
-    assert change["path"] == str(home / ".codex" / "config.toml")
-    assert tomllib.loads(change["snippet"]) == {"mcp_servers": {"total-recall": {
-        "command": out["command"], "args": ["mcp"]}}}
+    server, hooks = out["files"]
+    assert server["path"] == str(home / ".codex" / "config.toml")
+    assert tomllib.loads(server["snippet"]) == {"mcp_servers": {"total-recall": {
+        "command": out["command"], "args": ["mcp"]}}, "features": {"codex_hooks": True}}
+    assert hooks["path"] == str(home / ".codex" / "hooks.json")
+    ours = {"type": "command", "command": f"{out['command']} hook codex"}
+    assert json.loads(hooks["snippet"]) == {"hooks": {
+        "PreCompact": [{"hooks": [{**ours, "timeout": 60}]}],
+        "SessionStart": [{"hooks": [{**ours, "timeout": 30}]}],
+        "UserPromptSubmit": [{"hooks": [{**ours, "timeout": 10}]}]}}
+
+
+def test_write_merges_codex_hooks_keeping_the_owner_s_and_replacing_its_own(home: Path,
+                                                                             tmp_path: Path) -> None:
+    hooks_json = home / ".codex" / "hooks.json"
+    hooks_json.parent.mkdir()
+    mine = {"hooks": [{"type": "command", "command": "notify-send stopping", "timeout": 5}]}
+    stale = {"hooks": [{"type": "command",
+                        "command": "TOTAL_RECALL_HOME=/old /old/bin/total-recall hook codex"}]}
+    hooks_json.write_text(json.dumps({"hooks": {"Stop": [mine], "PreCompact": [mine, stale]}}),
+                          encoding="utf-8")
+    result = install("codex", "--write")
+    assert result.exit_code == 0, result.output
+    ours = {"type": "command", "command": f"{executable()} hook codex"}
+    assert json.loads(hooks_json.read_text(encoding="utf-8")) == {"hooks": {
+        "Stop": [mine], "PreCompact": [mine, {"hooks": [{**ours, "timeout": 60}]}],
+        "SessionStart": [{"hooks": [{**ours, "timeout": 30}]}],
+        "UserPromptSubmit": [{"hooks": [{**ours, "timeout": 10}]}]}}
+    [backup] = list(hooks_json.parent.glob("hooks.json.total-recall-backup-*"))
+    assert f"hooks: merged into {hooks_json} (backup: {backup})" in result.output
+    again = install("codex", "--write")
+    assert "hooks: already registered" in again.output
+    assert list(hooks_json.parent.glob("hooks.json.total-recall-backup-*")) == [backup]
 
 
 def test_opencode_snippet_is_a_local_server_with_a_command_array(home: Path) -> None:
@@ -134,6 +166,9 @@ model = "o3"  # the model I like
 command = "other-server"
 args = ["--fast"]
 
+[features]
+web_search_request = true
+
 [profiles.work]
 model = "o4"
 """
@@ -161,14 +196,19 @@ def test_write_merges_codex_keeping_other_servers_comments_and_a_backup(home: Pa
     text = config.read_text(encoding="utf-8")
     # Every line of the user's file is kept, comments included, in order; ours joins the mcp_servers group.
     ours = f'[mcp_servers.total-recall]\ncommand = "{executable()}"\nargs = ["mcp"]\n\n'
-    assert text == CODEX_EXISTING.replace("[profiles.work]", ours + "[profiles.work]")
+    # Codex runs hooks.json only with its hooks feature on: turned on beside the owner's own features.
+    assert text == CODEX_EXISTING.replace("[features]", ours + "[features]").replace(
+        "web_search_request = true\n", "web_search_request = true\ncodex_hooks = true\n")
     data = tomllib.loads(text)
+    assert data["features"] == {"web_search_request": True, "codex_hooks": True}
     assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--fast"]}
     assert data["mcp_servers"]["total-recall"] == {"command": executable(), "args": ["mcp"]}
     assert data["profiles"] == {"work": {"model": "o4"}} and data["model"] == "o3"
     [backup] = list(config.parent.glob("config.toml.total-recall-backup-*"))
     assert backup.read_text(encoding="utf-8") == CODEX_EXISTING
-    assert set(files_under(tmp_path)) - set(before) == {str(backup.relative_to(tmp_path))}
+    hooks_json = config.parent / "hooks.json"  # the hooks, in a file of their own
+    added = {str(p.relative_to(tmp_path)) for p in (backup, hooks_json)}
+    assert set(files_under(tmp_path)) - set(before) == added
     assert f"merged into {config} (backup: {backup})" in result.output
 
 
@@ -306,7 +346,7 @@ def test_the_record_home_and_store_roots_of_the_install_go_with_the_server_and_t
     assert result.exit_code == 0, result.output
     again = install("claude-code", "--write")  # the carried hook is ours: replaced, not doubled
     settings = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())
-    assert again.exit_code == 0 and [len(settings["hooks"][e]) for e in HOOK_EVENTS] == [1, 1, 1]
+    assert again.exit_code == 0 and [len(settings["hooks"][e]) for e in HOOK_EVENTS] == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("given", ["--home", "TOTAL_RECALL_HOME"])
@@ -328,8 +368,11 @@ def test_the_home_an_install_runs_on_goes_absolute_into_every_client_s_registrat
     for event in HOOK_EVENTS:
         command = hooks["hooks"][event][-1]["hooks"][0]["command"]
         assert command.startswith(f"TOTAL_RECALL_HOME='{record}' ")
-    [codex] = snippets("codex")
+    codex, codex_hooks = snippets("codex")
     assert tomllib.loads(codex)["mcp_servers"]["total-recall"]["env"] == carried
+    for event in CODEX_HOOK_EVENTS:
+        command = json.loads(codex_hooks)["hooks"][event][-1]["hooks"][0]["command"]
+        assert command.startswith(f"TOTAL_RECALL_HOME='{record}' ") and command.endswith(" hook codex")
     [opencode] = snippets("opencode")
     assert json.loads(opencode)["mcp"]["total-recall"]["environment"] == carried
     [vibe] = snippets("vibe")

@@ -32,6 +32,7 @@ needs_vectors = pytest.mark.skipif(not vectors.available(), reason="the vectors 
 class Owner:
     home: Path
     env: dict[str, str]
+    transcript: Transcript | None = None
 
     def cli(self, *args: str, code: int = 0, stdin: str | None = None) -> Result:
         got = CliRunner().invoke(cli, ["--home", str(self.home), *args], env=self.env, input=stdin)
@@ -71,7 +72,7 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Owner]:
     env |= {"TOTAL_RECALL_CLAUDE_ROOT": str(root), "TOTAL_RECALL_HOME": str(tmp_path / "record")}
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    o = Owner(tmp_path / "record", env)
+    o = Owner(tmp_path / "record", env, t)
     o.cli("sync", "--harness", "claude-code")
     o.cli("assets", "--rebuild")
     yield o
@@ -104,6 +105,56 @@ def test_the_prompt_hook_survives_bad_input_and_hands_other_events_to_the_full_p
     assert "Traceback" not in started.stderr
     huge = owner.hook(prompt("x " * 600_000 + ASK))  # a 1.2 MB paste: cut, read, answered
     assert "Traceback" not in huge.stderr
+
+
+def test_the_prompt_hook_reads_a_cut_emoji_as_a_replacement_character_and_pushes(owner: Owner) -> None:
+    # Node's JSON.stringify writes a lone surrogate escape for half an emoji: valid JSON, refused by orjson.
+    stdin = json.dumps(prompt(ASK + " \ud83d"))
+    assert "\\ud83d" in stdin
+    done = owner.hook(stdin)
+    assert "portal-relay" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"], done.stderr
+
+
+NO_SESSION = object()  # stands for a payload without a session_id
+
+
+@pytest.mark.parametrize(("session_id", "named"), [
+    (NO_SESSION, "no 'session_id' string"), (123, "no 'session_id' string"),
+    (["x"], "no 'session_id' string"),
+    ("../../etc/passwd", "session_id '../../etc/passwd' is not a harness session id")])
+def test_the_prompt_hook_refuses_a_session_id_the_full_path_refuses_and_pushes_nothing(
+        owner: Owner, session_id: object, named: str) -> None:
+    payload: dict[str, object] = {**prompt(ASK), "session_id": session_id}
+    if session_id is NO_SESSION:
+        del payload["session_id"]
+    done = owner.hook(payload)
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("total-recall hook claude-code: ") and named in line and "nothing done" in line
+
+
+def test_the_prompt_hook_names_a_mistyped_cwd_as_ignored_and_pushes_for_no_project(owner: Owner) -> None:
+    done = owner.hook({**prompt(ASK), "cwd": {"a": 1}})
+    assert "portal-relay" in done.stdout
+    [line] = done.stderr.splitlines()
+    assert line.startswith("total-recall hook claude-code: UserPromptSubmit: cwd {'a': 1} ")
+    assert line.endswith("ignored (pushed for no project)")
+
+
+def test_a_mute_said_in_a_turn_counts_from_the_next_prompt_once_the_stop_hook_synced_it(owner: Owner) -> None:
+    assert owner.transcript is not None
+    assert "portal-relay" in owner.hook(prompt(ASK)).stdout
+    owner.transcript.owner("Please don't mention portal-relay.")
+    owner.transcript.agent("Understood, I won't.")
+    stop = {"hook_event_name": "Stop", "session_id": SESSION_ID, "cwd": "/work/shop",
+            "transcript_path": str(owner.transcript.path), "permission_mode": "default",
+            "stop_hook_active": False}
+    refused = owner.hook({**stop, "session_id": "../x"})  # bad input: nothing done
+    assert refused.stdout == "" and "session_id" in refused.stderr
+    assert "portal-relay" in owner.hook(prompt(ASK)).stdout
+    stopped = owner.hook(stop)
+    assert (stopped.stdout, stopped.stderr) == ("", "")
+    assert owner.hook(prompt(ASK)).stdout == ""
 
 
 def test_the_prompt_hook_imports_nothing_of_the_write_side_or_the_full_cli(owner: Owner) -> None:

@@ -5,8 +5,14 @@ Each client reads a different file in its own format (checked against each clien
 - Claude Code: user-scope MCP servers under `mcpServers` in `~/.claude.json`
   (`$CLAUDE_CONFIG_DIR/.claude.json`), the supported CLI route being `claude mcp add --scope user`;
   hooks under `hooks` in `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`): PreCompact,
-  SessionStart, UserPromptSubmit, each with a `timeout` in seconds.
-- Codex: the `[mcp_servers.<name>]` table in `$CODEX_HOME/config.toml` (`~/.codex/config.toml`).
+  SessionStart, UserPromptSubmit and Stop, each with a `timeout` in seconds, Stop with `"async": true`
+  (Claude Code runs it in the background: code.claude.com/docs/en/hooks, "Run hooks in the background").
+- Codex: the `[mcp_servers.<name>]` table in `$CODEX_HOME/config.toml` (`~/.codex/config.toml`); hooks in
+  `$CODEX_HOME/hooks.json`, which Codex reads next to its user config, in Claude Code's shape (event →
+  groups → `{"type": "command", "command", "timeout"}` in seconds; developers.openai.com/codex/hooks):
+  PreCompact, SessionStart, UserPromptSubmit. Not Stop: Codex documents no background mode, and a Stop
+  hook holds up the end of every turn. Codex runs a hook it does not manage only once the owner has
+  reviewed and trusted it.
 - OpenCode: `mcp.<name>` with `type: "local"` and a `command` array in
   `$XDG_CONFIG_HOME/opencode/opencode.json` (V2 also reads that shape; a file already in V2's
   `mcp.servers` shape gets the entry there).
@@ -45,11 +51,14 @@ from total_recall.errors import InstallError
 
 CLIENTS: tuple[str, ...] = ("claude-code", "codex", "opencode", "vibe")
 SERVER_KEY = "total-recall"
-CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPromptSubmit")
-# Seconds Claude Code lets each hook run before it cancels it (its `timeout` field; 600 when unset). A
+CLAUDE_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPromptSubmit", "Stop")
+CODEX_HOOK_EVENTS: tuple[str, ...] = ("PreCompact", "SessionStart", "UserPromptSubmit")
+# Seconds the harness lets each hook run before it cancels it (its `timeout` field; 600 when unset). A
 # hook waits at most 10 s for a busy record (keeping/hooks.py WAIT_BOUND); PreCompact also syncs and
-# builds a marker; UserPromptSubmit holds up every prompt, and does nothing yet.
-CLAUDE_HOOK_TIMEOUTS: dict[str, int] = {"PreCompact": 60, "SessionStart": 30, "UserPromptSubmit": 10}
+# builds a marker; UserPromptSubmit holds up every prompt; Stop syncs in the background.
+HOOK_TIMEOUTS: dict[str, int] = {"PreCompact": 60, "SessionStart": 30, "UserPromptSubmit": 10, "Stop": 60}
+# The hooks the harness runs in the background (`"async": true`): the owner never waits for them.
+CLAUDE_ASYNC_HOOKS: tuple[str, ...] = ("Stop",)
 # What decides which record and which stores the server and the hooks use: carried from the environment
 # `install` runs in (the record's home: the one the install runs on, `--home` included), so a client starts
 # them on the same record (never API keys: those stay in the env).
@@ -117,7 +126,8 @@ def registration(client: str, command: str, *, env: Mapping[str, str] | None = N
     if client == "codex":
         codex_home = Path(e["CODEX_HOME"].split(",")[0].strip()).expanduser() if e.get("CODEX_HOME") \
             else _home(e) / ".codex"
-        return [_codex(config or codex_home / "config.toml", command, server_env)]
+        return [_codex(config or codex_home / "config.toml", command, server_env),
+                _codex_hooks(codex_home / "hooks.json", command, carried(e))]
     if client == "opencode":
         return [_opencode(config or _opencode_file(e), command, server_env)]
     if client == "vibe":
@@ -288,30 +298,52 @@ def _claude_server(path: Path, command: str, server_env: dict[str, str]) -> Conf
 
 
 def _claude_hooks(path: Path, command: str, hook_env: Mapping[str, str]) -> ConfigChange:
+    def group(event: str) -> dict[str, Any]:
+        hook: dict[str, Any] = {"type": "command", "command": _hook_command(command, hook_env, "claude-code"),
+                                "timeout": HOOK_TIMEOUTS[event]}
+        if event in CLAUDE_ASYNC_HOOKS:
+            hook["async"] = True
+        # UserPromptSubmit and Stop take no matcher; an empty one matches every trigger of the other two.
+        matcher = {} if event in ("UserPromptSubmit", "Stop") else {"matcher": ""}
+        return {**matcher, "hooks": [hook]}
+
+    return _hooks_change(path, "claude-code", CLAUDE_HOOK_EVENTS, group)
+
+
+def _codex_hooks(path: Path, command: str, hook_env: Mapping[str, str]) -> ConfigChange:
+    def group(event: str) -> dict[str, Any]:
+        # No matcher: a group without one runs for every source and trigger.
+        return {"hooks": [{"type": "command", "command": _hook_command(command, hook_env, "codex"),
+                           "timeout": HOOK_TIMEOUTS[event]}]}
+
+    return _hooks_change(path, "codex", CODEX_HOOK_EVENTS, group)
+
+
+def _hook_command(command: str, hook_env: Mapping[str, str], harness: str) -> str:
     # A hook's config has no environment block: the variables go before the command, as the shell takes them.
     assignments = "".join(f"{k}={shlex.quote(v)} " for k, v in hook_env.items())
-    hook_command = f"{assignments}{shlex.quote(command)} hook claude-code"
+    return f"{assignments}{shlex.quote(command)} hook {harness}"
 
-    def group(event: str) -> dict[str, Any]:
-        hooks = {"hooks": [{"type": "command", "command": hook_command,
-                            "timeout": CLAUDE_HOOK_TIMEOUTS[event]}]}
-        # UserPromptSubmit takes no matcher; an empty one matches every trigger of the other two.
-        return hooks if event == "UserPromptSubmit" else {"matcher": "", **hooks}
+
+def _hooks_change(path: Path, harness: str, events: Sequence[str],
+                  group: Callable[[str], dict[str, Any]]) -> ConfigChange:
+    """The `hooks` object of a JSON settings file (Claude Code's settings.json, Codex's hooks.json, the
+    same shape): our group for each of `events`, after the owner's own groups, replacing ours."""
 
     def edit(data: dict[str, Any]) -> None:
         hooks = _object_at(path, data, "hooks")
-        for event in CLAUDE_HOOK_EVENTS:
+        for event in events:
             groups = hooks.setdefault(event, [])
             if not isinstance(groups, list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; nothing written")
-            kept = [g for g in groups if not _is_our_hook_group(g)]
+            kept = [g for g in groups if not _is_our_hook_group(g, harness)]
             hooks[event] = [*kept, group(event)]
 
-    snippet = _dump_json({"hooks": {e: [group(e)] for e in CLAUDE_HOOK_EVENTS}})
+    snippet = _dump_json({"hooks": {e: [group(e)] for e in events}})
     return ConfigChange(path, "json", "hooks", snippet, _json_merge(path, edit))
 
 
-def _is_our_hook_group(group: Any) -> bool:
+def _is_our_hook_group(group: Any, harness: str) -> bool:
     """A hook group this installer wrote before (perhaps from another install path): replaced, not doubled."""
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or len(group["hooks"]) != 1:
         return False
@@ -321,7 +353,7 @@ def _is_our_hook_group(group: Any) -> bool:
     words = shlex.split(cmd) if cmd.strip() else []
     while words and "=" in words[0] and words[0].split("=", 1)[0] in CARRIED_VARS:
         words = words[1:]  # the variables an install carried
-    return len(words) == 3 and Path(words[0]).name == "total-recall" and words[1:] == ["hook", "claude-code"]
+    return len(words) == 3 and Path(words[0]).name == "total-recall" and words[1:] == ["hook", harness]
 
 
 def _opencode_file(env: Mapping[str, str]) -> Path:
@@ -374,6 +406,10 @@ def _server_table(command: str, server_env: dict[str, str], *first: tuple[str, s
     return t
 
 
+# Codex runs the hooks of hooks.json only with this feature on (developers.openai.com/codex/hooks).
+CODEX_HOOKS_FEATURE = "codex_hooks"
+
+
 def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
     def table() -> Table:
         return _server_table(command, server_env)
@@ -386,15 +422,25 @@ def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange
             doc.add("mcp_servers", servers)
         if not isinstance(servers, Table):
             raise InstallError(f"{path}: mcp_servers is not a table; nothing written")
-        if current is not None and _same(servers.get(SERVER_KEY), table()):
+        features = doc.get("features")
+        if features is None:
+            features = tomlkit.table()
+            doc.add("features", features)
+        if not isinstance(features, Table):
+            raise InstallError(f"{path}: features is not a table; nothing written")
+        if current is not None and _same(servers.get(SERVER_KEY), table()) \
+                and features.get(CODEX_HOOKS_FEATURE) is True:
             return current
         servers[SERVER_KEY] = table()  # in place when it is there already
+        features[CODEX_HOOKS_FEATURE] = True  # the owner's other features stay as they are
         return _toml_text(doc)
 
     snippet = tomlkit.document()
     snippet.add("mcp_servers", tomlkit.table(is_super_table=True))
     snippet["mcp_servers"].add(SERVER_KEY, table())
-    return ConfigChange(path, "toml", "MCP server", tomlkit.dumps(snippet), merge)
+    snippet.add("features", tomlkit.table())
+    snippet["features"].add(CODEX_HOOKS_FEATURE, True)
+    return ConfigChange(path, "toml", "MCP server and the hooks feature", tomlkit.dumps(snippet), merge)
 
 
 def _vibe(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:

@@ -15,8 +15,10 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
   hook's `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note).
   Nothing on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose
   stdout looks like JSON but is not its schema. A receipt is permanent, so a payload with a malformed
-  field is refused before the record is opened (`check_payload`), and a session that neither the record
-  (after the sync) nor an existing transcript file shows gets no receipt.
+  field is refused before the record is opened (`keeping/hook_input.py`, `check_payload`), a session
+  that neither the record (after the sync) nor a plausible transcript shows (`transcript_of`: a `.jsonl`
+  file under one of the harness's store roots) gets no receipt, and control characters never reach a
+  note (`printable`).
 - **SessionStart** — sync the harness's store when the record already holds its sessions (a first sync
   of a whole store is `total-recall sync`'s), recover the previous session of the same project (`cwd`)
   active within `RECOVERY_HOURS` when the observer has not read it to its end, then hand back as context
@@ -28,6 +30,11 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
 - **UserPromptSubmit** — the per-turn push (`keeping/prompt.py`): up to five pointers to what the owner
   already owns, as additional context beside the prompt; nothing at all (an empty stdout, which both
   harnesses take as "no decision, no context") when nothing clears the bar or the push is off.
+- **Stop** — the end of a turn (input `session_id`, `transcript_path`, `cwd`, `stop_hook_active`): sync
+  the harness's store incrementally, bounded as PreCompact's sync is (a busy record skips it; no meaning
+  vectors), so that what the owner said this turn ("please don't mention X") counts from the next prompt
+  on; no marker, no receipt, nothing on stdout (a Stop hook's JSON could make the agent go on). Claude
+  Code runs it in the background (`"async": true` in its registration): the owner never waits for it.
 
 A hook never waits long for the record: at most `WAIT_BOUND` seconds in all (`OPEN_WAIT` to open it,
 `SYNC_WAIT` for another sync and again for the write lock before its own sync, the rest for the write
@@ -53,16 +60,17 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from total_recall.errors import HookInputError, LLMError, RecordBusy, TotalRecallError
+from total_recall.config import resolve_roots
+from total_recall.errors import ConfigError, HookInputError, LLMError, RecordBusy, TotalRecallError
 from total_recall.keeping.controllers import CompactionEvent, HarnessController
+from total_recall.keeping.hook_input import check_payload, optional_text
+from total_recall.keeping.hook_input import parse_payload as parse_payload
 from total_recall.keeping.marker import markers_for
 from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.keeping.window import in_force
@@ -79,7 +87,6 @@ from total_recall.syncing import sync
 
 # Claude Code caps a hook's additionalContext at 10,000 characters; stay under it with the header.
 CONTEXT_CAP = 9000
-TRIGGERS = ("manual", "auto")
 CONTEXT_SOURCES = ("compact", "resume")
 # Seconds a hook may wait for the record in all; the harness is waiting (the 104.6 s wait of issue 15).
 WAIT_BOUND = 10.0
@@ -89,13 +96,10 @@ OBSERVATIONS_CAP = 1_500
 RECOVERY_HOURS = 4.0  # the seed's lookback: a previous session active longer ago is not recovered
 OBSERVE_MOST = 2_000  # entries a hook observes at most (~2 s mechanically); more is `total-recall observe`'s
 MODEL_LEAST = 1.0  # seconds a model call needs at least: with less left the hook does not call it
-# What a payload may hold before the hook reads it: a receipt is permanent (the record is append-only), so
-# nothing of any size, or of characters no harness sends, gets that far.
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")  # UUIDs (both harnesses), `agent-…` ids
-EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,99}")
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-PATH_CHARS = 4_096
 CUSTOM_CHARS = 2_000  # a manual /compact's instructions kept in the receipt; longer ones are cut
+# What no receipt note keeps: the C0 controls but newline and tab, DEL, the C1 controls (see `printable`).
+UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+TRANSCRIPT_SUFFIX = ".jsonl"  # what both harnesses write a live session to
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,92 +110,6 @@ class HookReply:
     context: str | None = None
     log: tuple[str, ...] = ()
     receipt_id: int | None = None
-
-
-def parse_payload(text: str) -> dict[str, Any]:
-    """The hook JSON read from stdin, its fields checked (`check_payload`) before the record is opened.
-
-    Raises:
-        HookInputError: it is not a JSON object, or a field the hook acts on is malformed.
-    """
-    if not text.strip():
-        raise HookInputError("stdin is empty: expected the hook's JSON object")
-    try:
-        payload = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise HookInputError(f"stdin is not JSON ({exc}): expected the hook's JSON object") from exc
-    if not isinstance(payload, dict):
-        raise HookInputError(f"stdin holds a JSON {type(payload).__name__}, not the hook's JSON object")
-    check_payload(payload)
-    return payload
-
-
-def check_payload(payload: Mapping[str, Any]) -> None:
-    """Refuse a payload the hook cannot rightly act on: a session id or event name no harness sends, a
-    UserPromptSubmit without a `prompt` string, and for PreCompact (whose receipt is permanent) a mistyped
-    `transcript_path`, `trigger` or `custom_instructions`. Other events' optional fields are checked where
-    they are read: a mistyped one is ignored and named (`_optional`).
-
-    Raises:
-        HookInputError: naming the field; nothing has been done.
-    """
-    for key in ("hook_event_name", "session_id"):
-        if not isinstance(payload.get(key), str) or not payload[key]:
-            raise HookInputError(f"the hook JSON has no {key!r} string: nothing done")
-    event, native = payload["hook_event_name"], payload["session_id"]
-    if not EVENT_NAME.fullmatch(event):
-        raise HookInputError(f"the hook JSON's hook_event_name {echoed(event)} is not an event name: "
-                             "nothing done")
-    if not SESSION_ID.fullmatch(native):
-        raise HookInputError(f"the hook JSON's session_id {echoed(native)} is not a harness session id (1 to "
-                             "200 letters, digits, '.', '_', ':' or '-'): nothing done")
-    if event == "UserPromptSubmit" and not isinstance(payload.get("prompt"), str):
-        # Nothing to push without it: refused here, before the record is opened (or made).
-        raise HookInputError(f"UserPromptSubmit's prompt {echoed(payload.get('prompt'))} is not text: "
-                             "ignored, nothing pushed")
-    if event != "PreCompact":
-        return
-    transcript = payload.get("transcript_path")
-    if transcript is not None and _path_text(transcript) is None:
-        raise HookInputError(f"PreCompact's transcript_path {echoed(transcript)} is not a file path: "
-                             "nothing done")
-    if transcript is not None and _is(transcript, Path.is_dir):
-        raise HookInputError(f"PreCompact's transcript_path {echoed(transcript)} names a folder, not a "
-                             "transcript file: nothing done")
-    if payload.get("trigger") not in TRIGGERS:
-        raise HookInputError(f"PreCompact's trigger {echoed(payload.get('trigger'))} is not 'manual' or "
-                             "'auto': nothing done")
-    custom = payload.get("custom_instructions")
-    if custom is not None and not isinstance(custom, str):
-        raise HookInputError(f"PreCompact's custom_instructions {echoed(custom)} is not text: nothing done")
-
-
-def _path_text(value: object) -> str | None:
-    """`value` when it reads as a path a harness sends (bounded text, no control characters), else None."""
-    if not isinstance(value, str) or not value or len(value) > PATH_CHARS or CONTROL.search(value):
-        return None
-    return value
-
-
-def _is(path: str, test: Callable[[Path], bool]) -> bool:
-    """`test` (Path.is_file, Path.is_dir) of `path`, `~` expanded; False for a path that cannot be read."""
-    try:
-        return bool(test(Path(path).expanduser()))
-    except (OSError, RuntimeError, ValueError):  # `~nouser`, a name too long: it names nothing here
-        return False
-
-
-def _optional(payload: Mapping[str, Any], key: str, log: list[str], effect: str) -> str | None:
-    """An optional text field of a payload: None when absent; a mistyped one is ignored and named in
-    `log` (the hook goes on without it, as the contract allows)."""
-    value = payload.get(key)
-    if value is None:
-        return None
-    if _path_text(value) is None:
-        log.append(f"{payload['hook_event_name']}: {key} {echoed(value)} is not a non-empty string of at "
-                   f"most {PATH_CHARS:,} characters: ignored ({effect})")
-        return None
-    return str(value)
 
 
 def handle(record: Record, controller: HarnessController, payload: Mapping[str, Any],
@@ -209,6 +127,8 @@ def handle(record: Record, controller: HarnessController, payload: Mapping[str, 
         return session_start(record, controller, payload, env)
     if event == "UserPromptSubmit":
         return user_prompt(record, controller, payload)
+    if event == "Stop":
+        return stop(record, controller, env)
     return HookReply(log=(f"{event}: not a hook Total Recall handles; nothing done",))
 
 
@@ -217,7 +137,7 @@ def user_prompt(record: Record, controller: HarnessController, payload: Mapping[
     from total_recall.keeping.prompt import context
 
     log: list[str] = []
-    cwd = _optional(payload, "cwd", log, "pushed for no project")
+    cwd = optional_text(payload, "cwd", log, "pushed for no project")
     return HookReply(context=context(record, controller.name, {**payload, "cwd": cwd}), log=tuple(log))
 
 
@@ -234,10 +154,11 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
     native = str(payload["session_id"])
     transcript = payload.get("transcript_path")
     session = session_for(record, controller.name, native, transcript)
-    if session is None and not (isinstance(transcript, str) and _is(transcript, Path.is_file)):
+    if session is None and not transcript_of(controller.name, transcript, env):
         # Nothing shows this compaction is real: a receipt for it would stay in the record for ever.
         log.append(f"{controller.name} session {native} is not in the record and its transcript_path "
-                   f"{echoed(transcript)} names no file: no marker or receipt written")
+                   f"{echoed(transcript)} names no {TRANSCRIPT_SUFFIX} file in the {controller.name} store: "
+                   "no marker or receipt written")
         return HookReply(None, tuple(log), None)
     if session is not None:  # the pre-compaction flush: what leaves the window is observed first
         log.extend(observe_within(record, session, deadline, env, "pre-compaction flush"))
@@ -249,7 +170,7 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
     if session is None:  # a brand-new session the sync did not read (skipped, or its file is elsewhere)
         notes.append(f"{controller.name} session {native} is not in the record yet (transcript {transcript})")
         log.append(notes[-1])
-    note = "; ".join(notes) or None
+    note = printable("; ".join(notes)) or None
     # The marker and the receipt are two transactions: each may wait half of what is left.
     left = max(deadline - time.monotonic(), 0.0)
     try:
@@ -263,6 +184,41 @@ def pre_compact(record: Record, controller: HarnessController, payload: Mapping[
                    f"written after waiting {WAIT_BOUND:g} s at most; the harness compacts without one")
         return HookReply(None, tuple(log), None)
     return HookReply(None, tuple(log), receipt.id)
+
+
+def transcript_of(harness: str, transcript: object, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `transcript` could be a live transcript of `harness`: a `.jsonl` file under one of the
+    store roots its reader reads (`resolve_roots`: the override variables included), symlinks and `..`
+    resolved first, so that a path to any file on the machine cannot earn a permanent receipt."""
+    if not isinstance(transcript, str) or not transcript.endswith(TRANSCRIPT_SUFFIX):
+        return False
+    try:
+        path = Path(transcript).expanduser().resolve()
+        roots = [root.path.resolve() for root in resolve_roots(harness, os.environ if env is None else env)]
+        return path.is_file() and any(path.is_relative_to(root) for root in roots)
+    except (ConfigError, OSError, RuntimeError, ValueError):  # no store here, `~nouser`, a name too long
+        return False
+
+
+def printable(text: str) -> str:
+    """`text` without control characters but newline and tab. A receipt's note is permanent and
+    `total-recall receipts` prints it to a terminal: a NUL or an escape sequence in a harness's field
+    (custom instructions are the owner's free text) would be stored for ever and replayed on every listing."""
+    return UNPRINTABLE.sub("", text)
+
+
+def stop(record: Record, controller: HarnessController, env: Mapping[str, str] | None = None) -> HookReply:
+    """The end of a turn: sync the harness's store (incremental, bounded as PreCompact's sync is: a busy
+    record skips it, and no meaning vectors are embedded), so what the owner said this turn — a "don't
+    mention X" above all — counts from the next prompt on. No marker, no receipt, nothing on stdout. A
+    record that holds none of the harness's sessions is left to `total-recall sync`'s first sync."""
+    log: list[str] = []
+    if not record.sessions([controller.name]):
+        return HookReply(log=(f"Stop: the record holds no {controller.name} session yet: nothing synced "
+                              "(`total-recall sync` reads the store first)",))
+    if (skipped := _sync(record, controller.name, env, log)) is not None:
+        log.append(f"Stop: {skipped}; the next hook or sync catches up")
+    return HookReply(log=tuple(log))
 
 
 def _sync(record: Record, harness: str, env: Mapping[str, str] | None, log: list[str]) -> str | None:
@@ -299,11 +255,11 @@ def session_start(record: Record, controller: HarnessController, payload: Mappin
     deadline = time.monotonic() + WAIT_BOUND - OPEN_WAIT  # the open came first
     native = str(payload["session_id"])
     log: list[str] = []
-    cwd = _optional(payload, "cwd", log, "no previous session recovered; observations of every project")
+    cwd = optional_text(payload, "cwd", log, "no previous session recovered; observations of every project")
     source = payload.get("source")
     if source is not None and not isinstance(source, str):
         log.append(f"SessionStart: source {echoed(source)} is not text: ignored (no markers handed back)")
-    transcript = _optional(payload, "transcript_path", log, "the session is found by its id only")
+    transcript = optional_text(payload, "transcript_path", log, "the session is found by its id only")
     try:
         _recover(record, controller.name, native, cwd, deadline, env, log)
     except (TotalRecallError, sqlite3.Error, OSError) as exc:  # the markers are handed back all the same

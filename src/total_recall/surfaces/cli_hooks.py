@@ -19,7 +19,8 @@ import orjson
 from total_recall.errors import HookInputError
 from total_recall.keeping.claude_code import claude_code_hook
 from total_recall.keeping.codex import codex_hook
-from total_recall.keeping.hooks import HookReply, parse_payload
+from total_recall.keeping.hook_input import parse_payload
+from total_recall.keeping.hooks import HookReply
 from total_recall.keeping.prompt import OPEN_WAIT
 from total_recall.record.database import Record
 from total_recall.surfaces.cli import Settings, cli
@@ -35,14 +36,16 @@ def hook() -> None:
 @hook.command("claude-code")
 @click.pass_obj
 def hook_claude_code(settings: Settings) -> None:
-    """Claude Code's PreCompact (marker + receipt), SessionStart (markers back) and UserPromptSubmit."""
+    """Claude Code's PreCompact (marker + receipt), SessionStart (markers back), UserPromptSubmit (the
+    push) and Stop (a sync in the background)."""
     _answer(settings, "claude-code", claude_code_hook)
 
 
 @hook.command("codex")
 @click.pass_obj
 def hook_codex(settings: Settings) -> None:
-    """Codex's PreCompact (marker + receipt), SessionStart (markers back) and UserPromptSubmit."""
+    """Codex's PreCompact (marker + receipt), SessionStart (markers back), UserPromptSubmit (the push)
+    and Stop (a sync)."""
     _answer(settings, "codex", codex_hook)
 
 

@@ -1,12 +1,13 @@
 """`total-recall`'s entry point: the per-prompt hook on a short path, every other command through the CLI.
 
 UserPromptSubmit runs before every prompt the owner sends, so `total-recall [--home H] hook claude-code`
-answers it importing only what the push needs (the record, the asset index, `keeping/prompt.py`) — not
-click, pydantic, the table of operations or the MCP SDK, which cost more than the push itself. It asks a
-running MCP server first (its push socket, `assets/channel.py`: by meaning, within ~80 ms) and pushes by
-words itself when none answers. Any other
-hook event, and anything unusual about the call, goes the full way (`surfaces/cli.py`), with the stdin
-already read handed over. Like every hook, it always exits 0 and says what went wrong on stderr.
+answers it importing only what the push needs (the record, the asset index, `keeping/prompt.py`, and
+`keeping/hook_input.py`, which reads and checks the payload as the full path does) — not click, pydantic,
+the table of operations or the MCP SDK, which cost more than the push itself. It asks a running MCP
+server first (its push socket, `assets/channel.py`: by meaning, within ~80 ms) and pushes by words itself
+when none answers. Any other hook event, and stdin that is not a JSON object, goes the full way
+(`surfaces/cli.py`), with the stdin already read handed over. Like every hook, it always exits 0 and says
+what went wrong on stderr.
 """
 
 from __future__ import annotations
@@ -33,18 +34,29 @@ def main() -> None:
 
 def _prompt_hook(harness: str, text: str, home: str | None) -> bool:
     """Answer a UserPromptSubmit on the short path; False when the payload is another event (or not a
-    JSON object), for the full path to answer."""
+    JSON object), for the full path to answer. Its fields are checked as on the full path
+    (`keeping/hook_input.py`, which imports nothing the short path has not loaded already)."""
     import orjson
 
+    from total_recall.errors import HookInputError
+    from total_recall.keeping.hook_input import check_payload, optional_text, read_json
+
     try:
-        payload = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False
+        payload = read_json(text)
+    except HookInputError:
+        return False  # the full path names it
     if not isinstance(payload, dict) or payload.get("hook_event_name") != "UserPromptSubmit":
         return False
-    if not isinstance(payload.get("prompt"), str):
-        return False  # the full path names the mistyped field, and opens no record for it
     prefix = f"total-recall hook {harness}"
+    log: list[str] = []
+    try:
+        check_payload(payload)
+    except HookInputError as exc:  # nothing pushed, and no record opened (or made) for it
+        print(f"{prefix}: {exc}", file=sys.stderr)
+        return True
+    payload = {**payload, "cwd": optional_text(payload, "cwd", log, "pushed for no project")}
+    for line in log:
+        print(f"{prefix}: {line}", file=sys.stderr)
     try:
         from total_recall.config import RECORD_FILE, chosen_home, home_at
         from total_recall.keeping.prompt import OPEN_WAIT, context, served
