@@ -134,6 +134,6 @@ def test_a_session_synced_in_parts_still_lends_its_neighbour_s_words(tmp_path: P
     assert q_session == a_session and answer - question > 1  # the other session sits between them
     fts = search_module.words_query("staging proxy")
     assert fts is not None
-    bonus = search_module._text_features(record, fts, [answer])[answer]
+    bonus = search_module._text_features(record, fts, [answer], "staging proxy")[answer]
     weight = search_module.WEIGHTS[("agent", "message")] / search_module.WEIGHTS[("owner", "message")]
     assert bonus == pytest.approx(weight * search_module.COVERAGE_WEIGHT)  # both words, from the question

@@ -223,7 +223,7 @@ def test_rerank_bonuses_count_neighbours_favour_substance_and_scale_by_author(tm
     ids = [r[0] for r in record.execute("SELECT id FROM entries ORDER BY seq")]
     fts = module.words_query("staging proxy port listen")
     assert fts is not None
-    bonus = module._text_features(record, fts, ids)
+    bonus = module._text_features(record, fts, ids, "staging proxy port listen")
     question, answer, short, unrelated = (bonus[i] for i in ids)
     assert answer > unrelated  # the question beside it holds every word asked
     assert answer > question  # same coverage, but the question asks rather than answers
@@ -325,3 +325,18 @@ def test_an_exact_prefix_lookup_is_answered_from_the_key_index_alone(record: Rec
         "ORDER BY entry DESC LIMIT ?", ("TypeError%", 200)))
     assert "COVERING INDEX strings_key" in plan, plan
     assert search_module._exact(record, ["/etc/ssl/private"], None) != []
+
+
+def test_the_entries_holding_an_error_fragment_as_typed_come_before_those_sharing_one_word(
+        tmp_path: Path) -> None:
+    from tests.conftest import SESSIONS
+
+    s = Record(tmp_path / "record.sqlite3")
+    root = tmp_path / "claude"
+    root.mkdir()
+    name = "real_v1.0.51_summaries_326189cf.jsonl"  # its type checker failed twice on "is not callable"
+    (root / name).write_bytes((SESSIONS / "claude_code" / name).read_bytes())
+    assert sync(s, ["claude-code"], roots={"claude-code": root}).errors == []
+    hits = search(s, "is not callable", limit=10, meaning=False)
+    holding = [n for n, t in enumerate(texts(s, hits)) if "is not callable" in t]
+    assert len(holding) >= 2 and holding[1] <= 2, holding  # two of them in the first three

@@ -66,6 +66,10 @@ LENGTH_WEIGHT = 0.3
 LENGTH_CAP = 500
 # An entry that asks a question is less often the one holding the answer.
 ASKING_WEIGHT = -0.2
+# An entry holding the query's words as typed, in order (an error line's fragment, "is not callable"):
+# stemming and stop words make every entry with "callable" match as well, yet the line was the one meant.
+# As much as holding every word, so the phrase wins between entries that cover the query alike.
+PHRASE_WEIGHT = COVERAGE_WEIGHT
 # How much of each candidate and its neighbours is read to find the query's words (bounds the cost: about
 # 1 ms per 100 KB read).
 CONTEXT_CHARS = 1_500
@@ -282,7 +286,7 @@ def _rerank(
     top = fused[head[0]]
     score = {entry_id: fused[entry_id] / top for entry_id in ranked}
     if fts:
-        for entry_id, bonus in _text_features(record, fts, head).items():
+        for entry_id, bonus in _text_features(record, fts, head, query).items():
             score[entry_id] += bonus
     if meaning:
         close = similarity(record, query, head)
@@ -295,8 +299,9 @@ def _rerank(
     return sorted(head, key=lambda i: (-score[i], i)) + ranked[RERANK_DEPTH:]
 
 
-def _text_features(record: Record, fts: str, head: list[int]) -> dict[int, float]:
-    """Coverage, length and asking bonuses of each head entry, scaled by its author and kind weight.
+def _text_features(record: Record, fts: str, head: list[int], query: str) -> dict[int, float]:
+    """Coverage, phrase, length and asking bonuses of each head entry, scaled by its author and kind
+    weight.
 
     An entry's neighbours are almost always the entries numbered beside it (a sync appends a session's
     entries in order), so one read of each head entry's id range finds them on the same page; those
@@ -317,6 +322,8 @@ def _text_features(record: Record, fts: str, head: list[int]) -> dict[int, float
     for key, text in texts.items():
         lower = text.lower()
         stems[key] = {w for w in wanted if w in lower and _as_word(w).search(lower) is not None}
+    phrase = " ".join(query.lower().split())
+    phrase = phrase if " " in phrase else ""  # one word: coverage says it all
     lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
     mean_length = sum(lengths.values()) / max(len(lengths), 1)
     bonus: dict[int, float] = {}
@@ -328,8 +335,9 @@ def _text_features(record: Record, fts: str, head: list[int]) -> dict[int, float
         # Scaled like the word score, so a tool output repeating the owner's words stays below them.
         weight = WEIGHTS.get((author, kind), 0.7) / WEIGHTS[("owner", "message")]
         length = lengths[entry_id] - mean_length
-        bonus[entry_id] = weight * (COVERAGE_WEIGHT * coverage + LENGTH_WEIGHT * length
-                                    + ASKING_WEIGHT * ("?" in text))
+        typed = bool(phrase) and phrase in " ".join(text.lower().split())
+        bonus[entry_id] = weight * (COVERAGE_WEIGHT * coverage + PHRASE_WEIGHT * typed
+                                    + LENGTH_WEIGHT * length + ASKING_WEIGHT * ("?" in text))
     return bonus
 
 
