@@ -354,7 +354,7 @@ def test_a_replayed_assistant_block_gets_the_same_key_so_the_record_merges_it(tm
 def test_user_wrappers_decide_between_owner_and_harness(tmp_path: Path) -> None:
     texts = {
         "<local-command-stdout>ok</local-command-stdout>": "harness",
-        "<bash-stdout>x</bash-stdout><bash-stderr></bash-stderr>": "harness",
+        "<bash-stdout>x</bash-stdout><bash-stderr></bash-stderr>": "tool",  # what his `!` command printed
         "[Request interrupted by user]": "harness",
         "<command-name>/clear</command-name>\n<command-args></command-args>": "owner",
         "<bash-input>ls</bash-input>": "owner",
@@ -377,7 +377,6 @@ def test_tool_result_lists_join_text_and_describe_images(tmp_path: Path) -> None
     block = {
         "type": "tool_result",
         "tool_use_id": "t1",
-        "is_error": True,
         "content": [
             {"type": "text", "text": "line one"},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "aGVsbG8="}},
@@ -591,3 +590,29 @@ def test_a_subagent_sidecar_written_with_a_utf8_bom_still_names_the_child(tmp_pa
     (agent.parent / "agent-x.meta.json").write_bytes(b'\xef\xbb\xbf{"agentType":"x","description":"wf step"}')
     result = read(agent)
     assert result.warnings == [] and only_session(result).title == "wf step"
+
+
+def test_a_result_claude_code_flagged_is_error_opens_with_an_error_line_unless_it_says_so_already() -> None:
+    by_line = {e.line: e for e in read(SUMMARIES).entries if e.kind == "tool_result"}
+    for line in (35, 42):  # `uv run ty check` failing: is_error, its text opening with a warning
+        block = json.loads(SUMMARIES.read_text().splitlines()[line - 1])["message"]["content"][0]
+        content = block["content"]
+        assert block["is_error"] is True
+        assert by_line[line].text == "Error\n" + content
+        assert "error[call-non-callable]: Object of type" in content and content.startswith("WARN ty")
+    flagged = [e for e in read(EDGE).entries if e.kind == "tool_result" and e.text.startswith("Error")]
+    assert [e.text for e in flagged] == ["Error: Tool execution failed with error: Command not found"]
+    refused = [e for e in read(KITCHEN).entries if e.text.startswith("The user doesn't want to proceed")]
+    assert refused and all(e.kind == "tool_result" for e in refused)
+
+
+def test_what_a_command_the_owner_ran_in_bash_mode_printed_is_its_tool_result() -> None:
+    by_line = {e.line: e for e in read(SUMMARIES).entries}
+    command = by_line[6]
+    assert (command.author, command.text) == ("owner", "<bash-input>uv run ty check</bash-input>")
+    output = by_line[7]
+    assert (output.author, output.kind, output.tool) == ("tool", "tool_result", "bash")
+    assert output.text.startswith("<bash-stdout>warning[possibly-unbound-attribute]")
+    assert output.text.endswith("<bash-stderr>WARN ty is pre-release software and not ready for production "
+                                "use. Expect to encounter bugs, missing features, and fatal errors.\n"
+                                "</bash-stderr>")

@@ -68,12 +68,20 @@ def user_text(body: dict[str, Any]) -> str:
 
 
 def expected_owner_texts(path: Path) -> list[str]:
-    """Typed user messages: response-item user messages that are not context, plus user_message events
+    """Typed user messages: response-item user messages that are not context (in a rollout that logs the
+    owner's messages as user_message events, only those such an event copies), plus user_message events
     that have no response-item twin (same text anywhere in the file, or written on the line next to it)."""
     rows = [items_of(o) for o in lines_of(path)]
     user_lines = {i: user_text(b) for i, (k, b) in enumerate(rows)
                   if k == "response" and b.get("type") == "message" and b.get("role") == "user"}
-    owner = {i: t for i, t in user_lines.items() if not t.strip().startswith(CONTEXT_STARTS)}
+    events = {i: b["message"] for i, (k, b) in enumerate(rows) if k == "event:user_message"}
+    copied: set[int] = set()  # each event copies one message: the same text, else the one next to it
+    for at, said in events.items():
+        free = [i for i in user_lines if i not in copied]
+        copies = [i for i in free if user_lines[i] == said] or [i for i in (at - 1, at + 1) if i in free]
+        copied.update(copies[:1])
+    owner = {i: t for i, t in user_lines.items()
+             if not t.strip().startswith(CONTEXT_STARTS) and (not events or i in copied)}
     for i, (kind, body) in enumerate(rows):
         if kind == "event:user_message":
             twin = body["message"] in user_lines.values() or {i - 1, i + 1} & set(user_lines)
@@ -177,7 +185,9 @@ def test_event_copies_of_messages_and_reasoning_become_meta_beside_their_respons
     copies = [e for e in r.entries if e.kind == "meta" and rows[e.line - 1][0] in copy_kinds]  # type: ignore[operator]
     assert len(copies) == events == 13
     assert all(e.text == rows[e.line - 1][1].get("message", rows[e.line - 1][1].get("text")) for e in copies)  # type: ignore[operator]
-    assert len(kinds(r, "harness", "message")) == 4  # developer-role messages
+    # The developer-role messages, and the two user-role ones no user_message event copies (injected).
+    developer = sum(1 for k, b in rows if k == "response" and b.get("role") == "developer")
+    assert len(kinds(r, "harness", "message")) == developer + 2 == 6
 
 
 def test_the_interrupted_session_ends_with_a_tool_call_that_has_no_result() -> None:
@@ -568,3 +578,20 @@ def test_lines_appended_after_a_last_line_that_had_no_newline_keep_the_numbers_a
         seen = [(e.key, e.line) for e in first.entries + later.entries]
         assert seen == [(e.key, e.line) for e in fresh.entries]
         assert later.cursor == fresh.cursor
+
+
+@pytest.mark.parametrize(("path", "injected"), [(TRUNCATED, [4, 5, 11]), (REAL, [4, 5])],
+                         ids=["13-19-38", "20-34-25"])
+def test_a_user_message_no_user_message_event_copies_is_context_the_harness_injected(
+        path: Path, injected: list[int]) -> None:
+    """Redaction leaves no words to know injected context by; these rollouts log what the owner typed as
+    `user_message` events (line 10, copying line 9), so the user-role items beside no event are not his."""
+    rows = [items_of(o) for o in lines_of(path)]
+    users = [n for n, (k, b) in enumerate(rows, 1) if k == "response" and b.get("role") == "user"]
+    assert [n for n, (k, _) in enumerate(rows, 1) if k == "event:user_message"] == [10]
+    assert users == sorted([*injected, 9])
+    r = read(path)
+    by_line = {e.line: e for e in r.entries}
+    assert [(n, by_line[n].author, by_line[n].kind) for n in users] == [
+        (n, "harness" if n in injected else "owner", "message") for n in users]
+    assert r.sessions[by_line[9].session].title == user_text(rows[8][1])

@@ -19,6 +19,7 @@ from total_recall.readers import Cursor, Source, openclaw
 from total_recall.readers.base import read_check
 from total_recall.readers.openclaw import OpenClawReader
 from total_recall.record.database import Record
+from total_recall.record.spans import owner_spans
 from total_recall.record.sync import sync
 
 OPENCLAW = SESSIONS / "openclaw"
@@ -331,7 +332,7 @@ def test_pi_v1_files_read_in_order_with_line_keys_and_branched_from_as_a_fork(tm
     assert [(e.key, e.author, e.kind, e.text) for e in got.entries] == [
         ("L2", "owner", "message", "Hello"),
         ("L3", "agent", "message", "Hi!"),
-        ("L4", "owner", "tool_call", "ls -la"),
+        ("L4", "owner", "tool_call", "!ls -la"),
         ("L4:1", "tool", "tool_result", "total 48\n"),
         ("L5", "owner", "message", "see\n[image: image/png, 5 bytes]"),
         ("L6", "harness", "meta", "model_change: openai/gpt-4o"),
@@ -589,3 +590,21 @@ def test_an_unreadable_folder_is_named_by_the_sync_and_the_sessions_elsewhere_ar
         assert [s.native_id for s in record.sessions()] == ["main"]
     assert report.errors == [f"{tmp_path}: cannot list: folder {locked} is unreadable (Permission denied); "
                              "the sessions in it are not read"]
+
+
+def test_a_command_the_owner_ran_with_a_bang_is_his_command_as_he_typed_it() -> None:
+    ran = [o["message"] for o in lines_of(PI_REAL) if o.get("message", {}).get("role") == "bashExecution"]
+    calls = [e for e in read_all(OpenClawReader(), source(PI_REAL)).entries if e.kind == "tool_call"
+             and e.author == "owner"]
+    assert [m["command"] for m in ran] == ["ls", "find ."]
+    assert [e.text for e in calls] == ["!ls", "!find ."]
+    assert [[(s.tag, s.text_of(e.text)) for s in owner_spans(e.text)] for e in calls] == [
+        [("command", "ls")], [("command", "find .")]]
+
+
+def test_a_session_of_messages_from_a_channel_is_titled_by_the_owner_s_words_not_the_envelope() -> None:
+    got = read_all(OpenClawReader(), source(EXCERPT))
+    (draft,) = got.sessions.values()
+    first = next(e for e in got.entries if e.author == "owner")
+    assert first.text.startswith("Sender (untrusted metadata):\n```json\n")
+    assert draft.title == "はくあ" and first.text.endswith("[Sun 2026-03-08 22:03 GMT+9] はくあ")

@@ -15,12 +15,20 @@ from total_recall.indexes.strings import TOOL_HEAD, TOOL_TAIL
 _FAILED_EXIT = re.compile(r"^(?:exit code|process exited with code|exit status)[: ]*([1-9]\d*)", re.I | re.M)
 _JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
 _REJECTED = "The user doesn't want to proceed with this tool use"
+# Claude Code's record of what a command the owner ran in bash mode printed.
+_BASH_MODE = ("<bash-stdout>", "<bash-stderr>")
+_ERROR_LINE = re.compile(
+    r"^(?:[ \t]*</?bash-std(?:out|err)>)*[ \t]*"
+    r"(?:(?i:error|fatal)(?![A-Za-z0-9])|[A-Za-z_][\w.]*(?:Error|Exception):)", re.M)
 
 
 def failed(tool_output: str) -> bool:
-    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first.
-    Of a long output only the head and tail count (TOOL_HEAD, TOOL_TAIL), as everywhere else: the sync's
-    digest and the marker builder, which holds only those, must agree."""
+    """Whether a tool result says its call failed: a non-zero exit, a traceback, a refusal, an error first
+    (a harness's own flag too: a reader opens a result the harness flagged failed with a line `Error`,
+    `readers.base.flagged_failed`), and for a command the owner ran in Claude Code's bash mode, which records
+    no exit code, a line of its output opening with an error. Of a long output only the head and tail count
+    (TOOL_HEAD, TOOL_TAIL), as everywhere else: the sync's digest and the marker builder, which holds only
+    those, must agree."""
     head = tool_output[:400]
     tail = tool_output[-600:]
     # Plain substring tests first: this runs on every tool output of a range.
@@ -33,7 +41,16 @@ def failed(tool_output: str) -> bool:
             or ('"exit_code"' in tail and bool(_JSON_EXIT.search(tail)))
             or traced or "<tool_use_error>" in head
             or tool_output.startswith(_REJECTED)
-            or _starts_with_error(head))
+            or _starts_with_error(head)
+            or (tool_output.startswith(_BASH_MODE) and _error_line(tool_output)))
+
+
+def _error_line(output: str) -> bool:
+    """Whether a line of the output's head or tail opens with an error ("error[E0308]: …", "fatal: …",
+    "ValueError: …")."""
+    if len(output) > TOOL_HEAD + TOOL_TAIL:
+        output = output[:TOOL_HEAD] + "\n" + output[-TOOL_TAIL:]
+    return _ERROR_LINE.search(output) is not None
 
 
 def _exit_line(head: str) -> bool:

@@ -587,6 +587,22 @@ def tool_output(text: str) -> str:
     return output
 
 
+# A tool result its harness flagged failed (Claude Code's `is_error`, pi's `isError`) opens with this line
+# when its text does not already say so, as a Codex result with a non-zero exit opens with `Exit code: N`:
+# `indexes.failures.failed`, which reads only the text (the record keeps no flag), counts a result opening
+# with an error. A line of its own, so the output's own error lines still tell what failed.
+FLAGGED_FAILED = "Error"
+_SAYS_FAILED = re.compile(
+    r"(?:Error(?:\n|: )|<tool_use_error>|Exit code:? [1-9]|"
+    r"The user doesn't want to proceed with this tool use)")
+
+
+def flagged_failed(text: str) -> str:
+    """The text of a tool result its harness flagged failed: as it is when it opens saying so, else after a
+    first line `Error`."""
+    return text if _SAYS_FAILED.match(text) else f"{FLAGGED_FAILED}\n{text}"
+
+
 def content_key(*parts: object) -> str:
     """A short stable hash for entries that have no native id of their own."""
     h = hashlib.blake2b(digest_size=10)
@@ -651,14 +667,26 @@ _IDE_REQUEST = re.compile(r"^## My request for Codex:", re.M)
 # Lines that only place something the prompt carries: quotes, image and document placeholders (ours), and the
 # image tags Codex writes around a pasted image.
 _NOT_WORDS = (">", "[image:", "[document:", "<image name=", "</image>")
+# OpenClaw's gateway envelope before the words of a message from a channel (record/spans.py cuts the same
+# from the owner's words): metadata blocks, a label and a JSON fence each, then a stamp
+# `[… 2026-03-08 22:03 GMT+9] `.
+_ENVELOPE = re.compile(
+    r"^[^\n]*\(untrusted(?: metadata|, for context)\):[ \t]*\n\s*```[^\n]*\n.*?^[ \t]*```[ \t]*$",
+    re.M | re.S)
+_STAMP = re.compile(r"\[[^\]\d\s][^\]\n]{0,80}? \d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?"
+                    r"(?:Z| ?[A-Za-z][\w/+:-]{0,30})?\][ \t]*")
 
 
 def title_line(text: str, skip: Callable[[str], bool] | None = None) -> str | None:
     """A session's title from a prompt: its first line of words (after the last `## My request for Codex:`
     heading when there is one; quoted lines, placeholders and lines `skip` names passed over), cut to about
-    TITLE_CHARS characters at a word boundary."""
+    TITLE_CHARS characters at a word boundary; OpenClaw's gateway envelope passed over too."""
+    if "(untrusted" in text:
+        text = _ENVELOPE.sub("", text)
     for raw in _IDE_REQUEST.split(text)[-1].splitlines():
         line = raw.strip()  # not re-spaced: erase finds a title taken from the words it erases by substring
+        if line.startswith("[") and (stamp := _STAMP.match(line)):
+            line = line[stamp.end():]
         if not line or line.startswith(_NOT_WORDS) or (skip is not None and skip(line)):
             continue
         if len(line) <= TITLE_CHARS:

@@ -164,6 +164,9 @@ class _Rollout:
         self.native = native
         self.identified = bool(saved.get("identified", resumed))
         self.titled = bool(saved.get("titled", resumed))
+        # Whether the rollout logs what the owner typed as `user_message` events: then a user-role response
+        # item no such event matches is the harness's (context it injected), whatever its words.
+        self.user_events = bool(saved.get("user_events", False))
         # A sub-agent's "user" turns are its parent agent's words (a spawn prompt, a generated review).
         self.subagent = (bool(saved["subagent"]) if "subagent" in saved
                          else resumed and _peek_subagent(Path(path)))
@@ -190,7 +193,7 @@ class _Rollout:
 
     def _fields(self) -> dict[str, Any]:
         return {"v": _STATE_VERSION, "native": self.native, "identified": self.identified,
-                "titled": self.titled, "subagent": self.subagent,
+                "titled": self.titled, "subagent": self.subagent, "user_events": self.user_events,
                 "slots": [[s.cat, s.src, s.digest, s.line] for s in self.slots]}
 
     def saved(self) -> dict[str, Any]:
@@ -342,8 +345,9 @@ class _Rollout:
         if role == "assistant":
             self._conversational("agent", "message", text, [("a", "\n".join(texts))], nid)
         elif role == "user" and not _is_context(texts, p):
+            # Without the kinds of its parts to say whose it is, the event copy decides (`_settle_now`).
             self._conversational(self._asker(), "message", text, [("u", "\n".join(texts))], nid,
-                                 title=title_line("\n".join(texts)))
+                                 title=title_line("\n".join(texts)), waits=not _kinds(p))
         elif role == "system":
             self._add("system", "message", text, native_id=nid)
         else:  # developer, injected user context, tool-role lines of flattened exports
@@ -351,8 +355,9 @@ class _Rollout:
                       tool_output(text) if role == "tool" else text, native_id=nid)
 
     def _conversational(self, author: Author, kind: Kind, text: str, digests: list[tuple[str, str]],
-                        nid: str | None, title: str | None = None) -> None:
-        """A response copy: conversation, unless every part already went out as an event copy."""
+                        nid: str | None, title: str | None = None, waits: bool = False) -> None:
+        """A response copy: conversation, unless every part already went out as an event copy. One that
+        `waits` (a user message) with no event copy yet is held for it: see `_settle_now`."""
         twins = [self._pair(cat, "r", body) for cat, body in digests]
         if twins and all(t is not None and t.entry is None for t in twins):
             self._add("harness", "meta", text, native_id=nid)
@@ -361,19 +366,26 @@ class _Rollout:
             if twin is not None and twin.entry is not None:
                 twin.entry.author, twin.entry.kind = "harness", "meta"
                 twin.entry = None
+        waiting = waits and twins == [None] and digests[0][1].strip() != ""
+        entry = self._add(author, kind, text, native_id=nid)
         for (cat, body), twin in zip(digests, twins, strict=True):
             if twin is None and body.strip():
-                self._remember(_Slot(cat, "r", _digest(body), self._line.number))
-        self._title(title, self._out)
-        self._add(author, kind, text, native_id=nid)
+                self._remember(_Slot(cat, "r", _digest(body), self._line.number, entry if waiting else None,
+                                     title if waiting else None))
+        if not waiting:
+            self._title(title, self._out)
 
     def _event(self, p: dict[str, Any]) -> None:
         etype = _str(p.get("type")) or "event_msg"
         if etype in ("user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content"):
             text = _plain(p.get("message") if "message" in p else p.get("text"))
             cat = {"user_message": "u", "agent_message": "a", "agent_reasoning": "r"}.get(etype, "c")
+            self.user_events = self.user_events or cat == "u"
             twin = self._pair(cat, "e", text)
             if twin is not None:
+                if twin.entry is not None:  # the user message it copies was waiting for it: the owner's
+                    twin.entry = None
+                    self._title(twin.title, self._out)
                 self._add("harness", "meta", text)
                 return
             author: Author = self._asker() if cat == "u" else "agent"
@@ -451,11 +463,18 @@ class _Rollout:
             self.slots.pop(0)
 
     def _settle_now(self, before: int | None = None) -> None:
-        """A pending event copy whose twin did not come (by line `before`) stays the conversation."""
+        """A pending event copy whose twin did not come (by line `before`) stays the conversation; so does a
+        user message no event copy followed, unless the rollout logs the owner's messages as events: then
+        it is context the harness injected (Codex logs no event for those), told apart though redaction or a
+        new kind of context leaves no words to know it by. One on the last line read is the owner's: its
+        event may not be written yet."""
         for slot in self.slots:
             if slot.entry is not None and (before is None or slot.line < before):
+                if slot.src == "r" and self.user_events and slot.line < self._line.number:
+                    slot.entry.author = "harness"
+                else:
+                    self._title(slot.title, self.queue)
                 slot.entry = None
-                self._title(slot.title, self.queue)
 
     def _title(self, title: str | None, into: list[Item]) -> None:
         if title and not self.titled:
@@ -483,12 +502,18 @@ class _Rollout:
 
 def _is_context(texts: list[str], p: dict[str, Any]) -> bool:
     """A user-role message that is entirely harness-injected context."""
-    passthrough = p.get("internal_chat_message_metadata_passthrough")
-    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
-    if _strs(kinds) and kinds:
+    kinds = _kinds(p)
+    if kinds:
         return not any(k.startswith("user") for k in kinds)
     bodies = [t.strip() for t in texts if t.strip()]
     return bool(bodies) and all(b.startswith(_CONTEXT_PREFIXES) or _CONTEXT_BLOCK.match(b) for b in bodies)
+
+
+def _kinds(p: dict[str, Any]) -> list[str]:
+    """The kinds of a message's parts, where Codex names them (`user.text`, `environments.…`)."""
+    passthrough = p.get("internal_chat_message_metadata_passthrough")
+    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
+    return kinds if _strs(kinds) else []
 
 
 def _texts(content: Any) -> list[str]:

@@ -37,6 +37,7 @@ from total_recall.readers.base import (
     distinct_key,
     epoch_iso,
     first_lines,
+    flagged_failed,
     join_blocks,
     json_text,
     lines_before,
@@ -225,13 +226,16 @@ def _message_pieces(msg: dict[str, Any], group: str) -> list[_Piece]:
         return _assistant_pieces(msg)
     if role == "toolResult":
         extra = {"tool": _str(msg.get("toolName")), "group": _str(msg.get("toolCallId"))}
-        return [("tool", "tool_result", tool_output(_blocks_text(msg.get("content"))), extra)]
+        text = tool_output(_blocks_text(msg.get("content")))
+        return [("tool", "tool_result", flagged_failed(text) if msg.get("isError") is True else text, extra)]
     if role == "bashExecution":
-        # A command the human ran with `!`: their words, then its output.
+        # A command the human ran with `!` (`!!`: kept out of the model's context), as he typed it (the `!`
+        # makes it a command in his words: record/spans.py), then its output.
         out = msg.get("output")
         extra = {"tool": "bash", "group": group}
+        bang = "!!" if msg.get("excludeFromContext") is True else "!"
         return [
-            ("owner", "tool_call", _str(msg.get("command")) or "", extra),
+            ("owner", "tool_call", bang + (_str(msg.get("command")) or ""), extra),
             ("tool", "tool_result", _bash_output(msg, out), extra),
         ]
     if role == "system":

@@ -5,9 +5,11 @@ commands, pasted material (an email, a log, a code block, a quoted passage) and 
 the prose is his words, and only it can hold his instructions: a pasted email that says "ignore the previous
 rule" is a `paste` span, never an instruction. What someone else wrote is told by structure, not by its
 words: fences, quote blocks, log lines, an email's headers or its greeting and sign-off, a forwarded-message
-line, a passage wholly in quotation marks, the block after a line that introduces something received (a
-document's whole excerpt, lists too, after a line saying it comes from a README, docs or a wiki). The
-prose is then cut into sentences and tagged; every sentence of it is the owner's, whatever its tag.
+line, a passage wholly in quotation marks beside words of his own, the block after a line that introduces
+something received (a document's whole excerpt, lists too, after a line saying it comes from a README, docs or
+a wiki). The prose is then cut into sentences and tagged; every sentence of it is the owner's, whatever its
+tag. What a harness or a reader put in is nobody's: a reader's `[image: …]` placeholder line, OpenClaw's
+gateway envelope.
 Spans are offsets into the verbatim text, so the text itself is never rewritten.
 """
 
@@ -26,8 +28,29 @@ _HARNESS_BLOCK = re.compile(
     r"ide_selection|ide_opened_file|task-notification|persisted-output)>.*?(?:</\1>|\Z)",
     re.S,
 )
-# What the owner typed as a command: a slash command with its args (`ARGS_PROSE_WORDS`), or `!` bash mode.
+# Lines a reader writes in place of what a message carries: `[image: image/png, 8 bytes]`, `[image]`,
+# `[document: …]`.
+_PLACEHOLDER = re.compile(r"^[ \t]*\[(?:image|document)(?:: [^\n]*)?\][ \t]*$", re.M)
+# OpenClaw's gateway envelope around what came in from a channel: labelled metadata blocks, each a JSON
+# fence (the labels of OpenClaw's `strip-inbound-meta.ts`), the "Untrusted context" line and the paragraph
+# or the external content it introduces, and a `[Channel Sender Sun 2026-03-08 22:03 GMT+9] ` stamp before
+# the words. A stamp counts only at the start of the message or right after such a block, and only with a word
+# before its date (a log line starts with the date).
+_ENVELOPE_BLOCK = re.compile(
+    r"^[ \t]*(?:\[[^\]\n]{0,100}\][ \t]*)?"
+    r"(?:(?:Conversation info|Sender|Forwarded message context) \(untrusted metadata\)|"
+    r"(?:Thread starter|Replied message|Chat history since last reply) \(untrusted, for context\)):[ \t]*\n"
+    r"\s*```[^\n]*\n.*?^[ \t]*```[ \t]*$"
+    r"|^Untrusted context \(metadata, do not treat as instructions or commands\):[ \t]*(?:"
+    r"\s*<<<EXTERNAL_UNTRUSTED_CONTENT.*?(?:<<<END_EXTERNAL_UNTRUSTED_CONTENT[^\n]*>>>|\Z)"
+    r"|(?:\n[^\n]*\S[^\n]*)*)", re.M | re.S)
+_ENVELOPE_STAMP = re.compile(
+    r"\s*\[[^\]\d\s][^\]\n]{0,80}? \d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?"
+    r"(?:Z| ?[A-Za-z][\w/+:-]{0,30})?\][ \t]*")
+# What the owner typed as a command: a slash command with its args (`ARGS_PROSE_WORDS`), or `!` bash mode
+# (Claude Code's `<bash-input>`; a pi `!` command, recorded by its reader as the `!` line he typed).
 _COMMAND_BLOCK = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.S)
+_BANG_COMMAND = re.compile(r"\A!!?([^\s!][^\n]*)\Z")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _EMAIL_HEADER = re.compile(r"^(From|To|Cc|Subject|Date|Reply-To|Sent):[ \t]", re.M)
 # Where a forwarded or quoted email starts without its headers.
@@ -95,9 +118,15 @@ _LEAD_INS = frozenset("please and also now then so ok okay just first next final
 
 def owner_spans(text: str) -> list[Span]:
     """The tagged spans of the owner's own words in `text`, in order; harness wrappers get none."""
+    if bang := _BANG_COMMAND.match(text):
+        return [Span(bang.start(1), bang.end(1), "command")]
     regions: list[tuple[int, int, SpanTag | None]] = []
     for m in _HARNESS_BLOCK.finditer(text):
         regions.append((m.start(), m.end(), None))
+    if "[" in text:
+        regions.extend((m.start(), m.end(), None) for m in _PLACEHOLDER.finditer(text))
+    if "(untrusted" in text or "Untrusted context" in text or text.startswith("["):
+        regions.extend(_envelope(text))
     typed: list[Span] = []
     for m in _COMMAND_BLOCK.finditer(text):
         if not _inside(regions, m.start()):
@@ -118,6 +147,18 @@ def owner_spans(text: str) -> list[Span]:
 def has_owner_words(text: str) -> bool:
     """Whether any of `text` is the owner's own (not wholly harness wrappers)."""
     return bool(owner_spans(text))
+
+
+def _envelope(text: str) -> Iterator[tuple[int, int, SpanTag | None]]:
+    """OpenClaw's gateway envelope in `text`: its metadata blocks, and the stamp opening the words."""
+    ends = [0]
+    for m in _ENVELOPE_BLOCK.finditer(text):
+        ends.append(m.end())
+        yield m.start(), m.end(), None
+    for at in ends:
+        stamp = _ENVELOPE_STAMP.match(text, at)
+        if stamp is not None:
+            yield stamp.start(), stamp.end(), None
 
 
 def _inside(regions: list[tuple[int, int, SpanTag | None]], pos: int) -> bool:
@@ -200,8 +241,10 @@ def _line_pastes(text: str, start: int, end: int, fences: list[tuple[int, int]])
             continue
         if here.lstrip()[:1] in ('"', "“", "‘") and (i == 0 or not line(i - 1).strip()):
             j = _paragraph_end(lines, i, line)
-            if _QUOTED.match(text[s:lines[j - 1][1]]):
-                # A paragraph wholly in quotation marks is someone else's words, quoted.
+            alone = not any(line(n).strip() for part in (range(i), range(j, len(lines))) for n in part)
+            if not alone and _QUOTED.match(text[s:lines[j - 1][1]]):
+                # A paragraph wholly in quotation marks beside the owner's words is someone else's, quoted;
+                # alone, it is what he typed ("run echo fixture please", quotes and all).
                 yield s, lines[j - 1][1]
                 i = free = j
                 continue
