@@ -62,3 +62,9 @@ def test_bash_mode_output_fails_by_an_error_line_only() -> None:
     assert failed("<bash-stdout>Traceback (most recent call last):\n  File \"x\"\nKeyError: 1</bash-stdout>")
     assert not failed("<bash-stdout>3 files, 0 errors\nerrors.log written\n</bash-stdout>"
                       "<bash-stderr>WARN slow disk</bash-stderr>")
+
+
+def test_a_failed_check_is_told_by_its_error_line_not_by_the_source_it_quotes(tmp_path: Path) -> None:
+    record, at = synced(tmp_path)
+    assert failures_at(record, at[35]) == ["error[call-non-callable]: Object of type "
+                                           "`_WithException[Unknown, <class 'Skipped'>]` is not callable"]

@@ -90,7 +90,12 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _ERROR_WORDS = ("error", "failed", "failure", "fatal", "exception", "denied", "refused", "traceback",
                 "not found", "cannot", "unable to", "unauthorized", "forbidden", "panic", "timed out")
-ERROR_HEAD = re.compile(r"\b(?:error|failed|fatal|exception)\s*:|\w+(?:Error|Exception):", re.I)
+# rustc, ty and friends put a code in brackets before the colon: `error[E0308]: mismatched types`.
+ERROR_HEAD = re.compile(
+    r"\b(?:error|failed|fatal|exception)(?:\[[^\]\n]{1,60}\])?\s*:|\w+(?:Error|Exception):", re.I)
+# A line that opens with its error head says what failed; one holding it further in is often source code
+# quoted beside the error (`427 |     except PermissionError:`).
+_OPENS_WITH_ERROR = re.compile(r"\s*(?:" + ERROR_HEAD.pattern + ")", re.I)
 _EXIT_ONLY = re.compile(r"(?:exit code|process exited with code|exit status)[: ]*-?\d+$", re.I)
 # An agent saying what it will check ("to make sure nothing else broke") names no failure.
 _CHECKING = re.compile(
@@ -162,11 +167,12 @@ def find_items(entries: Sequence[Scanned]) -> ItemScan:
 
 
 def failure_line(text: str, lines: Sequence[str]) -> str | None:
-    """The telling line of a failed tool call's output (`lines`: its error lines): an `error:`/`XError:`
-    line, else any error line, else its first line."""
+    """The telling line of a failed tool call's output (`lines`: its error lines): one opening with
+    `error:`/`error[E0308]:`/`XError:`, else one holding such a head, else any error line (the last of the
+    best: a traceback ends with its exception), else its first line."""
     best: tuple[int, str] | None = None
     for line in lines:
-        score = 3 if ERROR_HEAD.search(line) else 1
+        score = 4 if _OPENS_WITH_ERROR.match(line) else 3 if ERROR_HEAD.search(line) else 1
         if best is None or score >= best[0]:
             best = (score, line)
     if best is not None:
