@@ -85,7 +85,7 @@ REFUSED: dict[str, dict[str, Any]] = {
     "sessions": {"since": "not a time"},
     "push": {"text": "renew it", "session_id": "s999"},
     "mute": {},
-    "export_observations": {"to": "notes.txt"},
+    "export_observations": {"to": "/notes.txt"},  # absolute: a relative one is the CLI's own folder
     "proposal": {"proposal": 99},
     "restore_observations": {"backup": 99},
     "retire_observation": {"observation": 99, "reason": "x"},

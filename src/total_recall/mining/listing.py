@@ -66,14 +66,15 @@ def harness_status(record: Record, bound_harness: str | None = None) -> dict[str
         })
     others = sorted(h for h in counts if h not in serves)
     if bound:
-        notice = f"bound to {bound}: every tool answers from its sessions only"
+        # Said alike on both surfaces (`status` over MCP, `status --harness` on the CLI): no tool, no flag.
+        notice = f"bound to {bound}: every answer comes from its sessions only"
         if others:
             notice += f"; the record also holds {', '.join(others)}"
     else:
         notice = "serving the whole record: every harness"
     empty = [str(r["harness"]) for r in rows if not r["sessions"]]
     if empty:
-        notice += f"; no sessions yet from {', '.join(empty)} (run `total-recall sync`)"
+        notice += f"; no sessions yet from {', '.join(empty)} (a `sync` reads them)"
     return {
         "record": str(record.path),
         "bound_harness": bound,

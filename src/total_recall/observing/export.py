@@ -12,11 +12,14 @@ when it carries its seal unchanged (the owner's own file, or an export he edited
 left as it is), or when it is an export of an older version (which wrote no seal) exactly as those were
 written, listed in the ledger or at the home, or naming the record it came from. An exported file lies
 outside the record, so the record's home keeps that private ledger of where exports went
-(`observations-exported.json`): after an erase withdraws observations, `refresh_exports` rewrites each file
-there that is still an export (and the home's `observations.md`, which older versions wrote without the
-list) from the current observations; a quarantine and its release refresh them alike, since an export
-leaves out what cites an entry in quarantine. An export is private (0600) and written whole: a temp file
-beside it, renamed over it.
+(`observations-exported.json`), each path with the record that wrote it: the main record and the demo's
+share a home, and each refreshes only its own exports. After an erase withdraws observations,
+`refresh_exports` rewrites each file there that is still an export of this record (and the home's
+`observations.md`, which older versions wrote without the list) from the current observations; a
+quarantine and its release refresh them alike, since an export leaves out what cites an entry in
+quarantine. A path an older version listed names no record: it is this record's when one of its notes is
+one of this record's observations (`_of`), else left to the other record's refresh. An export is private
+(0600) and written whole: a temp file beside it, renamed over it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 from total_recall.config import PRIVATE_FILE
@@ -67,6 +71,9 @@ _OLDER_LINE = re.compile(
     r"# Observations|_Distilled by Total Recall from its record at .*_|## (?:High|Medium|Low) priority"
     r"|- .+ \(s\d+#\d+(?:, s\d+#\d+)*\)|  <!-- id:\d+ type:\w+ .*-->")
 _OLDER_NAMED = "_Distilled by Total Recall from its record at "
+# A note of an export and the line under it (`_write_export`), as `_of` reads them back.
+_NOTE = re.compile(r"- (.*) \((s\d+#\d+(?:, s\d+#\d+)*)\)")
+_NOTE_META = re.compile(r"  <!-- id:(\d+) type:(\w+) ")
 # A past session's events and task context are handed to a new one in the same project this long only.
 RECENT_HOURS = 24
 # What the owner wants of every session (SessionStart hands them wherever they apply); goals and facts
@@ -83,46 +90,53 @@ def export(record: Record, path: Path, *, clock: Callable[[], datetime] = utc_no
     with _exporting(record):
         # Listed before it is written: an export killed between the two leaves a path an erase checks,
         # never a file it does not know of.
-        listed = _listed(record)
+        owners = dict(_ledger(record))
         where = Path(os.path.abspath(target))
-        known = where in listed or _at_home(record, where)
+        known = where in owners or _at_home(record, where)
         if os.path.lexists(target) and not _replaceable(where, known=known):
             raise ObservingError(f"export_observations: {target} exists and is not an earlier export (or was "
                                  "changed since it was written); it is left as it is (give another `to`)")
-        if where not in listed:
-            _write_private(_home(record) / EXPORTS_LIST, json.dumps([*map(str, listed), str(where)],
-                                                                    indent=1))
+        if owners.get(where) != _name(record):
+            owners[where] = _name(record)  # another record's export before: this record's from now on
+            _write_ledger(record, owners)
         count = _write_export(record, target, clock)
     return target, count
 
 
 def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
                     left: list[Path] | None = None) -> list[Path]:
-    """Rewrite every export this record's home knows of from the current observations (after an erase:
+    """Rewrite every export of this record its home knows of from the current observations (after an erase:
     what it withdrew leaves every copy; after a quarantine or its release: what cites the entries leaves
     or comes back); returns the files rewritten, or removed when one cannot be.
 
-    Only paths an export wrote are known (the list, and the home's `observations.md` of older versions):
-    a copy the owner made or moved elsewhere is his. A listed path that is no longer an export as it was
-    written is left alone: dropped from the list when gone or a symlink; else (the owner's own file, an
-    export he edited) kept on it and added to `left` each time, so every erase says which copies may still
-    hold its words.
+    Only paths an export of this record wrote are known (the ledger, and the home's `observations.md` of
+    older versions, when one of its notes is this record's): a copy the owner made or moved elsewhere is
+    his, and the other record's exports in the same home are its own to refresh. A listed path that is no
+    longer an export as it was written is left alone: dropped from the list when gone or a symlink; else
+    (the owner's own file, an export he edited) kept on it and added to `left` each time, so every erase
+    says which copies may still hold its words.
     """
-    home = _home(record)
+    home, mine = _home(record), _name(record)
     done: list[Path] = []
     with _exporting(record):
-        listed = _listed(record)
-        kept: list[Path] = []
-        for path in dict.fromkeys([*listed, Path(os.path.abspath(home / EXPORT_NAME))]):
+        ledger = _ledger(record)
+        owners = dict(ledger)
+        for path in dict.fromkeys([*owners, Path(os.path.abspath(home / EXPORT_NAME))]):
+            owner = owners.get(path)
+            if owner not in (None, mine):
+                continue  # the other record's (the demo's beside the main one): its own erases refresh it
             _remove_temps(path)
             if not _replaceable(path, known=True):
                 # Gone, or the owner's now (his own file, or an export he changed): his to keep. One
                 # still there stays listed, so every erase names it (it may hold what the erase took).
-                if path in listed and os.path.isfile(path) and not os.path.islink(path):
-                    kept.append(path)
+                if path in owners and os.path.isfile(path) and not os.path.islink(path):
                     if left is not None:
                         left.append(path)
+                else:
+                    owners.pop(path, None)
                 continue
+            if owner is None and not _of(record, path):
+                continue  # an older version's export holding none of this record's notes: the other's
             try:
                 _write_export(record, path, clock)
             except OSError:
@@ -130,15 +144,16 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
                 try:
                     path.unlink()
                 except OSError:
-                    kept.append(path)  # the next erase or export tries again
+                    owners[path] = mine  # the next erase or export tries again
                     continue
+                owners.pop(path, None)
                 done.append(path)
                 continue
-            kept.append(path)
+            owners[path] = mine
             done.append(path)
         _remove_temps(home / EXPORTS_LIST)
-        if kept != listed:
-            _write_private(home / EXPORTS_LIST, json.dumps([str(p) for p in kept], indent=1))
+        if list(owners.items()) != ledger:
+            _write_ledger(record, owners)
     return done
 
 
@@ -197,13 +212,64 @@ def _exporting(record: Record) -> Iterator[None]:
         yield
 
 
-def _listed(record: Record) -> list[Path]:
-    """The files exports of this record wrote (absolute paths), in the order first written."""
+def _name(record: Record) -> str:
+    """How the ledger names a record: its file in the home (`record.sqlite3`, `demo.sqlite3`)."""
+    return Path(record.path).name
+
+
+def _ledger(record: Record) -> list[tuple[Path, str | None]]:
+    """The files exports wrote (absolute paths), in the order first written, each with the record that
+    wrote it; None for a path an older version listed (a bare string: it named no record)."""
     try:
-        paths = json.loads((_home(record) / EXPORTS_LIST).read_text(encoding="utf-8"))
+        items = json.loads((_home(record) / EXPORTS_LIST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []  # none yet; an unreadable list is rewritten by the next export
-    return [Path(p) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+    ledger: list[tuple[Path, str | None]] = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, str):
+            ledger.append((Path(item), None))
+        elif isinstance(item, dict) and all(isinstance(item.get(k), str) for k in ("path", "record")):
+            ledger.append((Path(item["path"]), item["record"]))
+    return list(dict(ledger).items())
+
+
+def _write_ledger(record: Record, owners: dict[Path, str | None]) -> None:
+    items = [str(p) if who is None else {"path": str(p), "record": who} for p, who in owners.items()]
+    _write_private(_home(record) / EXPORTS_LIST, json.dumps(items, indent=1))
+
+
+def _of(record: Record, path: Path) -> bool:
+    """Whether an export that names no record (an older version's) holds a note of `record`: one of its
+    observations by id and text, or, for one an erase withdrew (its text is gone), by id, type and the
+    addresses it cites — the oldest exports wrote no id: by its text, or the addresses alone. The main
+    record and the demo's number their observations alike, so an id alone says nothing."""
+    from total_recall.record.observations import read
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    notes: list[tuple[int | None, str, str | None, set[str]]] = []
+    for line, tail in pairwise([*lines, ""]):
+        if note := _NOTE.fullmatch(line):
+            cited = set(note.group(2).split(", "))
+            if meta := _NOTE_META.match(tail):
+                notes.append((int(meta.group(1)), note.group(1), meta.group(2), cited))
+            else:
+                notes.append((None, note.group(1), None, cited))
+    if not notes:
+        return False
+    ids = None if any(n[0] is None for n in notes) else [n[0] for n in notes if n[0] is not None]
+    held = read(record, ids, withdrawn=True)
+    for ident, text, kind, cited in notes:
+        for o in held:
+            if ident is not None and o.id != ident:
+                continue
+            if o.withdrawn_at is None and o.text == text:
+                return True
+            if o.withdrawn_at is not None and kind in (None, o.type) and cited <= set(o.addresses):
+                return True
+    return False
 
 
 def _replaceable(path: Path, *, known: bool) -> bool:

@@ -309,7 +309,8 @@ def retire_by_owner(record: Record, obs: int, reason: str,
     """
     found_ = table.read(record, [obs], withdrawn=True)
     if not found_:
-        raise ObservingError(f"no observation {obs} (`observations --archived` lists them with their ids)")
+        raise ObservingError(f"no observation {obs} (the `observations` tool with `archived: true` lists "
+                             "them with their ids)")
     o = found_[0]
     if o.withdrawn_at is not None:
         raise ObservingError(f"observation {obs} was withdrawn when an entry it cited was erased; "

@@ -10,7 +10,7 @@ from pydantic import Field
 from total_recall.assets.eligibility import PUSH_OFF
 from total_recall.mining.flood import fit_json
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
-from total_recall.ops.params import REPORT_MAX_BYTES, ReplyBytes
+from total_recall.ops.params import BLANK_AS_SPACE, PRINTABLE, REPORT_MAX_BYTES, ReplyBytes
 from total_recall.record.database import Record
 
 AssetKindName = Literal["skill", "command", "agent", "tool", "machine", "decision", "approach", "document",
@@ -90,14 +90,16 @@ def push(call: Call, p: PushParams) -> Reply:
 
 class MuteParams(Params):
     name: Annotated[str, Field(max_length=500, description=(
-        "The asset to keep out of pushes (its name or an alias), until unmuted."))] = ""
+        "The asset to keep out of pushes (its name or an alias), until unmuted.")), BLANK_AS_SPACE,
+                    PRINTABLE] = ""
     all: Annotated[bool, Field(description=(
         "Every asset: the push is off until `unmute` with `all` turns it back on."))] = False
 
 
 class UnmuteParams(Params):
     name: Annotated[str, Field(max_length=500, description=(
-        "The muted asset to let back into pushes (its name or an alias, as muted)."))] = ""
+        "The muted asset to let back into pushes (its name or an alias, as muted).")), BLANK_AS_SPACE,
+                    PRINTABLE] = ""
     all: Annotated[bool, Field(description="The push itself: back on after `mute` with `all`.")] = False
 
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from total_recall.mining.flood import fit_json
-from total_recall.model import NUMBER_MAX
+from total_recall.model import NUMBER_MAX, echoed
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
 from total_recall.ops.params import (
     BLANK_AS_SPACE,
@@ -69,7 +69,8 @@ def _model(call: Call) -> Any:
 
     settings = load_settings(home=call.record_path.parent)
     if settings.problem is not None:
-        call.notes.append("no model configured: the mechanical observer ran (`llm-status` says what to set)")
+        status = "`llm-status`" if call.surface == "cli" else "the `llm_status` tool"
+        call.notes.append(f"no model configured: the mechanical observer ran ({status} says what to set)")
         return None
     return Provider(settings)
 
@@ -135,21 +136,31 @@ def retire_observation(call: Call, p: RetireParams) -> Reply:
 
 class ExportParams(Params):
     to: Annotated[str, Field(max_length=PATH_MAX, description=(
-        "Where to write: a folder (it gets observations.md) or a .md file; empty: the record's home. A file "
-        "there is replaced only when it is an earlier export.")), PRINTABLE] = ""
+        "Where to write, an absolute path (or ~/…): a folder (it gets observations.md) or a .md file; empty: "
+        "the record's home. A file there is replaced only when it is an earlier export.")), PRINTABLE] = ""
 
 
 def export_observations(call: Call, p: ExportParams) -> Reply:
-    """Write the current observations as `observations.md` (for an OpenClaw workspace)."""
+    """Write the current observations as `observations.md` (for an OpenClaw workspace).
+
+    A relative `to` is the shell's folder on the CLI (the process's own: checked as typed, so a refusal
+    names it so, then written and answered as an absolute path); a server's caller cannot know the
+    server's folder (a harness starts it in the owner's project), so over MCP it is refused by name.
+    """
     from total_recall.observing import ObservingError, export
     from total_recall.observing.export import EXPORT_NAME
 
     where = Path(p.to).expanduser() if p.to.strip() else call.record_path.parent
+    if not where.is_absolute() and call.surface != "cli":
+        raise ObservingError(f"export_observations: `to` must be an absolute path (or ~/…), not "
+                             f"{echoed(p.to)}: a relative one would land in the server's own folder, "
+                             "which its caller cannot know")
     if not where.suffix and os.path.lexists(where) and not where.is_dir():
         raise ObservingError(f"export_observations: {where} is a file, not a folder: give a folder (the "
                              f"export is written as {EXPORT_NAME} in it) or a file name ending in .md")
     target = where / EXPORT_NAME if where.is_dir() or not where.suffix else where
     _check_target(target)
+    target = Path(os.path.abspath(target))
     with call.record() as record:
         try:
             path, count = export(record, target)
@@ -317,7 +328,8 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         cli="observations retire", argument=("observation",), binds=False,
         example="total-recall observations retire 4 --reason 'the Friday freeze is gone'",
         doc="Retire one observation the owner takes back: out of the current ones (the listing, the "
-            "export, the SessionStart block), kept with the reason (`observations --archived` shows it), "
+            "export, the SessionStart block), kept with the reason (listed among the archived "
+            "`observations`), "
             "and back only when he says it again after now; reading the same words again never brings it "
             "back."),
     Operation(

@@ -3,7 +3,7 @@
 An `Operation` names itself (its canonical name is the MCP tool's; the CLI command defaults to the same
 name with dashes), says what it does to the record (`Effect`), takes one parameter model (`Params`: a
 pydantic model whose fields carry every default, bound and description) and returns one reply (a JSON
-object; `reply` names its TypedDict when the MCP server publishes an output schema). The CLI and the MCP
+object). The CLI and the MCP
 server are generated from the table of them (`ops/__init__.py`): the same parameters, limits, defaults and
 errors on both. A surface only translates: flags or arguments in, the reply rendered out, and a core
 error worded in its own terms (`--hours` on the CLI where MCP says `hours_back`).
@@ -22,6 +22,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 
+from annotated_types import MaxLen
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
@@ -48,9 +49,22 @@ class Effect(Enum):
 
 class Params(BaseModel):
     """An operation's parameters: an unknown name is refused (a typo is a call run on the wrong scope), and
-    so is a value of another JSON type than the parameter's (see `exact_type`)."""
+    so is a value of another JSON type than the parameter's (see `exact_type`). A list of choices (harnesses,
+    authors, entry types) holds each at most once, so it is bounded by how many there are: stated as the
+    schema's `maxItems`, and a longer one is refused before any of it is echoed back."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        bounded = False
+        for info in cls.model_fields.values():
+            if (most := choices(info.annotation)) and not any(isinstance(m, MaxLen) for m in info.metadata):
+                info.metadata.append(MaxLen(most))
+                bounded = True
+        if bounded:
+            cls.model_rebuild(force=True)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -89,6 +103,18 @@ def _scalar(annotation: Any) -> Any:
     return annotation if annotation in (bool, int, float) else None
 
 
+def choices(annotation: Any) -> int:
+    """How many values a list or tuple of `Literal` choices can hold without repeating one; 0 for any other
+    annotation."""
+    if get_origin(annotation) in (list, tuple) and (args := get_args(annotation)):
+        item = args[0]
+        while get_origin(item) is Annotated:
+            item = get_args(item)[0]
+        if get_origin(item) is Literal:
+            return len(set(get_args(item)))
+    return 0
+
+
 P = TypeVar("P", bound=Params)
 
 
@@ -109,7 +135,8 @@ class Call:
     # What a server says of itself in `status` (name, version, its start-up sync); None on the CLI.
     serving: Mapping[str, Any] | None = None
     processes: int = 1  # a sync may read ahead in a second process (the CLI's `sync` only)
-    # Said beside the reply, never in it (the CLI prints them on stderr; MCP drops them).
+    # What the reply alone would leave unsaid (why a listing is empty, which observer ran): the CLI prints
+    # them on stderr, MCP hands them back in the reply's `notes`.
     notes: list[str] = field(default_factory=list)
 
     @contextmanager
@@ -210,7 +237,6 @@ class Operation(Generic[P]):
     flags: Mapping[str, str] = field(default_factory=dict)  # parameter → CLI flag where the name differs
     # When set, MCP answers this text (seed 004's line and markdown formats) instead of the JSON reply.
     text: Callable[[Reply], str] | None = None
-    reply: type | None = None  # the reply's TypedDict: MCP publishes it as the output schema
     # The parameter the CLI's `--batch FILE` fills from each line of FILE, one call (and one JSON line) each.
     batch: str = ""
     # What every line of a batch shares (a session, a time), refused once before any line runs: it is given

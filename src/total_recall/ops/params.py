@@ -42,16 +42,30 @@ def _printable(text: str) -> str:
     return text
 
 
+def _invisible(char: str) -> bool:
+    """White space, a control character, or one that shows nothing (a zero-width space or joiner, a BOM,
+    a direction mark: Unicode's format characters)."""
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf")
+
+
 def _blank_as_space(text: str) -> str:
-    """`text`, or a space when it holds nothing but white space and control characters: a NUL is no more
-    a reason (or a cue) than a space is, and the core's own "needs a reason" refuses both alike. A space,
-    not "": over MCP the model runs twice (the SDK's, then ours), and "" would fail `min_length` there."""
-    return " " if text and all(c.isspace() or _control(c) for c in text) else text
+    """`text`, or a space when nothing of it shows (white space, control and zero-width characters): a NUL
+    or a zero-width space is no more a reason (or a cue) than a space is, and the core's own "needs a
+    reason" refuses all alike. A space, not "": over MCP the model runs twice (the SDK's, then ours), and
+    "" would fail `min_length` there. Text that shows is refused when it holds a control character other
+    than white space (a NUL, an escape): stored, it would cut or garble every line that shows it."""
+    if text and all(_invisible(c) for c in text):
+        return " "
+    if any(_control(c) and not c.isspace() for c in text):
+        raise PydanticCustomError("control_character",
+                                  "must be text without control characters (a NUL, an escape)")
+    return text
 
 
 # A path or a filter matched against paths: bounded, and refused when it holds a control character.
 PRINTABLE = AfterValidator(_printable)
-# What a person writes (a reason, a cue): blank when it holds only white space and control characters.
+# What a person writes (a reason, a cue): blank when nothing of it shows; no control character but white
+# space in it otherwise.
 BLANK_AS_SPACE = AfterValidator(_blank_as_space)
 
 # Blank is empty (one meaning for "" and "  " in every operation), and no name is longer than the longest

@@ -83,7 +83,7 @@ def resolve_session(record: Record, text: str) -> Session:
     if not_an_address is not None and _LOOKS_LIKE_ADDRESS.match(query):
         raise not_an_address
     raise AddressError(f"{echoed(query)} names no session: not an address (s3, s3#12, s3#10-20), nor "
-                       "a session's own id, a prefix or a piece of one — `total-recall sessions` lists them")
+                       "a session's own id, a prefix or a piece of one — the `sessions` tool lists them")
 
 
 def resolve_address(record: Record, text: str) -> Address:

@@ -2,9 +2,11 @@
 
 stdout is the wire; every log goes to stderr (the SDK also points fd 1 at stderr while it serves, so a
 stray print cannot tear a frame). A tool is a typed function registered with `server.read_only`: its
-type hints and `Field` bounds are the input schema, its docstring the description; the body calls one
-core function and returns `reply(value)`. A core error (`TotalRecallError`) reaches the client as a
-tool error carrying the core's message, never a traceback.
+type hints and `Field` bounds are the input schema (closed: `additionalProperties` false, as the server
+refuses any other name), its docstring the description; the body calls one core function and returns
+`reply(value)`, with the notes the CLI prints on stderr (why a listing is empty, which observer ran) in
+its `notes`. A core error (`TotalRecallError`) reaches the client as a tool error carrying the core's
+message, never a traceback.
 
 The server serves the whole record unless it is bound to one harness (`--harness` or `HARNESS`); a
 bound server refuses any session, filter or listing outside that harness.
@@ -51,7 +53,7 @@ from total_recall.model import HARNESSES
 from total_recall.ops import OPERATIONS, Call, Effect, Operation, by_name
 from total_recall.ops.operation import exact_type
 from total_recall.record.database import Record
-from total_recall.surfaces.words import defect, explain, named
+from total_recall.surfaces.words import defect, explain, in_mcp_words, named
 
 SERVER_KEY = "total-recall"
 HARNESS_ENV = "HARNESS"
@@ -59,6 +61,8 @@ HARNESS_ENV = "HARNESS"
 # default page stays under both; bytes >= characters, so 48 KiB is below 50,000 characters.
 READ_MAX_BYTES = 49_152
 READ_LIMIT = 100
+# A reply carries this many of its notes (an asset rebuild may warn of many files), and says how many more.
+NOTES_SHOWN = 20
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -157,9 +161,30 @@ def reply(value: dict[str, Any]) -> CallToolResult:
                           structured_content=value)
 
 
-def reply_text(text: str) -> CallToolResult:
-    """A tool's answer that is a report (markdown, JSONL lines), already flood-capped by the core."""
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+def reply_text(text: str, notes: list[str] | None = None) -> CallToolResult:
+    """A tool's answer that is a report (markdown, JSONL lines), already flood-capped by the core; its
+    notes, if any, in a second block (the report's own format stays as it is)."""
+    said = [TextContent(type="text", text="\n".join(f"note: {n}" for n in notes))] if notes else []
+    return CallToolResult(content=[TextContent(type="text", text=text), *said])
+
+
+def noted(op: Operation[Any], notes: list[str], room: int | None = None) -> list[str]:
+    """A call's notes in MCP's words, the first NOTES_SHOWN of them and how many more there were, within
+    `room` bytes (what the reply's `max_bytes` leaves; None: no bound): a note never takes a reply past the
+    bound its caller set, so what does not fit is counted instead."""
+    shown = [in_mcp_words(op, n) for n in notes[:NOTES_SHOWN]]
+    while shown and room is not None and _size(shown, len(notes) - len(shown)) > room:
+        shown.pop()
+    left = len(notes) - len(shown)
+    if room is not None and _size(shown, left) > room:
+        return []  # a reply filled to its bound by the core, which says itself what it held back
+    return [*shown, f"and {left} more notes"] if left else shown
+
+
+def _size(notes: list[str], left: int) -> int:
+    """The bytes `notes` (and the count of those left out) add to a JSON reply."""
+    more = [f"and {left} more notes"] if left else []
+    return len(orjson.dumps({"notes": [*notes, *more]})) + 1  # the comma before the key
 
 
 class RecallServer(MCPServer[Any]):
@@ -199,6 +224,8 @@ class RecallServer(MCPServer[Any]):
             self._accepted[fn.__name__] = tuple(n for n, p in params.items() if not _is_context(p.annotation))
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations,
                           structured_output=False)
+            if (tool := self._tool_manager.get_tool(fn.__name__)) is not None:
+                tool.parameters["additionalProperties"] = False
             return fn
 
         return register
@@ -275,14 +302,20 @@ EFFECTS = {Effect.READS: READ_ONLY, Effect.ADDS: ADDS, Effect.CALLS_OUT: CALLS_O
 def _tool(op: Operation[Any], name: str, binding: Binding,
           syncing: SyncState) -> Callable[..., CallToolResult]:
     """`op` as a tool function: its signature (what the SDK builds the input schema from) is the parameter
-    model's fields, each with its bounds and description; its return annotation carries the reply type,
-    the output schema."""
+    model's fields, each with its bounds and description. It publishes no output schema: a reply is the
+    operation's JSON object (the README lists its keys), and `notes` when the call has any."""
 
     def tool(**given: Any) -> CallToolResult:
         serving = {"server": SERVER_KEY, "version": __version__, "sync": syncing.as_json()}
         call = Call(binding.record_path, "mcp", harness=binding.harness, demo=binding.demo, serving=serving)
-        got = op.perform(call, op.params.model_validate(given))
-        return reply_text(op.text(got)) if op.text is not None else reply(got)
+        params = op.params.model_validate(given)
+        got = op.perform(call, params)
+        budget = getattr(params, "max_bytes", None)
+        used = len(op.text(got).encode()) if op.text is not None else len(orjson.dumps(got))
+        notes = noted(op, call.notes, budget - used if isinstance(budget, int) else None)
+        if op.text is not None:
+            return reply_text(op.text(got), notes)
+        return reply({**got, "notes": notes} if notes else got)
 
     parameters = []
     for field_name, info in op.params.model_fields.items():
@@ -294,8 +327,8 @@ def _tool(op: Operation[Any], name: str, binding: Binding,
                    else info.get_default(call_default_factory=True))
         parameters.append(inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=annotation))
-    returns: Any = Annotated[CallToolResult, op.reply] if op.reply is not None else CallToolResult
-    tool.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    tool.__signature__ = inspect.Signature(parameters,  # type: ignore[attr-defined]
+                                           return_annotation=CallToolResult)
     tool.__name__ = tool.__qualname__ = name
     tool.__doc__ = op.doc
     return tool

@@ -1,9 +1,11 @@
 """A core error in each surface's own words.
 
-The core names what a caller gave by its parameter (`hours_back`, `session_id=...`); the CLI calls the
-same thing `--hours` or SESSION. `in_cli_words` rewrites a message for one operation's flags, and
-`explain` turns a parameter model's rejection into one line per parameter — the same sentence on both
-surfaces, only the names differ.
+The core names what a caller gave by its parameter (`hours_back`, `session_id=...`) and another operation
+as a tool (the `sessions` tool; the `observations` tool with `archived: true`); the CLI calls the same
+things `--hours` or SESSION and `total-recall sessions`, `total-recall observations --archived`.
+`in_cli_words` rewrites a message for one operation's flags, `in_mcp_words` a note an operation words for
+the CLI alone, and `explain` turns a parameter model's rejection into one line per parameter — the same
+sentence on both surfaces, only the names differ.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def explain(op: Operation[Any], error: ValidationError,
             parts.append(f"{name(param)} is out of range: {given(e['input'])} — it must be {words} {bound}")
         elif e["type"] == "missing":
             parts.append(f"{name(param)} is required")
+        elif e["type"] == "too_long" and isinstance(ctx := e.get("ctx"), dict):
+            # Never the list itself: ten thousand harnesses would fill the refusal.
+            parts.append(f"{name(param)} holds {ctx.get('actual_length')} values — it takes at most "
+                         f"{ctx.get('max_length')}")
         else:
             message = e["msg"][:1].lower() + e["msg"][1:]
             parts.append(f"{name(param)}: {message} (given {given(e.get('input'))})")
@@ -60,10 +66,16 @@ def named(name: str, message: str) -> str:
     return message if message.startswith((f"{name}: ", f"{name} ")) else f"{name}: {message}"
 
 
+# Another operation as the core points to it: "the `sessions` tool", "the `observations` tool with
+# `archived: true`" (one parameter given, in MCP's JSON form).
+_TOOL = re.compile(r"the `(\w+)` tool(?: with `(\w+): ([^`]+)`)?")
+
+
 def in_cli_words(op: Operation[Any], message: str) -> str:
     """`message` with `op`'s parameter names as the CLI spells them, and its name (and any other
-    operation's it points to: "roll back with cache_delete_latest") as the command's."""
-    text = named(op.name, message)
+    operation's it points to: "roll back with cache_delete_latest", "the `sessions` tool lists them") as
+    the command's."""
+    text = _TOOL.sub(_command, named(op.name, message))
     if text.startswith(f"{op.name}:") or text.startswith(f"{op.name} "):
         text = op.command + text[len(op.name):]
     for other in OPERATIONS:
@@ -86,3 +98,25 @@ def in_cli_words(op: Operation[Any], message: str) -> str:
         # `session_id 'x' matches no session` → `SESSION 'x' matches no session`
         text = re.sub(rf"(?<![\w`-]){re.escape(param)}(?= ['\"])", flag, text)
     return text
+
+
+def _command(m: re.Match[str]) -> str:
+    """The tool a message points to as the command that does it on the CLI: `total-recall observations
+    --archived`."""
+    other = next((o for o in OPERATIONS if o.name == m.group(1)), None)
+    if other is None:
+        return m.group(0)
+    words = f"total-recall {other.command}"
+    if (param := m.group(2)) is not None:
+        value = m.group(3).strip("'\"")
+        words += f" {other.flag(param)}" + ("" if value == "true" else f" {value}")
+    return f"`{words}`"
+
+
+def in_mcp_words(op: Operation[Any], note: str) -> str:
+    """A note `op` words for the CLI (`no session matches --directory zz`) as MCP spells it: each of
+    `op`'s flags as its parameter given a value (`directory=zz`)."""
+    for param in op.params.model_fields:
+        if param not in op.argument:
+            note = re.sub(rf"(?<![\w-]){re.escape(op.flag(param))} (?=\S)", f"{param}=", note)
+    return note
