@@ -177,3 +177,11 @@ def test_a_note_never_takes_a_reply_past_the_bytes_its_caller_allowed(empty: Cli
         assert not got.is_error and len(said.encode()) <= 1024, (size, said)
         notes = json.loads(said).get("notes", [])
         assert all("holds no session yet" in n or n == "and 1 more notes" for n in notes)
+
+
+def test_a_session_tool_on_an_empty_record_names_the_sync_tool_over_mcp_and_the_command_on_the_cli(
+        empty: Client, tmp_path: Path) -> None:
+    said = refused(empty.call("profile_session", {}))
+    assert said.endswith("the record holds no sessions — the `sync` tool reads the agents' stores into it")
+    cli_said = run(tmp_path / "record", "profile", code=2).stderr
+    assert "— `total-recall sync` reads the agents' stores into it" in cli_said

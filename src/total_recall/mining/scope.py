@@ -332,7 +332,8 @@ def sessions_by_activity(record: Record, harness: str | None = None) -> list[Sco
 
 def _empty_record(tool: str, harness: str | None) -> ScopeError:
     which = f" of harness {harness}" if harness else ""
-    return ScopeError(f"{tool}: the record holds no sessions{which} — run `total-recall sync` first")
+    return ScopeError(f"{tool}: the record holds no sessions{which} — the `sync` tool reads the agents' "
+                      "stores into it")
 
 
 def resolve_session(record: Record, tool: str, session_id: str | None, harness: str | None = None, *,
