@@ -156,3 +156,4 @@ def test_an_address_typed_with_a_capital_s_names_the_same_entries(cli_run: Any) 
     hits = json.loads(cli_run("search", "worktree", "--session", number.upper(), "--json").stdout)["hits"]
     assert hits and {h["address"].split("#")[0] for h in hits} == {number}
     assert "not an address" in cli_run("read", "S1#3-2", code=2).stderr
+    assert "must name a session (s1), not entries ('S1#2')" in cli_run("profile", "S1#2", code=2).stderr

@@ -190,7 +190,7 @@ class Call:
         from total_recall.mining.scope import resolve_session
 
         text = name.strip()
-        if text[:1] == "s" and text[1:2].isdigit():
+        if text[:1] in ("s", "S") and text[1:2].isdigit():
             try:
                 address = Address.parse(text)
             except AddressError as exc:
