@@ -121,6 +121,13 @@ def test_budget_is_required_and_positive(runner: CliRunner) -> None:
     assert run(runner, "compact", "s1", "--budget", "0").exit_code == 2
 
 
+def test_compact_help_says_the_budget_it_requires_is_required() -> None:
+    result = CliRunner().invoke(cli, ["compact", "--help"])
+    assert result.exit_code == 0
+    budget = result.output.split("--budget BUDGET", 1)[1].split("--range", 1)[0]
+    assert "Required" in budget and "Required" not in result.output.split("--range", 1)[1]
+
+
 def test_the_session_is_named_as_everywhere_and_empty_means_the_most_recent(runner: CliRunner) -> None:
     sessions = as_json(run(runner, "sessions", "--json"))["sessions"]
     recent, native = sessions[0]["session"], sessions[0]["native_id"]

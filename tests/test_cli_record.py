@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.conftest import SESSIONS
 from total_recall.surfaces.cli import cli
 
 
@@ -65,3 +67,42 @@ def test_a_page_of_an_address_reads_each_entry_as_the_whole_address_does(demo: l
     whole = json.loads(run(demo, "read", "s1#1-6", "--json").stdout)
     page = json.loads(run(demo, "read", "s1#1-6", "--offset", "1", "--limit", "2", "--json").stdout)
     assert page["entries"] == whole["entries"][1:3]
+
+
+def test_an_owner_message_too_long_for_max_bytes_is_read_in_parts_that_add_up_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The real 2.1.114 session's first prompt, read with a budget it does not fit (its spans repeat its
+    text): each part fits, names the next, holds the spans it overlaps (offsets in the whole text), and the
+    parts add up to the text."""
+    shutil.copytree(SESSIONS / "claude_code" / "real_v2.1.114_worktrees", tmp_path / "claude" / "-research")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(tmp_path / "claude"))
+    assert run([], "sync").exit_code == 0
+    sessions = json.loads(run([], "sessions", "--json").stdout)["sessions"]
+    session = next(s["session"] for s in sessions if s["native_id"] == "ef958aa1-0e93-49f0-bb71-150f63befcd1")
+    entries = json.loads(run([], "read", session, "--json", "--max-bytes", "8388608").stdout)["entries"]
+    whole = next(e for e in entries if e["author"] == "owner" and len(e["text"]) > 1000)
+    assert len(json.dumps(whole)) > 2 * 1024 and whole["spans"]
+    parts, offset = [], 0
+    while True:
+        page = run([], "read", whole["address"], "--max-bytes", "1024", "--text-offset", str(offset),
+                   "--json")
+        assert page.exit_code == 0, page.output
+        got = json.loads(page.stdout)
+        assert got["bounds"]["bytes"] <= 1024
+        [part] = got["entries"]
+        end = offset + len(part["text"])
+        assert part["part"] == {"start": offset, "end": end, "length": len(whole["text"])}
+        assert part["spans"] == [{**s, "text": None} for s in whole["spans"]
+                                 if s["start"] < end and s["end"] > offset]
+        assert {k: v for k, v in part.items() if k not in ("text", "spans", "part")} == {
+            k: v for k, v in whole.items() if k not in ("text", "spans")}
+        parts.append(part["text"])
+        if got["bounds"]["next_text_offset"] is None:
+            break
+        offset = got["bounds"]["next_text_offset"]
+        assert got["bounds"]["truncated"] and "text_part" in got["bounds"]["truncation_reason"]
+        assert f"--offset 0 --text-offset {offset}" in page.stderr
+    assert len(parts) > 2 and "".join(parts) == whole["text"]
+    shown = run([], "read", whole["address"], "--max-bytes", "1024")
+    assert shown.exit_code == 0 and shown.stdout.startswith(f"── {whole['address']} ·")

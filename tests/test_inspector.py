@@ -184,4 +184,4 @@ def test_the_inspector_sees_an_unknown_parameter_refused_as_a_tool_error(inspect
     assert result["isError"] is True
     message = result["content"][0]["text"]
     assert message.startswith("read: unrecognised field `adress`")
-    assert message.endswith("read accepts: address, offset, limit, max_bytes")
+    assert message.endswith("read accepts: address, offset, limit, max_bytes, text_offset")

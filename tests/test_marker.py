@@ -503,6 +503,31 @@ def test_every_sentence_of_the_owner_s_first_paragraph_in_the_real_worktrees_ses
     assert all(q["text"] in out["text"] for q in out["instructions"])
 
 
+def test_a_short_owner_message_that_fits_bo_is_quoted_whole_beside_a_long_one_that_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The real 2.1.114 session: the owner's long opening instruction overflows Bo (200 tokens), and his
+    later one-line question fits it, so the question is quoted whole and only the instruction is a pointer."""
+    root = tmp_path / "claude"
+    shutil.copytree(WORKTREES, root / "projects" / "-home-owner-research")
+    monkeypatch.setenv("TOTAL_RECALL_CLAUDE_ROOT", str(root))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["sync"]).exit_code == 0
+    with Record(record_home() / RECORD_FILE) as record:
+        number = next(s.number for s in record.sessions()
+                      if s.native_id == "ef958aa1-0e93-49f0-bb71-150f63befcd1")
+        owner = [e for e in read(record, Address(number)) if e.author == "owner"]
+    result = runner.invoke(cli, ["compact", f"s{number}", "--budget", "400", "--keep-exchanges", "0",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    [short] = [e for e in owner if len(e.text) < 100]
+    [long] = [e for e in owner if len(e.text) > 1000]
+    assert {"address": short.address, "text": short.text, "tag": "statement"} in out["instructions"]
+    assert f'→ {long.address} "' in "\n".join(out["pointers"])
+    assert f'{short.address} "{short.text}"' in out["text"]
+
+
 NATURAL_RULES = [
     "Deploys wait for the Friday freeze to end.",
     "Integration tests talk to the local broker only.",

@@ -186,16 +186,23 @@ def test_a_reply_over_max_bytes_is_cut_at_an_entry_and_the_pages_add_up_to_the_w
     assert pages == whole
 
 
-def test_one_entry_larger_than_max_bytes_is_refused_naming_it_and_the_ceiling(served: Served) -> None:
+def test_one_entry_larger_than_max_bytes_comes_in_parts_that_add_up_to_its_text(served: Served) -> None:
     with served.open_record() as record:
         entries = [e for s in record.sessions() for e in read(record, s.address)]
     longest = max(entries, key=lambda e: len(e.text))
     assert len(longest.text) > 1024
-    result = call(served, "read", {"address": longest.address, "max_bytes": 1024})
-    assert result.is_error
-    assert text(result).startswith(f"read: {longest.address} (")
-    said = text(result)
-    assert "does not fit max_bytes=1024 with its envelope: raise `max_bytes` (ceiling 8388608)" in said
+    text_offset: int | None = 0
+    parts = []
+    while text_offset is not None:
+        result = call(served, "read", {"address": longest.address, "max_bytes": 1024,
+                                       "text_offset": text_offset})
+        got = payload(result)
+        assert not result.is_error and got["bounds"]["bytes"] == len(text(result).encode()) <= 1024
+        [part] = got["entries"]
+        assert part["part"]["start"] == text_offset and part["part"]["length"] == len(longest.text)
+        parts.append(part["text"])
+        text_offset = got["bounds"]["next_text_offset"]
+    assert len(parts) > 1 and "".join(parts) == longest.text
 
 
 def test_search_finds_a_fixture_word_and_every_hit_is_an_address_read_opens(served: Served) -> None:
@@ -262,7 +269,7 @@ def test_an_unknown_parameter_is_rejected_by_name_with_the_accepted_list(served:
     typo, unscoped = calls(served, [("read", {"adress": "s1"}), ("list_sessions", {"hour_back": 5})])
     assert typo.is_error
     assert text(typo).startswith("read: unrecognised field `adress` (did you mean `address`?)")
-    assert text(typo).endswith("; read accepts: address, offset, limit, max_bytes")
+    assert text(typo).endswith("; read accepts: address, offset, limit, max_bytes, text_offset")
     assert unscoped.is_error
     assert text(unscoped).startswith("list_sessions: unrecognised field `hour_back` (did you mean "
                                      "`hours_back`?)")

@@ -3,7 +3,8 @@
 Paths, commit hashes, URLs, hostnames, versions, error lines, commands and times are kept whole in
 their own index, so a hash fragment or a path finds its entries even where word tokenization would
 split it (`/etc/ssl/private/`, `3f9c2e1`, `v1.18.33`). Each is stored as lookup keys (the string, and
-tails of paths, URLs and hosts), B-tree indexed by key (NOCASE) and entry.
+tails of paths, URLs and hosts), B-tree indexed by key (NOCASE) and entry. Markup is never a string
+(`</div>` is no path) and the line numbers of a Read tool's output (`12→`) are no part of one.
 """
 
 from __future__ import annotations
@@ -38,8 +39,16 @@ _TIME = (
 _ERROR_WORDS = ("error", "failed", "failure", "exception", "fatal", "denied", "refused", "unauthorized",
                 "forbidden", "not found", "traceback", "panic", "timed out", "cannot", "unable to")
 # A candidate starts after white space, a quote or an opening bracket: that character is matched (the
-# search skips ahead to one in C) rather than looked behind at every position; group 1 is the candidate.
-_CANDIDATE = re.compile(r"[\s\"'`=(\[{<,]((?=[^\s\"'`]*?[/:.])[^\s\"'`]{3,})")
+# search skips ahead to one in C) rather than looked behind at every position; group 1 is that character
+# (a `<` may open a tag, see `untagged`), group 2 the candidate.
+_CANDIDATE = re.compile(r"([\s\"'`=(\[{<,])((?=[^\s\"'`]*?[/:.])[^\s\"'`]{3,})")
+# Claude Code's Read tool numbers the lines it returns (`    12→text`): the tool's numbering, not the file's.
+_LINE_NUMBER = re.compile(r"^ *\d+→", re.M)
+# Markup a token runs into: `</div>`, `</pre` cut at the token's end, `<bash-stderr>` opening it. A tag name
+# has no dot or colon, so `<shop.example.com>` and `<http://…>` stay strings.
+_CLOSING_TAG = re.compile(r"</[A-Za-z][\w-]*(?:>|$)")
+_OPENING_TAGS = re.compile(r"^(?:<[A-Za-z][\w-]*>)+")
+_EDGE_TAGS = re.compile(r"^(?:</?[A-Za-z][\w-]*>\s*)+|(?:\s*</?[A-Za-z][\w-]*>)+$")
 _TIME_RX = re.compile(_TIME, re.I)
 _VERSION_RX = re.compile(_VERSION)
 _HOST_RX = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
@@ -57,7 +66,7 @@ def extract(kind: str, text: str, tool: str | None = None) -> list[tuple[str, st
     if kind == "meta" or not text:
         return []
     head, tail = (TOOL_HEAD, TOOL_TAIL) if kind == "tool_result" else (SCAN_HEAD, SCAN_TAIL)
-    body = text if len(text) <= head + tail else text[:head] + "\n" + text[-tail:]
+    body = unnumbered(text if len(text) <= head + tail else text[:head] + "\n" + text[-tail:])
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for found in _candidates(kind, body, tool):
@@ -81,15 +90,38 @@ def _candidates(kind: str, body: str, tool: str | None) -> Iterator[tuple[str, s
             yield "command", m.group(1)
     # Cheap regexes pick the tokens that could be strings worth quoting; the full patterns run on those
     # alone (running them over whole texts is several times slower).
-    for token in _CANDIDATE.findall("\n" + body):
-        found = classify(token.strip(_EDGE))
-        if found is not None:
-            yield found
+    for before, token in _CANDIDATE.findall("\n" + body):
+        for piece in untagged(before + token if before == "<" else token):
+            found = classify(piece.strip(_EDGE))
+            if found is not None:
+                yield found
     for word in _HEX_RUN.findall("\n" + body):
         if not word.isdigit() and not word.isalpha():
             yield "hash", word
     if kind in ("tool_result", "message", "summary", "thinking"):
         yield from _error_lines(body)
+
+
+def unnumbered(text: str) -> str:
+    """`text` without the line numbers Claude Code's Read tool puts before each line of a file it returns,
+    so no string or error line starts with `12→`; every string of it still stands in `text` word for word."""
+    return _LINE_NUMBER.sub("", text) if "→" in text else text
+
+
+def bare_line(line: str) -> str:
+    """An error line without a Read output's line number before it nor the tags around it
+    (`</bash-stdout><bash-stderr>WARN …`): what stays of it stands in its entry word for word."""
+    line = _LINE_NUMBER.sub("", line, count=1) if "→" in line else line
+    return (_EDGE_TAGS.sub("", line) if "<" in line else line).strip()
+
+
+def untagged(token: str) -> list[str]:
+    """The pieces of a candidate token (with the `<` before it, when one stood there) that are not markup:
+    `</div>` alone is none, `<code>/etc/ssl/</code>` is `/etc/ssl/`; a `<` inside a piece stays
+    (`agent-<id>/`, `2>/dev/null`)."""
+    if "<" not in token:
+        return [token]
+    return [_OPENING_TAGS.sub("", piece) for piece in _CLOSING_TAG.split(token)]
 
 
 # Five of six tokens an agent's sessions hold were seen before (the same paths, hosts and versions again
@@ -134,7 +166,7 @@ def _error_lines(body: str) -> Iterator[tuple[str, str]]:
             at = lower.find(word, nxt)
     for start in sorted(starts):
         end = body.find("\n", start)
-        line = body[start : len(body) if end < 0 else end].strip()
+        line = bare_line(body[start : len(body) if end < 0 else end].strip())
         if 8 <= len(line) <= MAX_LEN:
             yield "error", line
 

@@ -7,7 +7,7 @@ what the memory layer can know:
 - `runtime` — an agent built on this package holds the window: it evicts by class and builds the markers
   itself (`runtime.py`). Knowledge: known input.
 - `claude-code`, `codex` — the harness compacts and writes its own summary; through its hooks we leave a
-  verified marker for the range before the verbatim tail and give it back at the next session start.
+  verified marker for the whole session up to the compaction and give it back at the next session start.
   Knowledge: sent, unconfirmed.
 - `provider-api` — a provider's API compacts on its servers; a receipt only. Knowledge: sent, unconfirmed.
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from total_recall.errors import MarkerError, MarkerRejected
-from total_recall.keeping.marker import build_marker, save_marker
+from total_recall.keeping.marker import OVERFLOW, Marker, build_marker, save_marker
 from total_recall.keeping.receipts import Decision, Knowledge, Receipt, write_receipt
 from total_recall.keeping.tail import evictable_range
 from total_recall.model import Address
@@ -88,16 +88,21 @@ class HarnessController:
     """A harness that compacts and writes its own summary (Claude Code, Codex).
 
     Told of a compaction before it happens (a PreCompact hook: no `source`, no marker yet), it builds,
-    verifies and saves a marker for the range before the verbatim tail, so the harness's next session
-    start can be given the owner's words back. Told of one the record already holds (`source` set), it
-    writes the receipt only: that range left the window long ago.
+    verifies and saves a marker for the session up to that point, so the harness's next session start can
+    be given the owner's words back. Told of one the record already holds (`source` set), it writes the
+    receipt only: that range left the window long ago.
     """
 
     name: str
     knowledge: Knowledge = "sent, unconfirmed"
     marker_budget: int = HARNESS_MARKER_BUDGET
     bo: int | None = None
-    keep_exchanges: int = 2
+    # No verbatim tail: the harness, not we, decides what stays. Claude Code replaces the conversation with
+    # its own summary (a newer version may keep a segment, `compactMetadata.preservedSegment`, which
+    # PreCompact cannot know in advance) and Codex likewise, so a tail left out of the marker may be lost
+    # whole: the owner's last instruction and, in an autonomous run, the whole session. A few tokens the
+    # harness keeps twice cost less.
+    keep_exchanges: int = 0
 
     def on_compaction(self, record: Record, event: CompactionEvent) -> Receipt:
         if event.session is None or event.source is not None or event.marker_id is not None:
@@ -105,7 +110,8 @@ class HarnessController:
         span = Address.parse(event.range) if event.range else evictable_range(
             record, event.session, self.keep_exchanges)
         if span is None:
-            note = _join(event.note, "nothing before the verbatim tail to mark")
+            note = _join(event.note, "nothing before the verbatim tail to mark" if self.keep_exchanges
+                         else "the session holds no entry to mark")
             return receipt_of(record, self, replace(event, note=note))
         before = sum(estimate_tokens(e.text) for e in record.entries(span, with_spans=False))
         try:
@@ -114,9 +120,12 @@ class HarnessController:
         except (MarkerRejected, MarkerError) as exc:  # no marker; the harness compacts anyway
             return receipt_of(record, self, replace(event, range=str(span), tokens_before=before,
                                              note=_join(event.note, f"no marker: {exc}")))
+        said = ("tokens are estimates for the range and its marker" if _holds_any(marker) else
+                f"empty marker: {span} holds nothing of the owner's and no exact string to keep, so the "
+                "marker saves no tokens")
         return receipt_of(record, self, replace(
             event, range=str(span), tokens_before=before, tokens_after=marker.tokens, marker_id=marker_id,
-            note=_join(event.note, "tokens are estimates for the range and its marker")))
+            note=_join(event.note, said)))
 
 
 RUNTIME = ReceiptController("runtime", "known input")
@@ -146,6 +155,14 @@ def receipt_of(record: Record, controller: WindowController, event: CompactionEv
         tokens_before=event.tokens_before, tokens_after=event.tokens_after, marker_id=event.marker_id,
         source=event.source, note=event.note)
     return replace(receipt, id=write_receipt(record, receipt))
+
+
+def _holds_any(marker: Marker) -> bool:
+    """Whether a marker keeps anything of the owner's or an exact string, in full or by a pointer (every
+    pointer but the line saying where more items are)."""
+    pointed = [(m.group("what") or m.group("unread")) if (m := OVERFLOW.match(p)) else "the owner's"
+               for p in marker.pointers]
+    return bool(marker.instructions or marker.strings) or any(what != "items" for what in pointed)
 
 
 def _join(first: str | None, second: str) -> str:

@@ -24,7 +24,17 @@ from typing import Protocol
 
 import orjson
 
-from total_recall.indexes.strings import MAX_LEN, SCAN_HEAD, SCAN_TAIL, TOOL_HEAD, TOOL_TAIL, classify
+from total_recall.indexes.strings import (
+    MAX_LEN,
+    SCAN_HEAD,
+    SCAN_TAIL,
+    TOOL_HEAD,
+    TOOL_TAIL,
+    bare_line,
+    classify,
+    unnumbered,
+    untagged,
+)
 from total_recall.keeping import items
 from total_recall.keeping.items import AGENT_TEXT_CHARS, ERROR_HEAD, error_lines
 from total_recall.model import SHELL_TOOLS
@@ -88,12 +98,13 @@ def find_strings(entries: Sequence[Scanned]) -> StringScan:
                     continue  # a slash command (/exit, /compact) is not a path
                 pieces.append((i, e.text[s.start:s.end]))
                 if s.tag == "paste":  # a pasted log's error lines, found as in a tool output
-                    direct.extend((i, "error", line) for line in error_lines(e.text[s.start:s.end]))
+                    pasted = error_lines(e.text[s.start:s.end])
+                    direct.extend((i, "error", bare_line(line)) for line in pasted)
         elif e.kind != "tool_result":
             own.append(i)
         elif e.failed:
             failures.append(i)
-            direct.extend((i, "error", line) for line in e.errors)
+            direct.extend((i, "error", bare_line(line)) for line in e.errors)
         else:
             outputs.append(i)
     unscanned: list[int] = []
@@ -162,18 +173,21 @@ def _scan(pieces: Sequence[tuple[int, str]]) -> list[tuple[int, int, str, str]]:
     """(index, position, kind, value) of every string in the pieces, from one pass over them joined."""
     if not pieces:
         return []
+    texts = [unnumbered(text) for _, text in pieces]  # a Read output's `12→` is the tool's, not the file's
     starts = []
     at = 0
-    for _, text in pieces:
+    for text in texts:
         starts.append(at)
         at += len(text) + len(_SEPARATOR)
-    joined = _SEPARATOR.join(text for _, text in pieces)
+    joined = _SEPARATOR.join(texts)
     out: list[tuple[int, int, str, str]] = []
     # The leading newline stands before the first token; positions are 1 past the joined text's.
     for m in _TOKEN.finditer("\n" + joined):
         whole = m.group(1)
-        # A token from JSON-escaped output or a Markdown link holds several strings: `\n` and `](` part them.
-        parts = _PARTS.split(whole) if "\\" in whole or "](" in whole else (whole,)
+        # A token from JSON-escaped output or a Markdown link holds several strings: `\n` and `](` part
+        # them; markup it runs into (`</div>`, `<code>`) is none of them.
+        pieces_of = untagged(m.group(0) if m.group(0)[0] == "<" else whole)
+        parts = [p for u in pieces_of for p in (_PARTS.split(u) if "\\" in u or "](" in u else (u,))]
         for part in parts:
             token = part.strip(_EDGE).rstrip(".,;:")
             if len(token) < 3:

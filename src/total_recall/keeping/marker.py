@@ -10,9 +10,10 @@ built from the record, never from an older marker (a marker Total Recall injecte
 masked out by its header and end lines), so the hundredth compaction is as detailed as the first.
 
 Budget: the owner's words get their own budget Bo (default: half the marker's). When they overflow it, the
-oldest of what does not read as an instruction leave the view first, then the oldest instructions: each
-becomes a one-line pointer (address + first words), the oldest pointers fold into one directory line of
-addresses, and a notice says so; every line of the owner's stays word for word at its address. Strings and
+oldest of what does not read as an instruction leave the view first, then the oldest instructions (a line
+that fits what Bo has left stays, however old: a long one never hides a short one): each becomes a one-line
+pointer (address + first words), the oldest pointers fold into one directory line of addresses, and a
+notice says so; every line of the owner's stays word for word at its address. Strings and
 items share what is left, most useful first; what does not fit becomes a count and the addresses that
 hold the rest, never dropped in silence. A recall cue (seed 003) stands in for the mechanical items of the
 part it covers; instructions and strings stay.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -320,88 +321,119 @@ class _Fold:
 
 def _fold(session: int, quotes: Sequence[Quote], bo: int) -> _Fold:
     """Fit the owner's words into Bo (twentieths of a token). `quotes` come in keep order (`_keep_order`:
-    the first to leave the view first): the last ones in full, the ones before as pointers, the first in
-    one directory line listing their messages (or, when even that is too long, naming their range).
-
-    Each extra line in full costs more than the address it takes out of the directory, and each pointer
-    more than its address, so the most that fit are found by counting up; costs are worked out only for
-    the lines counted.
+    the first to leave the view first). From the last back, every line that fits in what Bo has left stays
+    in full and one that does not is passed over, so a long line never hides a short one behind it; the
+    lines out of view become pointers (the last of them, while they fit) and one directory line listing
+    their messages (or, when even that is too long, naming their range). Room for the directory line of
+    what is out of view is kept at every step.
     """
     n = len(quotes)
     if n == 0:
         return _Fold([], [], 0, [])
     head = _cost(INSTRUCTIONS_HEAD)
-    newest: list[int] = [0]  # newest[f]: the cost of the last f in full
-    for q in reversed(quotes):
-        newest.append(newest[-1] + _cost(_instruction_line(q)))
-        if head + newest[-1] > bo:
-            break
-    else:
-        return _Fold(list(quotes), [], head + newest[-1], [])
+    costs = [_cost(_instruction_line(q)) for q in quotes]
+    if head + sum(costs) <= bo:
+        return _Fold(list(quotes), [], head + sum(costs), [])
     seqs = [int(q.address.split("#")[1]) for q in quotes]
-    # Of the k first quotes: how many messages hold them, what their ",seq" parts weigh, their range.
-    held, parts, low, high = [0], [0], [seqs[0]], [seqs[0]]
-    seen: set[int] = set()
-    for seq in seqs:
-        fresh = seq not in seen
-        seen.add(seq)
-        held.append(held[-1] + fresh)
-        parts.append(parts[-1] + (number_and_comma_weight(seq) if fresh else 0))
-        low.append(min(low[-1], seq))
-        high.append(max(high[-1], seq))
-
-    def opening(k: int) -> str:
-        return f"→ {held[k]} more message{'s' if held[k] > 1 else ''} of the owner's, word for word"
-
-    def listed(k: int) -> str:
-        return f"{opening(k)} at {_address_list(session, sorted(set(seqs[:k])))}"
-
-    def ranged(k: int) -> str:
-        return f"{opening(k)} in {Address(session, low[k], high[k])}"
-
-    def directory(k: int, form: Callable[[int], str]) -> int:
-        if k == 0:
-            return 0
-        if form is ranged:
-            return _cost(ranged(k))
-        # One comma fewer than addresses: the list's cost is additive (see tokens.py).
-        return _cost(f"{opening(k)} at s{session}#") + parts[k] - _COMMA
-
-    def in_full(f: int) -> int:
-        while len(newest) <= f:
-            newest.append(newest[-1] + _cost(_instruction_line(quotes[n - len(newest)])))
-        return newest[f]
-
-    for form in (listed, ranged):
-        if head + directory(n, form) > bo:
+    for ranged in (False, True):
+        directory = _Directory(session, seqs, ranged)
+        if head + directory.cost() > bo:
             continue
-        f = 0  # how many of the last stay in full; the k = n - f first leave the view
-        while f + 1 < n and head + in_full(f + 1) + directory(n - f - 1, form) <= bo:
-            f += 1
-        k = n - f
-        pointers: list[int] = [0]  # pointers[p]: the cost of the last p of the k as pointers
-        while len(pointers) <= k:
-            more = pointers[-1] + _cost(_instruction_pointer(quotes[k - len(pointers)]))
-            p = len(pointers)
-            if head + in_full(f) + more + directory(k - p, form) > bo:
+        used = head
+        out = []  # out of view, last first
+        for i in range(n - 1, -1, -1):
+            if used + costs[i] <= bo and used + costs[i] + directory.cost(without=seqs[i]) <= bo:
+                used += costs[i]
+                directory.remove(seqs[i])
+            else:
+                out.append(i)
+        pointers: list[int] = []
+        for i in out:
+            more = _cost(_instruction_pointer(quotes[i]))
+            if used + more + directory.cost(without=seqs[i]) > bo:
                 break
-            pointers.append(more)
-        return _folded(quotes, k, len(pointers) - 1, form, head + in_full(f), bo)
+            used += more
+            directory.remove(seqs[i])
+            pointers.append(i)
+        return _folded(quotes, out, pointers[::-1], directory, used, bo)
     # Not even one directory line fits Bo: the owner's words take what they need from the rest.
-    return _folded(quotes, n, 0, ranged, head, bo)
+    everything = list(range(n - 1, -1, -1))
+    return _folded(quotes, everything, [], _Directory(session, seqs, ranged=True), head, bo)
 
 
 _COMMA = weight(",")
 
 
-def _folded(quotes: Sequence[Quote], k: int, p: int, form: Callable[[int], str], kept: int, bo: int) -> _Fold:
-    """The k first out of view: the last p of them as pointers, the rest in one directory line; `kept`
-    is what the header and the lines in full cost."""
-    n = len(quotes)
-    lines = ([form(k - p)] if k > p else []) + [_instruction_pointer(q) for q in quotes[k - p:k]]
-    cost = kept + sum(_cost(x) for x in lines)
-    notice = _fold_notice(bo // SCALE, n, k, p, k - p, -(-cost // SCALE) if cost > bo else None)
-    return _Fold(list(quotes[k:]), lines, cost, [notice])
+class _Directory:
+    """The directory line of the owner's lines out of view: their messages listed, or their range. Its cost
+    is kept up to date as lines leave it (for the view or a pointer), and is 0 once it lists none."""
+
+    def __init__(self, session: int, seqs: Sequence[int], ranged: bool) -> None:
+        self.session, self.ranged = session, ranged
+        self.count: dict[int, int] = {}
+        for seq in seqs:
+            self.count[seq] = self.count.get(seq, 0) + 1
+        self.order = sorted(self.count)
+        self.held = len(self.order)
+        self.parts = sum(number_and_comma_weight(seq) for seq in self.order)
+        self.low, self.high = 0, len(self.order) - 1  # where the first and last messages held are in order
+
+    def _after(self, seq: int | None) -> tuple[int, int, int, int]:
+        """(messages, their ",seq" weights, first, last) once one line of message `seq` has left."""
+        if seq is None or self.count[seq] > 1:
+            return self.held, self.parts, self.low, self.high
+        held, parts, low, high = self.held - 1, self.parts - number_and_comma_weight(seq), self.low, self.high
+        if held and self.order[low] == seq:
+            low += 1
+            while self.count[self.order[low]] == 0:
+                low += 1
+        if held and self.order[high] == seq:
+            high -= 1
+            while self.count[self.order[high]] == 0:
+                high -= 1
+        return held, parts, low, high
+
+    def cost(self, without: int | None = None) -> int:
+        """What the line costs, or would once one line of message `without` has left it."""
+        held, parts, low, high = self._after(without)
+        if held == 0:
+            return 0
+        if self.ranged:
+            return _cost(self._ranged(held, low, high))
+        # One comma fewer than addresses: the list's cost is additive (see tokens.py).
+        return _cost(f"{self._opening(held)} at s{self.session}#") + parts - _COMMA
+
+    def remove(self, seq: int) -> None:
+        self.held, self.parts, self.low, self.high = self._after(seq)
+        self.count[seq] -= 1
+
+    def line(self) -> str | None:
+        if self.held == 0:
+            return None
+        if self.ranged:
+            return self._ranged(self.held, self.low, self.high)
+        listed = [seq for seq in self.order if self.count[seq]]
+        return f"{self._opening(self.held)} at {_address_list(self.session, listed)}"
+
+    def _ranged(self, held: int, low: int, high: int) -> str:
+        return f"{self._opening(held)} in {Address(self.session, self.order[low], self.order[high])}"
+
+    @staticmethod
+    def _opening(held: int) -> str:
+        return f"→ {held} more message{'s' if held > 1 else ''} of the owner's, word for word"
+
+
+def _folded(quotes: Sequence[Quote], out: Sequence[int], pointers: Sequence[int], directory: _Directory,
+            kept: int, bo: int) -> _Fold:
+    """The lines at the indexes `out` out of view: those at `pointers` as pointers (in keep order), the rest
+    in the directory line; `kept` is what the header, the lines in full and the pointers cost."""
+    gone = set(out)
+    line = directory.line()
+    lines = ([line] if line is not None else []) + [_instruction_pointer(quotes[i]) for i in pointers]
+    cost = kept + (_cost(line) if line is not None else 0)
+    needed = -(-cost // SCALE) if cost > bo else None
+    notice = _fold_notice(bo // SCALE, len(quotes), len(out), len(pointers), len(out) - len(pointers), needed)
+    return _Fold([q for i, q in enumerate(quotes) if i not in gone], lines, cost, [notice])
 
 
 def _fold_notice(bo: int, n: int, k: int, pointers: int, folded: int, needed: int | None) -> str:

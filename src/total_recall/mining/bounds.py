@@ -20,7 +20,9 @@ from total_recall.mining.scope import MAX_BYTES_CEILING
 T = TypeVar("T")
 R = TypeVar("R")
 
-TRUNCATION_REASONS = ("record_limit", "byte_cap", "record_clamp")
+# `read` only: the one entry of the page is too long for max_bytes alone and came as a part of its text.
+TEXT_PART = "text_part"
+TRUNCATION_REASONS = ("record_limit", "byte_cap", "record_clamp", TEXT_PART)
 # Digits the bounds block may still grow by between the estimate and the sealed reply.
 _SLACK = 48
 

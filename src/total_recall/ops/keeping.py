@@ -33,7 +33,7 @@ KEEP_EXCHANGES_MAX = 1000
 
 class CompactParams(Params):
     budget: Annotated[int, Field(ge=1, le=MARKER_BUDGET_MAX, description=(
-        "Tokens for the whole marker (an estimate calibrated on cl100k; treat it as ±20%)."))]
+        "Required: tokens for the whole marker (an estimate calibrated on cl100k; treat it as ±20%)."))]
     session_id: SessionName = ""
     range: Annotated[str, Field(max_length=500, description=(
         "The range to compact (s7#10-200, or with the session's own id for s7), inside the session; empty: "

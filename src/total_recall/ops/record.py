@@ -18,7 +18,7 @@ from total_recall.config import (
     use_demo,
 )
 from total_recall.errors import ScopeError
-from total_recall.mining.bounds import dump, paginate
+from total_recall.mining.bounds import TEXT_PART, dump, paginate
 from total_recall.mining.flood import fit_json
 from total_recall.model import ECHO_CHARS, Address, Harness, SyncReport, echoed
 from total_recall.ops.operation import Call, Effect, Operation, Params, Reply
@@ -202,13 +202,17 @@ class ReadParams(Params):
         "Skip this many entries of the address (page with bounds.next_offset).")) ] = 0
     limit: Limit = READ_LIMIT
     max_bytes: Annotated[int, Field(ge=1024, le=8 * 1024 * 1024, description=(
-        "Reply budget, bytes of compact JSON (1024-8388608); entries come back whole or not at all."))] = (
-        READ_MAX_BYTES)
+        "Reply budget, bytes of compact JSON (1024-8388608); entries come back whole, but for one too long "
+        "for it alone, which comes in parts."))] = READ_MAX_BYTES
+    text_offset: Annotated[int, Field(ge=0, le=2**63 - 1, description=(
+        "Go on with the text of the entry at `offset` from this character (an entry too long for max_bytes "
+        "comes alone, in parts: each names the next in bounds.next_text_offset)."))] = 0
 
 
 def read(call: Call, p: ReadParams) -> Reply:
     """The entries at an address exactly as recorded, one bounded page (`bounds` says what came back,
-    why the page stopped and the `next_offset` to continue from)."""
+    why the page stopped and the `next_offset` to continue from). An entry too long for `max_bytes` alone
+    comes alone, in parts (`_in_parts`), so every address can be read."""
     with call.record() as record:
         address = call.check(record, resolve_address(record, p.address))
         if address.first is None and address.last is None and not record.session(address.session).entries:
@@ -218,19 +222,101 @@ def read(call: Call, p: ReadParams) -> Reply:
         entries = _AddressEntries(record, address.session, first, last)
 
         def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
-            return {"address": str(address), "harness": session.harness, "bounds": bounds, "entries": kept}
+            return {"address": str(address), "harness": session.harness,
+                    "bounds": {**bounds, "next_text_offset": None}, "entries": kept}
 
+        if p.text_offset == 0:
+            try:
+                return paginate("read", entries, limit=p.limit, offset=p.offset, max_bytes=p.max_bytes,
+                                max_record_bytes=None, encode=dump, clamp=lambda e, _: e,
+                                address=lambda e: str(e["address"]), render=render,
+                                measure=lambda r: len(dump(r)))
+            except ScopeError:
+                pass  # without a clamp the one way this fails: the entry at `offset` is too long alone
+        if p.offset >= len(entries):
+            raise ScopeError(f"read: `text_offset` needs an entry at `offset` {p.offset}; {address} holds "
+                             f"{len(entries)} (offsets 0..{len(entries) - 1})")
+        reply = _in_parts(address, session.harness, entries, p)
+    [part] = reply["entries"]
+    said = (f"{part['address']} in parts: characters {part['part']['start']}..{part['part']['end']} of "
+            f"{part['part']['length']}")
+    if (following := reply["bounds"]["next_text_offset"]) is not None:
+        said += f"; go on with {_READ.flag('offset')} {p.offset} {_READ.flag('text_offset')} {following}"
+    if call.surface == "cli":  # over MCP, `bounds.notice` says it within max_bytes
+        call.notes.append(said)
+    return reply
+
+
+def _in_parts(address: Address, harness: str, entries: _AddressEntries, p: ReadParams) -> dict[str, Any]:
+    """The entry at `p.offset` alone, its text from `p.text_offset` on as far as `max_bytes` holds: the
+    entry's JSON with `text` that part, `spans` those overlapping it with their `text` null (`start` and `end`
+    count characters of the whole text) and `part` {`start`, `end`, `length`}; `bounds.next_text_offset` is
+    where the next part starts (null after the last), and `bounds.next_offset` the entry after it."""
+    whole = entries[p.offset]
+    text = str(whole["text"])
+    if p.text_offset and p.text_offset >= len(text):
+        raise ScopeError(f"read: `text_offset` {p.text_offset} is past the end of {whole['address']}'s text "
+                         f"({len(text)} characters)")
+    spans = [{**span, "text": None} for span in whole["spans"]]
+
+    def upto(end: int) -> dict[str, Any]:
+        overlapping = [span for span in spans if span["start"] < end and span["end"] > p.text_offset]
+        part = {**whole, "text": text[p.text_offset:end], "spans": overlapping,
+                "part": {"start": p.text_offset, "end": end, "length": len(text)}}
+        following = end if end < len(text) else None
+        said = f"{whole['address']} in parts: characters {p.text_offset}..{end} of {len(text)}"
+
+        def render(bounds: dict[str, Any], kept: list[dict[str, Any]]) -> dict[str, Any]:
+            if following is None:
+                notice = f"{said}; {bounds['notice']}"
+                return {"address": str(address), "harness": harness,
+                        "bounds": {**bounds, "next_text_offset": None, "notice": notice}, "entries": kept}
+            reasons = ",".join(filter(None, (bounds["truncation_reason"], TEXT_PART)))
+            notice = f"TRUNCATED ({reasons}): {said}; next part: offset={p.offset} text_offset={end}"
+            if bounds["next_offset"] is not None:
+                notice += f"; next entry: offset={bounds['next_offset']}"
+            return {"address": str(address), "harness": harness,
+                    "bounds": {**bounds, "truncated": True, "truncation_reason": reasons,
+                               "next_text_offset": following, "notice": notice},
+                    "entries": kept}
+
+        return paginate("read", _Alone(part, p.offset, len(entries)), limit=1, offset=p.offset,
+                        max_bytes=p.max_bytes, max_record_bytes=None, encode=dump, clamp=lambda e, _: e,
+                        address=lambda e: str(e["address"]), render=render, measure=lambda r: len(dump(r)))
+
+    # The longest part that fits: its size grows with its end (JSON escapes vary, so it is searched for).
+    lo, hi, best = p.text_offset, len(text), None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
         try:
-            return paginate("read", entries, limit=p.limit, offset=p.offset, max_bytes=p.max_bytes,
-                            max_record_bytes=None, encode=dump, clamp=lambda e, _: e,
-                            address=lambda e: str(e["address"]), render=render,
-                            measure=lambda r: len(dump(r)))
-        except ScopeError as exc:
-            # Without a clamp the one way this fails is a first entry too big for the budget.
-            one = entries[p.offset]
-            raise ScopeError(f"read: {one['address']} ({len(dump(one))} bytes as JSON) does not fit "
-                             f"max_bytes={p.max_bytes} with its envelope: raise `max_bytes` (ceiling "
-                             "8388608); read returns entries whole, never cut") from exc
+            best, lo = upto(mid), mid
+        except ScopeError:
+            hi = mid - 1
+    if best is None:
+        raise ScopeError(f"read: {whole['address']} does not fit max_bytes={p.max_bytes} even with one "
+                         "character of its text: raise `max_bytes` (ceiling 8388608)")
+    return best
+
+
+class _Alone(Sequence[dict[str, Any]]):
+    """`size` entries of which only the one at `at` is ever read: a part of an entry paged alone."""
+
+    def __init__(self, entry: dict[str, Any], at: int, size: int) -> None:
+        self.entry, self.at, self.size = entry, at, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, int):
+            return self.entry
+        return [self.entry] if index.indices(self.size)[:2] == (self.at, self.at + 1) else []
 
 
 class _AddressEntries(Sequence[dict[str, Any]]):
@@ -377,3 +463,4 @@ OPERATIONS: tuple[Operation[Any], ...] = (
 
 # Notes are said on the CLI only (MCP drops them): they name flags.
 _SESSIONS = next(op for op in OPERATIONS if op.name == "sessions")
+_READ = next(op for op in OPERATIONS if op.name == "read")
