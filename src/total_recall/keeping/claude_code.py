@@ -2,7 +2,7 @@
 
 `total-recall install claude-code` (another part) registers `total-recall hook claude-code` for
 PreCompact, SessionStart, UserPromptSubmit and Stop (in the background: `"async": true`). On PreCompact we
-sync the Claude Code store, prepare a verified marker for the range before the verbatim tail and write a
+sync the Claude Code store, prepare a verified marker for the session up to the compaction and write a
 receipt (controller `claude-code`, trigger `manual`/`auto`, knowledge `sent, unconfirmed`: Claude Code
 writes its own summary and we do not see what the model is given). On SessionStart after a compaction or a
 resume we give the markers back as additional context. On Stop, the end of every turn, we sync the store,

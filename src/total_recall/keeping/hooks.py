@@ -11,7 +11,7 @@ generated hook schemas (openai/codex `codex-rs/hooks/schema/generated/pre-compac
 - **PreCompact** — sync the harness's store (incremental), find the record session by the harness's
   `session_id` (else by its transcript path), observe what of it the observer has not read yet (the
   range being compacted among it: the pre-compaction flush), then the harness's controller builds,
-  verifies and saves a marker for the range before the verbatim tail and writes a receipt (trigger = the
+  verifies and saves a marker for the session up to the compaction and writes a receipt (trigger = the
   hook's `trigger`; a manual `/compact`'s instructions are kept word for word in the receipt's note).
   Nothing on stdout: Claude Code only logs PreCompact stdout, and Codex fails a PreCompact hook whose
   stdout looks like JSON but is not its schema. A receipt is permanent, so a payload with a malformed
