@@ -69,7 +69,8 @@ def user_text(body: dict[str, Any]) -> str:
 
 def expected_owner_texts(path: Path) -> list[str]:
     """Typed user messages: response-item user messages that are not context (in a rollout that logs the
-    owner's messages as user_message events, only those such an event copies), plus user_message events
+    owner's messages as user_message events, not those before a message such an event copies that no event
+    copies: the context Codex injects ahead of a turn's message), plus user_message events
     that have no response-item twin (same text anywhere in the file, or written on the line next to it)."""
     rows = [items_of(o) for o in lines_of(path)]
     user_lines = {i: user_text(b) for i, (k, b) in enumerate(rows)
@@ -81,7 +82,7 @@ def expected_owner_texts(path: Path) -> list[str]:
         copies = [i for i in free if user_lines[i] == said] or [i for i in (at - 1, at + 1) if i in free]
         copied.update(copies[:1])
     owner = {i: t for i, t in user_lines.items()
-             if not t.strip().startswith(CONTEXT_STARTS) and (not events or i in copied)}
+             if not t.strip().startswith(CONTEXT_STARTS) and (i in copied or not any(c > i for c in copied))}
     for i, (kind, body) in enumerate(rows):
         if kind == "event:user_message":
             twin = body["message"] in user_lines.values() or {i - 1, i + 1} & set(user_lines)
@@ -580,18 +581,46 @@ def test_lines_appended_after_a_last_line_that_had_no_newline_keep_the_numbers_a
         assert later.cursor == fresh.cursor
 
 
-@pytest.mark.parametrize(("path", "injected"), [(TRUNCATED, [4, 5, 11]), (REAL, [4, 5])],
+@pytest.mark.parametrize(("path", "injected", "after"), [(TRUNCATED, [4, 5], [11]), (REAL, [4, 5], [])],
                          ids=["13-19-38", "20-34-25"])
 def test_a_user_message_no_user_message_event_copies_is_context_the_harness_injected(
-        path: Path, injected: list[int]) -> None:
+        path: Path, injected: list[int], after: list[int]) -> None:
     """Redaction leaves no words to know injected context by; these rollouts log what the owner typed as
-    `user_message` events (line 10, copying line 9), so the user-role items beside no event are not his."""
+    `user_message` events (line 10, copying line 9), so the user-role items before his with no event are
+    not his. One after it, still waiting for its event when the read ends, stays his: a wrong call would
+    take the owner's words, so only an event for a later message (or 64 lines) decides against him."""
     rows = [items_of(o) for o in lines_of(path)]
     users = [n for n, (k, b) in enumerate(rows, 1) if k == "response" and b.get("role") == "user"]
     assert [n for n, (k, _) in enumerate(rows, 1) if k == "event:user_message"] == [10]
-    assert users == sorted([*injected, 9])
+    assert users == sorted([*injected, *after, 9])
     r = read(path)
     by_line = {e.line: e for e in r.entries}
     assert [(n, by_line[n].author, by_line[n].kind) for n in users] == [
         (n, "harness" if n in injected else "owner", "message") for n in users]
     assert r.sessions[by_line[9].session].title == user_text(rows[8][1])
+
+
+def _turn(text: str, between: int = 0) -> list[dict[str, Any]]:
+    """A turn of a rollout that logs the owner's messages as events: his message, `between` lines, its
+    event copy."""
+    at = "2026-01-01T00:00:00.000Z"
+    said = {"timestamp": at, "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}}
+    tick = {"timestamp": at, "type": "event_msg", "payload": {"type": "token_count", "info": None}}
+    filler = [tick] * between
+    event = {"timestamp": at, "type": "event_msg", "payload": {"type": "user_message", "message": text}}
+    return [said, *filler, event]
+
+
+def test_an_owner_message_whose_event_comes_late_or_after_the_read_stays_his(tmp_path: Path) -> None:
+    meta = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "11111111-2222-4333-8444-555555555555", "cwd": "/tmp/x"}}
+    path = tmp_path / "rollout-2026-01-01T00-00-00-11111111-2222-4333-8444-555555555555.jsonl"
+    late = [meta, *_turn("fix the build please"), *_turn("now deploy it to staging", between=20)]
+    owner = [e.text for e in kinds(read(write_lines(path, late)), "owner", "message")]
+    assert owner == ["fix the build please", "now deploy it to staging"]
+    # The read ends before the event is written; the next read meets it.
+    first = read(write_lines(path, late[:-1]))
+    later = read(write_lines(path, late), first.cursor)
+    owner = [e.text for e in kinds(first, "owner", "message") + kinds(later, "owner", "message")]
+    assert owner == ["fix the build please", "now deploy it to staging"]

@@ -56,6 +56,9 @@ _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
 _STATE_VERSION = 1
 _MAX_SLOTS = 64
 _MAX_WAIT = 8  # lines an event copy waits for its response-item twin
+# Lines a user message with no part kinds waits for the owner's event copy before it counts as context the
+# harness injected: far past where Codex writes it (the next line or two), since a wrong call takes his words.
+_USER_WAIT = 64
 
 
 class CodexReader(JsonlReader):
@@ -384,6 +387,12 @@ class _Rollout:
             twin = self._pair(cat, "e", text)
             if twin is not None:
                 if twin.entry is not None:  # the user message it copies was waiting for it: the owner's
+                    # Codex writes the context it injects before the owner's message of the turn, and no
+                    # event for it: a user message still waiting from before this one is such context.
+                    for older in self.slots:
+                        if older.entry is not None and older.src == "r" and older.cat == "u" \
+                                and older.line < twin.line:
+                            older.entry.author, older.entry = "harness", None
                     twin.entry = None
                     self._title(twin.title, self._out)
                 self._add("harness", "meta", text)
@@ -466,15 +475,18 @@ class _Rollout:
         """A pending event copy whose twin did not come (by line `before`) stays the conversation; so does a
         user message no event copy followed, unless the rollout logs the owner's messages as events: then
         it is context the harness injected (Codex logs no event for those), told apart though redaction or a
-        new kind of context leaves no words to know it by. One on the last line read is the owner's: its
-        event may not be written yet."""
+        new kind of context leaves no words to know it by — once `_USER_WAIT` lines passed without its event.
+        One still waiting when the read ends is the owner's: its event may not be written yet."""
         for slot in self.slots:
-            if slot.entry is not None and (before is None or slot.line < before):
-                if slot.src == "r" and self.user_events and slot.line < self._line.number:
-                    slot.entry.author = "harness"
-                else:
-                    self._title(slot.title, self.queue)
-                slot.entry = None
+            if slot.entry is None or (before is not None and slot.line >= before):
+                continue
+            if slot.src == "r" and self.user_events and before is not None:
+                if slot.line >= self._line.number - _USER_WAIT:
+                    continue  # its event may still come
+                slot.entry.author = "harness"
+            else:
+                self._title(slot.title, self.queue)
+            slot.entry = None
 
     def _title(self, title: str | None, into: list[Item]) -> None:
         if title and not self.titled:
