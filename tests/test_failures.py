@@ -62,9 +62,22 @@ def test_bash_mode_output_fails_by_an_error_line_only() -> None:
     assert failed("<bash-stdout>Traceback (most recent call last):\n  File \"x\"\nKeyError: 1</bash-stdout>")
     assert not failed("<bash-stdout>3 files, 0 errors\nerrors.log written\n</bash-stdout>"
                       "<bash-stderr>WARN slow disk</bash-stderr>")
+    # An `ls` listing files named for errors, a log line about error handling: no error's head.
+    assert not failed("<bash-stdout>error.log\naccess.log\n</bash-stdout><bash-stderr></bash-stderr>")
+    assert not failed("<bash-stdout>error_handler.py\nFatal-Frame.iso\n    error handling: retry on 503\n"
+                      "</bash-stdout><bash-stderr></bash-stderr>")
+    # stdout with no newline at its end: stderr's first line starts behind the tag.
+    assert failed("<bash-stdout>ok</bash-stdout><bash-stderr>error: pathspec 'x' did not match</bash-stderr>")
 
 
 def test_a_failed_check_is_told_by_its_error_line_not_by_the_source_it_quotes(tmp_path: Path) -> None:
     record, at = synced(tmp_path)
     assert failures_at(record, at[35]) == ["error[call-non-callable]: Object of type "
                                            "`_WithException[Unknown, <class 'Skipped'>]` is not callable"]
+
+
+def test_a_flagged_failure_whose_output_names_no_error_is_told_by_its_own_first_line(tmp_path: Path) -> None:
+    from total_recall.keeping.items import error_lines, failure_line
+
+    said = "Error\nFile does not exist."  # as the reader opens a result Claude Code flagged `is_error`
+    assert failure_line(said, error_lines(said)) == "File does not exist."

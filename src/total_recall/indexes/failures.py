@@ -17,9 +17,12 @@ _JSON_EXIT = re.compile(r'"exit_code"\s*:\s*([1-9]\d*)')
 _REJECTED = "The user doesn't want to proceed with this tool use"
 # Claude Code's record of what a command the owner ran in bash mode printed.
 _BASH_MODE = ("<bash-stdout>", "<bash-stderr>")
+# An error's head at a line's start (or where stderr starts, after stdout with no newline): `error:`,
+# `error[E0308]:`, `fatal:`, `ValueError:`. The colon is what tells it from a file named error.log or a log
+# line about "error handling".
 _ERROR_LINE = re.compile(
-    r"^(?:[ \t]*</?bash-std(?:out|err)>)*[ \t]*"
-    r"(?:(?i:error|fatal)(?![A-Za-z0-9])|[A-Za-z_][\w.]*(?:Error|Exception):)", re.M)
+    r"(?:^|<bash-stderr>)(?:[ \t]*</?bash-std(?:out|err)>)*[ \t]*"
+    r"(?:(?i:error|fatal)(?:\[[^\]\n]{1,60}\])?[ \t]*:|[A-Za-z_][\w.]*(?:Error|Exception):)", re.M)
 
 
 def failed(tool_output: str) -> bool:

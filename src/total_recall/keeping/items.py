@@ -22,6 +22,7 @@ from typing import Literal, Protocol
 import orjson
 
 from total_recall.model import Span
+from total_recall.readers.base import FLAGGED_FAILED
 
 ItemKind = Literal["decision", "failure", "open"]
 ITEM_KINDS: tuple[str, ...] = ("decision", "failure", "open")
@@ -171,13 +172,16 @@ def failure_line(text: str, lines: Sequence[str]) -> str | None:
     `error:`/`error[E0308]:`/`XError:`, else one holding such a head, else any error line (the last of the
     best: a traceback ends with its exception), else its first line."""
     best: tuple[int, str] | None = None
+    # The line a reader opens a result the harness flagged failed with says only that: never the telling one.
+    lines = [line for line in lines if line.strip() != FLAGGED_FAILED]
     for line in lines:
         score = 4 if _OPENS_WITH_ERROR.match(line) else 3 if ERROR_HEAD.search(line) else 1
         if best is None or score >= best[0]:
             best = (score, line)
     if best is not None:
         return shorten(best[1])
-    lines = [p.strip() for p in re.split(r"\n|\\n", text[:2_000]) if p.strip()]
+    lines = [p.strip() for p in re.split(r"\n|\\n", text[:2_000])
+             if p.strip() and p.strip() != FLAGGED_FAILED]
     # "Exit code 1" says only that it failed; the line after it says what ("… ignored by .gitignore").
     first_line = next((line for line in lines if not _EXIT_ONLY.match(line)), lines[0] if lines else "")
     return shorten(first_line) if first_line else None
