@@ -66,8 +66,10 @@ def answer(result: CallToolResult) -> dict[str, Any]:
 
 def test_an_empty_answer_over_mcp_carries_the_note_the_cli_prints(client: Client, empty: Client,
                                                                     home: Path) -> None:
-    listed = answer(client.call("sessions", {"directory": "zz-nowhere"}))
+    got = client.call("sessions", {"directory": "zz-nowhere"})
+    listed = answer(got)
     assert listed["sessions"] == [] and listed["notes"] == ["no session matches directory=zz-nowhere"]
+    assert listed["bytes"] == len(text(got).encode())  # the reply's own size, its notes counted
     assert "note: no session matches --directory zz-nowhere" in run(home, "sessions", "--directory",
                                                                      "zz-nowhere").stderr
     found = answer(empty.call("search", {"query": "deploy"}))

@@ -181,6 +181,20 @@ def noted(op: Operation[Any], notes: list[str], room: int | None = None) -> list
     return [*shown, f"and {left} more notes"] if left else shown
 
 
+def _with_notes(value: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """`value` with its notes, its `bytes` (the reply's own size, where it states one) counting them."""
+    if not notes:
+        return value
+    out = {**value, "notes": notes}
+    if isinstance(value.get("bytes"), int):
+        for _ in range(3):  # the count's own digits may lengthen it once
+            size = len(orjson.dumps(out))
+            if out["bytes"] == size:
+                break
+            out["bytes"] = size
+    return out
+
+
 def _size(notes: list[str], left: int) -> int:
     """The bytes `notes` (and the count of those left out) add to a JSON reply."""
     more = [f"and {left} more notes"] if left else []
@@ -312,10 +326,11 @@ def _tool(op: Operation[Any], name: str, binding: Binding,
         got = op.perform(call, params)
         budget = getattr(params, "max_bytes", None)
         used = len(op.text(got).encode()) if op.text is not None else len(orjson.dumps(got))
-        notes = noted(op, call.notes, budget - used if isinstance(budget, int) else None)
+        # (4: what notes may add to the digits of the reply's own `bytes`)
+        notes = noted(op, call.notes, budget - used - 4 if isinstance(budget, int) else None)
         if op.text is not None:
             return reply_text(op.text(got), notes)
-        return reply({**got, "notes": notes} if notes else got)
+        return reply(_with_notes(got, notes))
 
     parameters = []
     for field_name, info in op.params.model_fields.items():
