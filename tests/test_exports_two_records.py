@@ -86,3 +86,33 @@ def test_an_older_versions_ledger_is_read_by_whose_notes_each_export_holds(home:
     assert home.run("erase", "s1#1", "--reason", "not for the notes")["exports_rewritten"] == 1
     assert RULE not in home.main_export.read_text(encoding="utf-8")
     assert home.demo_export.read_text(encoding="utf-8") == demo_after
+
+
+def _forget_every_note(record_file: Path) -> None:
+    """What the reflector does to the notes it merges: they leave the record, ids and all."""
+    from total_recall.record import observations
+    from total_recall.record.database import Record
+
+    with Record(record_file) as record:
+        observations.delete(record, [o.id for o in observations.read(record)])
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside-the-demo"])
+def test_an_older_versions_export_none_of_whose_notes_remain_is_rewritten_or_named(tmp_path: Path,
+                                                                                  beside: bool) -> None:
+    folder = tmp_path / "rec"
+    synced_transcript(folder, TURNS).close()
+    at = Home(folder, folder / "observations.md", tmp_path / "elsewhere" / "observations.md")
+    if beside:
+        at.run("--demo", "sync")
+    at.run("observe", "--mechanical")
+    at.run("observations", "export", "--to", str(at.demo_export))
+    (folder / "observations-exported.json").write_text(json.dumps([str(at.demo_export)]), encoding="utf-8")
+    _forget_every_note(folder / "record.sqlite3")
+    assert RULE in at.demo_export.read_text(encoding="utf-8")
+
+    erased = at.run("erase", "s1#1", "--reason", "not for the notes")
+    if beside:  # maybe the demo's: left as it is, but named, as it may hold the words erased
+        assert erased["exports_left_alone"] == [str(at.demo_export)]
+    else:  # no other record in the home: this one's, rewritten
+        assert erased["exports_rewritten"] == 1 and RULE not in at.demo_export.read_text(encoding="utf-8")

@@ -135,8 +135,12 @@ def refresh_exports(record: Record, *, clock: Callable[[], datetime] = utc_now,
                 else:
                     owners.pop(path, None)
                 continue
-            if owner is None and not _of(record, path):
-                continue  # an older version's export holding none of this record's notes: the other's
+            if owner is None and not _of(record, path) and _beside(record):
+                # An older version's export holding none of this record's notes, in a home holding another
+                # record too: maybe the other's. Left alone, but named, as it may hold what the erase took.
+                if left is not None:
+                    left.append(path)
+                continue
             try:
                 _write_export(record, path, clock)
             except OSError:
@@ -210,6 +214,14 @@ def _home(record: Record) -> Path:
 def _exporting(record: Record) -> Iterator[None]:
     with held(_home(record) / EXPORTS_LOCK, None, lambda: OSError("unreachable: waits for ever")):
         yield
+
+
+def _beside(record: Record) -> bool:
+    """Whether the home holds another record beside this one (the demo's beside the main one)."""
+    from total_recall.config import DEMO_RECORD_FILE, RECORD_FILE
+
+    return any(name != _name(record) and (_home(record) / name).exists()
+               for name in (RECORD_FILE, DEMO_RECORD_FILE))
 
 
 def _name(record: Record) -> str:
