@@ -79,7 +79,7 @@ def test_codex_snippet_is_an_mcp_servers_table_and_its_hooks_json(home: Path) ->
     server, hooks = out["files"]
     assert server["path"] == str(home / ".codex" / "config.toml")
     assert tomllib.loads(server["snippet"]) == {"mcp_servers": {"total-recall": {
-        "command": out["command"], "args": ["mcp"]}}, "features": {"codex_hooks": True}}
+        "command": out["command"], "args": ["mcp"]}}}  # hooks are on by default: features left alone
     assert hooks["path"] == str(home / ".codex" / "hooks.json")
     ours = {"type": "command", "command": f"{out['command']} hook codex"}
     assert json.loads(hooks["snippet"]) == {"hooks": {
@@ -196,11 +196,10 @@ def test_write_merges_codex_keeping_other_servers_comments_and_a_backup(home: Pa
     text = config.read_text(encoding="utf-8")
     # Every line of the user's file is kept, comments included, in order; ours joins the mcp_servers group.
     ours = f'[mcp_servers.total-recall]\ncommand = "{executable()}"\nargs = ["mcp"]\n\n'
-    # Codex runs hooks.json only with its hooks feature on: turned on beside the owner's own features.
-    assert text == CODEX_EXISTING.replace("[features]", ours + "[features]").replace(
-        "web_search_request = true\n", "web_search_request = true\ncodex_hooks = true\n")
+    # Codex's hooks are on by default: the owner's features stay exactly his.
+    assert text == CODEX_EXISTING.replace("[features]", ours + "[features]")
     data = tomllib.loads(text)
-    assert data["features"] == {"web_search_request": True, "codex_hooks": True}
+    assert data["features"] == {"web_search_request": True}
     assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--fast"]}
     assert data["mcp_servers"]["total-recall"] == {"command": executable(), "args": ["mcp"]}
     assert data["profiles"] == {"work": {"model": "o4"}} and data["model"] == "o3"
@@ -488,3 +487,13 @@ def test_install_watcher_refuses_a_unit_file_systemd_would_not_load(
 def test_install_watcher_refuses_a_harness_the_watcher_does_not_follow() -> None:
     result = CliRunner().invoke(cli, ["install", "watcher", "--harness", "opencode"])
     assert result.exit_code == 2 and "opencode" in result.output
+
+
+def test_codex_hooks_turned_off_by_the_owner_stay_off_and_the_plan_says_so(home: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[features]\nhooks = false\n", encoding="utf-8")
+    _, hooks = planned("codex")["files"]
+    assert "Codex runs none while `[features] hooks = false` stands in" in hooks["what"]
+    assert install("codex", "--write").exit_code == 0
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["features"] == {"hooks": False}

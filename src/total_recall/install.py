@@ -36,8 +36,9 @@ import shlex
 import shutil
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -126,8 +127,11 @@ def registration(client: str, command: str, *, env: Mapping[str, str] | None = N
     if client == "codex":
         codex_home = Path(e["CODEX_HOME"].split(",")[0].strip()).expanduser() if e.get("CODEX_HOME") \
             else _home(e) / ".codex"
-        return [_codex(config or codex_home / "config.toml", command, server_env),
-                _codex_hooks(codex_home / "hooks.json", command, carried(e))]
+        hooks = _codex_hooks(codex_home / "hooks.json", command, carried(e))
+        if _codex_hooks_off(codex_home / "config.toml"):
+            hooks = replace(hooks, what=f"hooks (Codex runs none while `[features] hooks = false` stands in "
+                                        f"{codex_home / 'config.toml'}: set it true to use these)")
+        return [_codex(config or codex_home / "config.toml", command, server_env), hooks]
     if client == "opencode":
         return [_opencode(config or _opencode_file(e), command, server_env)]
     if client == "vibe":
@@ -406,10 +410,6 @@ def _server_table(command: str, server_env: dict[str, str], *first: tuple[str, s
     return t
 
 
-# Codex runs the hooks of hooks.json only with this feature on (developers.openai.com/codex/hooks).
-CODEX_HOOKS_FEATURE = "codex_hooks"
-
-
 def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:
     def table() -> Table:
         return _server_table(command, server_env)
@@ -422,25 +422,25 @@ def _codex(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange
             doc.add("mcp_servers", servers)
         if not isinstance(servers, Table):
             raise InstallError(f"{path}: mcp_servers is not a table; nothing written")
-        features = doc.get("features")
-        if features is None:
-            features = tomlkit.table()
-            doc.add("features", features)
-        if not isinstance(features, Table):
-            raise InstallError(f"{path}: features is not a table; nothing written")
-        if current is not None and _same(servers.get(SERVER_KEY), table()) \
-                and features.get(CODEX_HOOKS_FEATURE) is True:
+        if current is not None and _same(servers.get(SERVER_KEY), table()):
             return current
         servers[SERVER_KEY] = table()  # in place when it is there already
-        features[CODEX_HOOKS_FEATURE] = True  # the owner's other features stay as they are
         return _toml_text(doc)
 
     snippet = tomlkit.document()
     snippet.add("mcp_servers", tomlkit.table(is_super_table=True))
     snippet["mcp_servers"].add(SERVER_KEY, table())
-    snippet.add("features", tomlkit.table())
-    snippet["features"].add(CODEX_HOOKS_FEATURE, True)
-    return ConfigChange(path, "toml", "MCP server and the hooks feature", tomlkit.dumps(snippet), merge)
+    return ConfigChange(path, "toml", "MCP server", tomlkit.dumps(snippet), merge)
+
+
+def _codex_hooks_off(config: Path) -> bool:
+    """Whether the owner turned Codex's hooks off (`[features] hooks = false`, or the older `codex_hooks`):
+    they are on by default (developers.openai.com/codex/hooks), and his choice is his to change."""
+    try:
+        features = tomllib.loads(config.read_text(encoding="utf-8")).get("features")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(features, dict) and False in (features.get("hooks"), features.get("codex_hooks"))
 
 
 def _vibe(path: Path, command: str, server_env: dict[str, str]) -> ConfigChange:

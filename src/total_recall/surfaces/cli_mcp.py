@@ -61,8 +61,7 @@ def install(client: str, write: bool, config: Path | None, harness: str | None, 
     The command in the snippet is the absolute path of this total-recall, so the client finds it without
     the virtualenv on PATH. For claude-code the hooks (PreCompact, SessionStart, UserPromptSubmit, and
     Stop in the background) go to its settings.json as well; for codex all but Stop go to its
-    hooks.json, with its hooks feature turned on in config.toml. `install watcher` writes the systemd
-    user unit of `total-recall watch`."""
+    hooks.json. `install watcher` writes the systemd user unit of `total-recall watch`."""
     if client == WATCHER:
         from total_recall.surfaces.cli_watch import install_watcher
 
