@@ -243,3 +243,10 @@ def test_a_message_that_is_one_quoted_string_is_the_owner_s_own_words(tmp_path: 
         ("statement", "Dana wrote back:"), ("paste", '"Ship it on Friday."')]
     assert tagged('Is this right?\n\n"Ship it on Friday."') == [
         ("question", "Is this right?"), ("paste", '"Ship it on Friday."')]
+
+
+def test_an_owner_s_own_bracket_with_a_date_opening_his_message_stays_his() -> None:
+    said = "[Incident 2026-03-08 22:03 UTC] the API is down, roll back the deploy"
+    assert "".join(said[s.start:s.end] for s in owner_spans(said)) == said
+    stamped = "[Sun 2026-03-08 22:03 GMT+9] roll back the deploy"  # OpenClaw's stamp: the weekday
+    assert [stamped[s.start:s.end] for s in owner_spans(stamped)] == ["roll back the deploy"]

@@ -47,10 +47,12 @@ _ENVELOPE_BLOCK = re.compile(
 _ENVELOPE_STAMP = re.compile(
     r"\s*\[[^\]\d\s][^\]\n]{0,80}? \d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?"
     r"(?:Z| ?[A-Za-z][\w/+:-]{0,30})?\][ \t]*")
+_WEEKDAY_DATE = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d")
 # What the owner typed as a command: a slash command with its args (`ARGS_PROSE_WORDS`), or `!` bash mode
 # (Claude Code's `<bash-input>`; a pi `!` command, recorded by its reader as the `!` line he typed).
 _COMMAND_BLOCK = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.S)
-_BANG_COMMAND = re.compile(r"\A!!?([^\s!][^\n]*)\Z")
+# A command's first word: lower-case or a path, with no colon — "!important: keep prod" is an exclamation.
+_BANG_COMMAND = re.compile(r"\A!!?([a-z0-9_./~$-][^\s:!]*(?:[ \t][^\n]*)?)\Z")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _EMAIL_HEADER = re.compile(r"^(From|To|Cc|Subject|Date|Reply-To|Sent):[ \t]", re.M)
 # Where a forwarded or quoted email starts without its headers.
@@ -157,7 +159,9 @@ def _envelope(text: str) -> Iterator[tuple[int, int, SpanTag | None]]:
         yield m.start(), m.end(), None
     for at in ends:
         stamp = _ENVELOPE_STAMP.match(text, at)
-        if stamp is not None:
+        # Alone at the start, only with the weekday OpenClaw writes before the date: the owner may open
+        # with a bracket of his own ("[Incident 2026-03-08 22:03 UTC] the API is down").
+        if stamp is not None and (at > 0 or _WEEKDAY_DATE.search(stamp.group())):
             yield stamp.start(), stamp.end(), None
 
 
