@@ -322,8 +322,9 @@ def _text_features(record: Record, fts: str, head: list[int], query: str) -> dic
     for key, text in texts.items():
         lower = text.lower()
         stems[key] = {w for w in wanted if w in lower and _as_word(w).search(lower) is not None}
-    phrase = " ".join(query.lower().split())
-    phrase = phrase if " " in phrase else ""  # one word: coverage says it all
+    words = " ".join(query.lower().strip().strip('"').split())
+    # Whole words only ("at is" is not inside "that is"); one word: coverage says it all.
+    phrase = re.compile(rf"(?<!\w){re.escape(words)}(?!\w)") if " " in words else None
     lengths = {r[0]: math.log1p(min(r[3], LENGTH_CAP)) for r in rows}
     mean_length = sum(lengths.values()) / max(len(lengths), 1)
     bonus: dict[int, float] = {}
@@ -335,7 +336,7 @@ def _text_features(record: Record, fts: str, head: list[int], query: str) -> dic
         # Scaled like the word score, so a tool output repeating the owner's words stays below them.
         weight = WEIGHTS.get((author, kind), 0.7) / WEIGHTS[("owner", "message")]
         length = lengths[entry_id] - mean_length
-        typed = bool(phrase) and phrase in " ".join(text.lower().split())
+        typed = phrase is not None and phrase.search(" ".join(text.lower().split())) is not None
         bonus[entry_id] = weight * (COVERAGE_WEIGHT * coverage + PHRASE_WEIGHT * typed
                                     + LENGTH_WEIGHT * length + ASKING_WEIGHT * ("?" in text))
     return bonus
