@@ -242,7 +242,7 @@ def test_an_empty_record_says_to_sync_first(tmp_path: Path) -> None:
     from total_recall.record.database import Record
 
     with Record(tmp_path / "empty.sqlite3") as empty:
-        rejected(lambda: resolve_session(empty, "profile_session", None), "no sessions", "total-recall sync")
+        rejected(lambda: resolve_session(empty, "profile_session", None), "no sessions", "the `sync` tool")
 
 
 def test_the_default_window_holds_the_recent_sessions_and_not_the_months_old_fixtures(mined: Mined) -> None:
